@@ -1,0 +1,77 @@
+"use client";
+import { useState, type KeyboardEvent } from "react";
+import { db } from "@/lib/store/db";
+import { useSenderName } from "@/lib/store/hooks";
+import { sendMessage } from "@/lib/store/messages";
+import { setSenderName } from "@/lib/store/settings";
+
+/** Type a message; Enter sends, Shift+Enter makes a new line. */
+export function MessageBox({ mindId, mindName }: { mindId: string; mindName: string }) {
+  const sender = useSenderName();
+  const [text, setText] = useState("");
+  const [error, setError] = useState<string | null>(null);
+
+  async function send() {
+    if (!text.trim() || sender === undefined) return;
+    try {
+      await sendMessage(db(), mindId, { from: sender, to: mindName, content: text });
+      setText("");
+      setError(null);
+    } catch (e) {
+      // The text stays in the box, so nothing typed is lost.
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  function onKeyDown(e: KeyboardEvent<HTMLTextAreaElement>) {
+    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      void send();
+    }
+  }
+
+  return (
+    <form
+      className="flex flex-col gap-2"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void send();
+      }}
+    >
+      <div className="flex items-end gap-2">
+        <label className="text-xs text-stone-500">
+          as
+          <input
+            aria-label="Your name"
+            data-testid="sender-name"
+            className="ml-1 w-24 rounded border border-stone-300 bg-white px-1 py-0.5 text-xs dark:border-stone-700 dark:bg-stone-900"
+            value={sender ?? ""}
+            onChange={(e) => void setSenderName(db(), e.target.value)}
+          />
+        </label>
+        <textarea
+          data-testid="message-input"
+          aria-label={`Message to ${mindName}`}
+          placeholder={`Write to ${mindName}… (Enter sends, Shift+Enter for a new line)`}
+          className="h-16 flex-1 resize-y rounded border border-stone-300 bg-white px-2 py-1 text-sm focus:border-indigo-500 focus:outline-none dark:border-stone-700 dark:bg-stone-900"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={onKeyDown}
+        />
+        <button
+          type="submit"
+          data-testid="send-message"
+          disabled={!text.trim()}
+          className="rounded bg-emerald-600 px-3 py-2 text-sm font-medium text-white hover:bg-emerald-500 disabled:opacity-40"
+        >
+          Send
+        </button>
+      </div>
+      {error && (
+        <p role="alert" className="text-xs text-red-700 dark:text-red-300">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}

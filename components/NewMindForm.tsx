@@ -1,0 +1,114 @@
+"use client";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { PROVIDER_LABELS, PROVIDERS, settingsProblems, type Provider } from "@/lib/llm/settings";
+import { db } from "@/lib/store/db";
+import { createMind, NewMindInput } from "@/lib/store/minds";
+
+const DEFAULT_PERSONA = "Curious and patient. You like to understand how things work, keep notes in your workspace, and answer people kindly and briefly.";
+
+const input =
+  "mt-1 w-full rounded border border-stone-300 bg-white px-2 py-1.5 text-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500 dark:border-stone-700 dark:bg-stone-900";
+
+export function NewMindForm() {
+  const router = useRouter();
+  const [provider, setProvider] = useState<Provider>("openai-compatible");
+  const [errors, setErrors] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    const field = (k: string) => String(f.get(k) ?? "");
+    const parsed = NewMindInput.safeParse({
+      name: field("name"),
+      persona: field("persona"),
+      model: { provider, baseURL: field("baseURL") || undefined, model: field("model"), apiKey: field("apiKey") || undefined },
+    });
+    if (!parsed.success) {
+      setErrors(parsed.error.issues.map((i) => i.message));
+      return;
+    }
+    const problems = settingsProblems(parsed.data.model);
+    if (problems.length) {
+      setErrors(problems);
+      return;
+    }
+    setBusy(true);
+    setErrors([]);
+    try {
+      const mind = await createMind(db(), parsed.data);
+      router.push(`/mind/${mind.id}`);
+    } catch (err) {
+      setErrors([`The mind could not be saved: ${err instanceof Error ? err.message : String(err)}`]);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="mt-10" aria-labelledby="new-mind-heading">
+      <h2 id="new-mind-heading" className="text-lg font-medium">
+        New mind
+      </h2>
+      <form onSubmit={onSubmit} className="mt-3 grid gap-4 rounded border border-stone-200 p-4 dark:border-stone-800" noValidate>
+        <label className="block text-sm">
+          Name
+          <input name="name" data-testid="new-mind-name" className={input} placeholder="Ada" required maxLength={60} autoComplete="off" />
+        </label>
+        <label className="block text-sm">
+          Persona
+          <textarea name="persona" data-testid="new-mind-persona" className={`${input} h-24`} defaultValue={DEFAULT_PERSONA} />
+        </label>
+        <fieldset className="grid gap-3 sm:grid-cols-2">
+          <legend className="mb-1 text-sm font-medium">Model</legend>
+          <label className="block text-sm">
+            Provider
+            <select
+              name="provider"
+              data-testid="model-provider"
+              className={input}
+              value={provider}
+              onChange={(e) => setProvider(e.target.value as Provider)}
+            >
+              {PROVIDERS.map((p) => (
+                <option key={p} value={p}>
+                  {PROVIDER_LABELS[p]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="block text-sm">
+            Model name
+            <input name="model" data-testid="model-name" className={input} placeholder={provider === "anthropic" ? "claude-sonnet-4-5" : "gpt-4o-mini"} autoComplete="off" />
+          </label>
+          <label className="block text-sm">
+            Base URL {provider === "openai-compatible" ? "" : "(optional)"}
+            <input name="baseURL" data-testid="model-base-url" className={input} placeholder={provider === "openai-compatible" ? "http://localhost:11434/v1" : "default"} autoComplete="off" />
+          </label>
+          <label className="block text-sm">
+            API key {provider === "openai-compatible" ? "(if the server needs one)" : ""}
+            <input name="apiKey" type="password" data-testid="model-api-key" className={input} autoComplete="off" />
+          </label>
+        </fieldset>
+        <p className="text-xs text-stone-500">The key stays in this browser&apos;s storage. The mind calls the model directly from this tab.</p>
+        {errors.length > 0 && (
+          <ul role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200" data-testid="form-errors">
+            {errors.map((e) => (
+              <li key={e}>{e}</li>
+            ))}
+          </ul>
+        )}
+        <div>
+          <button
+            type="submit"
+            data-testid="create-mind"
+            disabled={busy}
+            className="rounded bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-400 disabled:opacity-50"
+          >
+            {busy ? "Creating…" : "Create and start"}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,77 @@
+"use client";
+import { useEffect, useState } from "react";
+import type { MindStatus } from "@/lib/protocol";
+import type { Role } from "./hooks/useMindRunner";
+
+function useNow(active: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const t = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(t);
+  }, [active]);
+  return now;
+}
+
+function statusText(status: MindStatus): string {
+  switch (status.state) {
+    case "starting":
+      return "starting…";
+    case "thinking":
+      return status.iteration ? `thinking (step ${status.iteration})` : "thinking";
+    case "waiting":
+      return status.lastError ? "waiting to retry" : "waiting";
+    case "stopped":
+      return "stopped";
+    case "viewing":
+      return "viewing — another tab runs this mind";
+  }
+}
+
+export function StatusBar(props: { status: MindStatus; role: Role; onStart: () => void; onStop: () => void }) {
+  const { status, role } = props;
+  const now = useNow(status.state === "waiting");
+  const next = status.state === "waiting" ? Math.max(0, Math.ceil((status.nextWakeAt - now) / 1000)) : null;
+  const error = (status.state === "waiting" || status.state === "stopped") && status.lastError ? status.lastError : null;
+  const canControl = role === "runner";
+  const isStopped = status.state === "stopped";
+  return (
+    <div className="flex flex-wrap items-center gap-3 text-sm">
+      <span
+        data-testid="mind-status"
+        className={`rounded px-2 py-0.5 font-medium ${status.state === "thinking" ? "bg-indigo-100 text-indigo-800 dark:bg-indigo-950 dark:text-indigo-200" : "bg-stone-200 dark:bg-stone-800"}`}
+        aria-live="polite"
+      >
+        {statusText(status)}
+      </span>
+      <span data-testid="next-wake" className="text-stone-500">
+        {next === null ? "" : next === 0 ? "next thought now" : `next thought in ${next} s`}
+      </span>
+      <span className="ml-auto flex gap-2">
+        <button
+          type="button"
+          data-testid="mind-start"
+          onClick={props.onStart}
+          disabled={!canControl || !isStopped}
+          className="rounded border border-stone-300 px-3 py-1 hover:bg-stone-100 disabled:opacity-40 dark:border-stone-700 dark:hover:bg-stone-900"
+        >
+          Start
+        </button>
+        <button
+          type="button"
+          data-testid="mind-stop"
+          onClick={props.onStop}
+          disabled={!canControl || isStopped}
+          className="rounded border border-stone-300 px-3 py-1 hover:bg-stone-100 disabled:opacity-40 dark:border-stone-700 dark:hover:bg-stone-900"
+        >
+          Stop
+        </button>
+      </span>
+      {error && (
+        <p role="alert" data-testid="mind-error" className="w-full rounded bg-red-50 px-2 py-1 text-xs text-red-800 dark:bg-red-950 dark:text-red-200">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

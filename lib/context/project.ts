@@ -1,0 +1,89 @@
+// Project the tail of a trajectory into model messages: valid alternation
+// (user first, no two of a role in a row), the model's own reasoning before
+// its code, and no bookkeeping fields (run ids, timings, token counts).
+import type { Step } from "../trajectory/schema";
+
+export interface ChatMessage {
+  role: "user" | "assistant";
+  content: string;
+}
+
+export interface ProjectOptions {
+  /** The mind's own name: its messages read as sent, not received. */
+  selfName: string;
+  /** Steps older than the tail that are not shown. */
+  elided: number;
+}
+
+const fence = (code: string) => "```bash\n" + code + "\n```";
+
+/** How one step reads to the model, or null when it is bookkeeping. */
+export function renderStep(step: Step, selfName: string): ChatMessage | null {
+  const s = step as Record<string, unknown>;
+  const text = (k: string) => (typeof s[k] === "string" ? (s[k] as string) : "");
+  switch (step.type) {
+    case "trajectory":
+    case "shellm-run":
+    case "config":
+    case "monolith-wake":
+      return null;
+    case "reasoning": {
+      const thought = text("thought");
+      const body = thought ? `${thought}\n\n${fence(text("cmd"))}` : fence(text("cmd"));
+      return { role: "assistant", content: body };
+    }
+    case "thought":
+      return { role: "assistant", content: text("content") };
+    case "shell-output": {
+      const flags = [`exit=${String(s.exit)}`];
+      if (s.timed_out) flags.push("timed out");
+      let body = `[output ${flags.join(" ")}]\n${text("stdout")}`;
+      if (s.stdout_truncated) body += `\n[… ${String(s.stdout_bytes)} bytes in all; the rest is in ${text("stdout_ref")}]`;
+      if (text("stderr")) body += `\n[stderr]\n${text("stderr")}`;
+      if (s.stderr_truncated) body += `\n[… ${String(s.stderr_bytes)} bytes in all; the rest is in ${text("stderr_ref")}]`;
+      return { role: "user", content: body };
+    }
+    case "message": {
+      const re = text("reply_to") ? ` re ${text("reply_to").slice(0, 8)}` : "";
+      if (text("from") === selfName) {
+        return { role: "user", content: `[sent message ${step.step_id} to ${text("to")}${re}]\n${text("content")}` };
+      }
+      return { role: "user", content: `[message ${step.step_id} from ${text("from")} to ${text("to")}${re}]\n${text("content")}` };
+    }
+    case "wake":
+      return { role: "user", content: `[woke: ${text("reason")}, after ${String(s.delay_s)} s]` };
+    case "prompt":
+      return { role: "user", content: text("content") };
+    case "feedback":
+      return { role: "user", content: `[feedback] ${text("content")}` };
+    case "final":
+      return { role: "user", content: `[run ended: FINAL=${text("content")}]` };
+    case "error":
+      return { role: "user", content: `[error: ${text("reason")}] ${text("content")}` };
+    case "observation":
+      return { role: "user", content: `[observation] ${text("content")}` };
+    default: {
+      const body = text("content");
+      return { role: "user", content: `[${step.type}]${body ? ` ${body}` : ""}` };
+    }
+  }
+}
+
+export function projectMessages(steps: readonly Step[], opts: ProjectOptions): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  const push = (m: ChatMessage) => {
+    const last = out[out.length - 1];
+    if (last && last.role === m.role) last.content += `\n\n${m.content}`;
+    else out.push({ ...m });
+  };
+  if (opts.elided > 0) {
+    push({ role: "user", content: `[${opts.elided} earlier steps not shown; \`traj tail -n N\` reads them]` });
+  }
+  for (const step of steps) {
+    const m = renderStep(step, opts.selfName);
+    if (m) push(m);
+  }
+  if (out[0]?.role !== "user") out.unshift({ role: "user", content: "[the trajectory so far]" });
+  if (out[out.length - 1]?.role !== "user") push({ role: "user", content: "[continue]" });
+  return out;
+}

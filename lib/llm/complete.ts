@@ -1,0 +1,62 @@
+// One model call as the mind needs it: streamed, accumulated, and never
+// throwing. Failures (refused connection, HTTP errors, a malformed stream)
+// come back as data with a readable message.
+import { APICallError, streamText, type LanguageModel } from "ai";
+import type { ModelPort, ModelRequest, ModelResult } from "../mind/ports";
+
+/** Longest reply accepted; a longer one is cut (the model is rambling or looping). */
+const MAX_REPLY_CHARS = 200_000;
+
+export function describeModelError(e: unknown): string {
+  if (APICallError.isInstance(e)) {
+    const status = e.statusCode ? `HTTP ${e.statusCode}` : "no response";
+    return `${status} from ${e.url}: ${e.message}`;
+  }
+  if (e instanceof Error) {
+    // fetch() rejects with a bare TypeError when the server cannot be reached.
+    if (e.name === "TypeError" && /fetch|network|load failed/i.test(e.message)) return `Could not reach the model (${e.message}). Is the server running, and does it allow this page's origin (CORS)?`;
+    return e.message || e.name;
+  }
+  return String(e);
+}
+
+export function modelPort(model: LanguageModel, name: string): ModelPort {
+  return {
+    name,
+    async complete(req: ModelRequest): Promise<ModelResult> {
+      let text = "";
+      let failure: unknown = null;
+      let inTokens: number | undefined;
+      let outTokens: number | undefined;
+      try {
+        const result = streamText({
+          model,
+          instructions: req.instructions,
+          messages: req.messages,
+          abortSignal: req.signal,
+          maxRetries: 1,
+          onError: () => {}, // errors are read from the stream below
+        });
+        for await (const part of result.stream) {
+          if (part.type === "text-delta") {
+            text += part.text;
+            if (text.length > MAX_REPLY_CHARS) break;
+            req.onDelta?.(text);
+          } else if (part.type === "error") {
+            failure = part.error;
+          } else if (part.type === "abort") {
+            return { ok: false, error: "aborted", aborted: true };
+          } else if (part.type === "finish") {
+            inTokens = part.totalUsage.inputTokens;
+            outTokens = part.totalUsage.outputTokens;
+          }
+        }
+      } catch (e) {
+        failure = e;
+      }
+      if (req.signal.aborted) return { ok: false, error: "aborted", aborted: true };
+      if (failure !== null) return { ok: false, error: describeModelError(failure), aborted: false };
+      return { ok: true, text: text.slice(0, MAX_REPLY_CHARS), inTokens, outTokens };
+    },
+  };
+}

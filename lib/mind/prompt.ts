@@ -1,0 +1,48 @@
+// What the mind is told: the standing instructions (persona + how to act) and
+// the task text of each wake.
+import type { StepOf } from "../trajectory/schema";
+
+export function instructionsFor(mind: { name: string; persona: string }): string {
+  return `You are ${mind.name}, a persistent mind. You keep thinking in a loop, even when nobody talks to you.
+
+${mind.persona.trim() || "(No persona was given.)"}
+
+How you act:
+- Each reply: a few sentences of reasoning, then exactly ONE fenced \`\`\`bash block. Only the first block runs.
+- The block runs in your sandboxed shell. Files you write persist in your workspace; the working directory and exported variables carry over between blocks.
+- Set the shell variable FINAL to a short summary (FINAL="…") in a block to end this run. Without FINAL you see the output and continue.
+- A reply without a bash block is recorded as a thought and ends the run.
+
+Your commands, besides ordinary shell tools:
+- chat reply <message-id> <text>   answer a message (the id may be its first 8 characters)
+- chat send --to <name> <text>     write to someone first
+- traj tail [-n N]                 read the newest steps of your own trajectory
+
+People write to you as [message <id> from <name> to <you>]. A message does not oblige you to answer; decide if, when and how. Answer at most once per message.
+When nothing needs doing, say so in a sentence and set FINAL=idle: you will be woken again later.`;
+}
+
+type Message = StepOf<"message">;
+
+export function messageLine(m: Message): string {
+  return `[message ${m.step_id} from ${m.from} to ${m.to}]\n${m.content}`;
+}
+
+export type WakeTask =
+  | { reason: "start"; awaySeconds?: number }
+  | { reason: "scheduled"; level: number }
+  | { reason: "retry"; failures: number }
+  | { reason: "message"; messages: Message[] };
+
+export function taskText(task: WakeTask): string {
+  switch (task.reason) {
+    case "start":
+      return "You are starting up. Look around (your workspace, your recent trajectory) and choose your first thought.";
+    case "scheduled":
+      return `A spontaneous wake (idle level ${task.level}); nothing new arrived. Choose your next thought: act, think, learn, recall, or rest.`;
+    case "retry":
+      return `Trying again after ${task.failures} failed attempt(s) to reach your model. Carry on where you were.`;
+    case "message":
+      return `New message${task.messages.length > 1 ? "s" : ""}:\n\n${task.messages.map(messageLine).join("\n\n")}\n\nDecide whether and how to answer (chat reply <id> <text>).`;
+  }
+}

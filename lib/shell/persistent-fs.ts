@@ -1,0 +1,95 @@
+// The mind's workspace filesystem: an in-memory filesystem (fast, what bash
+// sees) written through to a FileStore (IndexedDB in the browser). Mutations
+// mark paths dirty; `flush()` after each exec saves exactly what changed.
+import { InMemoryFs, type IFileSystem } from "just-bash";
+
+export interface FileRecord {
+  path: string;
+  kind: "file" | "dir" | "symlink";
+  data?: Uint8Array;
+  target?: string;
+  mode: number;
+  mtime: number;
+}
+
+export interface FileStore {
+  loadAll(): Promise<FileRecord[]>;
+  save(put: FileRecord[], remove: string[]): Promise<void>;
+}
+
+type FsMethod = keyof IFileSystem;
+const MUTATING = new Set<FsMethod>(["writeFile", "appendFile", "mkdir", "rm", "cp", "mv", "chmod", "symlink", "link", "utimes"]);
+
+const under = (path: string, root: string) => path === root || path.startsWith(root === "/" ? "/" : `${root}/`);
+
+/** Build the workspace from what was saved, and return it with its flush. */
+export async function openPersistentFs(store: FileStore): Promise<{ fs: IFileSystem; flush: () => Promise<void> }> {
+  const mem = new InMemoryFs();
+  const saved = new Set<string>();
+  const records = await store.loadAll();
+  // Parents before children, so mkdir and writes find their directories.
+  records.sort((a, b) => a.path.length - b.path.length);
+  for (const r of records) {
+    saved.add(r.path);
+    if (r.kind === "dir") await mem.mkdir(r.path, { recursive: true });
+    else if (r.kind === "symlink") await mem.symlink(r.target ?? "", r.path).catch(() => undefined);
+    else mem.writeFileSync(r.path, r.data ?? new Uint8Array(), undefined, { mode: r.mode, mtime: new Date(r.mtime) });
+  }
+
+  const dirty = new Set<string>();
+  const markArgs = (method: FsMethod, args: unknown[]) => {
+    const paths = method === "symlink" ? [args[1]] : method === "cp" || method === "mv" || method === "link" ? [args[0], args[1]] : [args[0]];
+    for (const p of paths) if (typeof p === "string") dirty.add(mem.resolvePath("/", p));
+  };
+
+  const fs = new Proxy(mem, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") return value;
+      if (!MUTATING.has(prop as FsMethod)) return value.bind(target);
+      return (...args: unknown[]) => {
+        markArgs(prop as FsMethod, args);
+        return value.apply(target, args);
+      };
+    },
+  }) as IFileSystem;
+
+  async function recordOf(path: string): Promise<FileRecord | null> {
+    const st = await mem.lstat(path).catch(() => null);
+    if (!st) return null;
+    const base = { path, mode: st.mode, mtime: st.mtime.getTime() };
+    if (st.isSymbolicLink) return { ...base, kind: "symlink", target: await mem.readlink(path) };
+    if (st.isDirectory) return { ...base, kind: "dir" };
+    return { ...base, kind: "file", data: await mem.readFileBuffer(path) };
+  }
+
+  async function flush(): Promise<void> {
+    if (dirty.size === 0) return;
+    const roots = [...dirty];
+    dirty.clear();
+    const all = mem.getAllPaths();
+    const put: FileRecord[] = [];
+    const seen = new Set<string>();
+    for (const root of roots) {
+      for (const p of all) {
+        if (!under(p, root) || seen.has(p)) continue;
+        seen.add(p);
+        const rec = await recordOf(p);
+        if (rec) put.push(rec);
+      }
+    }
+    const live = new Set(all);
+    const remove = [...saved].filter((p) => !live.has(p) && roots.some((r) => under(p, r)));
+    try {
+      await store.save(put, remove);
+    } catch (e) {
+      // Keep them dirty so the next flush tries again, then report.
+      for (const r of roots) dirty.add(r);
+      throw e;
+    }
+    for (const r of put) saved.add(r.path);
+    for (const p of remove) saved.delete(p);
+  }
+
+  return { fs, flush };
+}

@@ -1,0 +1,23 @@
+// A person's message to a mind: one more step in its trajectory.
+import { formatTs, type Step } from "../trajectory/schema";
+import type { ReverieDb } from "./db";
+import { appendStep } from "./steps";
+
+export const MAX_MESSAGE_CHARS = 20_000;
+
+export async function sendMessage(db: ReverieDb, mindId: string, msg: { from: string; to: string; content: string }): Promise<Step> {
+  const content = msg.content.trim();
+  if (!content) throw new Error("An empty message is not sent.");
+  if (content.length > MAX_MESSAGE_CHARS) throw new Error(`A message can be at most ${MAX_MESSAGE_CHARS} characters.`);
+  const step: Step = {
+    type: "message",
+    step_id: crypto.randomUUID(),
+    ts: formatTs(Date.now()),
+    source: "chat",
+    from: msg.from,
+    to: msg.to,
+    content,
+  };
+  await appendStep(db, mindId, step);
+  return step;
+}

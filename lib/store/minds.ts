@@ -1,0 +1,86 @@
+// Minds in this browser: their settings (mutable, the human's) and the start
+// of their trajectory (append-only, in steps).
+import { z } from "zod";
+import { ModelSettings } from "../llm/settings";
+import { DEFAULT_PACING } from "../mind/pacing";
+import { DEFAULT_RUN_LIMITS } from "../mind/run";
+import { formatTs, PacingConfig, type Step } from "../trajectory/schema";
+import type { ReverieDb } from "./db";
+import { appendStep } from "./steps";
+
+export const Mind = z.object({
+  id: z.string(),
+  name: z.string().min(1),
+  persona: z.string(),
+  model: ModelSettings,
+  created_at: z.string(),
+  /** Whether the mind should think when a tab holds it. Stop sets it false. */
+  running: z.boolean(),
+  pacing: PacingConfig.default(DEFAULT_PACING),
+  max_iterations: z.number().int().positive().default(DEFAULT_RUN_LIMITS.maxIterations),
+  /** The shell's variables and directory, carried across execs and reloads. */
+  shell: z.object({ env: z.record(z.string(), z.string()), cwd: z.string() }).optional(),
+});
+export type Mind = z.infer<typeof Mind>;
+
+export const NewMindInput = z.object({
+  name: z.string().trim().min(1, "A mind needs a name.").max(60, "Keep the name under 60 characters."),
+  persona: z.string().max(20_000, "Keep the persona under 20,000 characters."),
+  model: ModelSettings,
+});
+export type NewMindInput = z.infer<typeof NewMindInput>;
+
+/** Parse a stored mind; a row that does not parse is reported, not cast. */
+export function parseMind(json: unknown): Mind | null {
+  const r = Mind.safeParse(json);
+  return r.success ? r.data : null;
+}
+
+export async function createMind(db: ReverieDb, input: NewMindInput, now = Date.now()): Promise<Mind> {
+  const id = crypto.randomUUID();
+  const mind: Mind = Mind.parse({ id, ...input, created_at: formatTs(now), running: true });
+  const ts = formatTs(now);
+  const first: Step = { type: "trajectory", step_id: id, ts, name: mind.name, source: "system" };
+  const config: Step = {
+    type: "config",
+    step_id: crypto.randomUUID(),
+    ts,
+    source: "system",
+    pacing: mind.pacing,
+    max_iterations: mind.max_iterations,
+    provider: mind.model.provider,
+    model: mind.model.model,
+  };
+  await db.transaction("rw", db.minds, db.steps, async () => {
+    await db.minds.add({ id, json: mind });
+    await appendStep(db, id, first);
+    await appendStep(db, id, config);
+  });
+  return mind;
+}
+
+export async function getMind(db: ReverieDb, id: string): Promise<Mind | null> {
+  const row = await db.minds.get(id);
+  return row ? parseMind(row.json) : null;
+}
+
+export async function listMinds(db: ReverieDb): Promise<Mind[]> {
+  const rows = await db.minds.toArray();
+  return rows.flatMap((r) => parseMind(r.json) ?? []).sort((a, b) => b.created_at.localeCompare(a.created_at));
+}
+
+async function updateMind(db: ReverieDb, id: string, change: (m: Mind) => Mind): Promise<void> {
+  await db.transaction("rw", db.minds, async () => {
+    const mind = await getMind(db, id);
+    if (!mind) throw new Error(`No mind ${id} in this browser.`);
+    await db.minds.put({ id, json: change(mind) });
+  });
+}
+
+export function setRunning(db: ReverieDb, id: string, running: boolean): Promise<void> {
+  return updateMind(db, id, (m) => ({ ...m, running }));
+}
+
+export function saveShellState(db: ReverieDb, id: string, shell: { env: Record<string, string>; cwd: string }): Promise<void> {
+  return updateMind(db, id, (m) => ({ ...m, shell }));
+}

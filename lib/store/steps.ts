@@ -1,0 +1,102 @@
+// Steps: append and read, never update or delete. Everything read back is
+// parsed with the schema; a row that does not parse is skipped and counted.
+import Dexie from "dexie";
+import type { StepLog } from "../mind/ports";
+import { parseStep, type Step } from "../trajectory/schema";
+import type { ReverieDb, StepRow } from "./db";
+
+export class InvalidStepError extends Error {}
+
+export interface ParsedRows {
+  steps: Step[];
+  /** Seq of each step, parallel to `steps`. */
+  seqs: number[];
+  skipped: number;
+}
+
+export function parseRows(rows: StepRow[]): ParsedRows {
+  const out: ParsedRows = { steps: [], seqs: [], skipped: 0 };
+  for (const row of rows) {
+    let value: unknown;
+    try {
+      value = JSON.parse(row.json);
+    } catch {
+      out.skipped++;
+      continue;
+    }
+    const parsed = parseStep(value);
+    if (!parsed.ok) {
+      out.skipped++;
+      continue;
+    }
+    out.steps.push(parsed.step);
+    out.seqs.push(row.seq ?? 0);
+  }
+  return out;
+}
+
+export async function appendStep(db: ReverieDb, mindId: string, step: Step, trajId = mindId): Promise<number> {
+  const parsed = parseStep(step);
+  if (!parsed.ok) throw new InvalidStepError(`Refusing to append an invalid step: ${parsed.error}`);
+  const seq = await db.steps.add({ step_id: step.step_id, mind_id: mindId, traj_id: trajId, type: step.type, json: JSON.stringify(step) });
+  return seq ?? 0;
+}
+
+const mindRange = (db: ReverieDb, mindId: string) =>
+  db.steps.where("[mind_id+seq]").between([mindId, Dexie.minKey], [mindId, Dexie.maxKey]);
+
+/** The newest `n` rows of a mind, oldest first. */
+export async function tailRows(db: ReverieDb, mindId: string, n: number): Promise<StepRow[]> {
+  const rows = await mindRange(db, mindId).reverse().limit(n).toArray();
+  return rows.reverse();
+}
+
+export async function tailSteps(db: ReverieDb, mindId: string, n: number): Promise<Step[]> {
+  return parseRows(await tailRows(db, mindId, n)).steps;
+}
+
+/** Rows appended after `seq`, oldest first. */
+export function rowsAfter(db: ReverieDb, mindId: string, seq: number): Promise<StepRow[]> {
+  return db.steps.where("[mind_id+seq]").between([mindId, seq + 1], [mindId, Dexie.maxKey]).toArray();
+}
+
+export async function lastSeq(db: ReverieDb, mindId: string): Promise<number> {
+  const last = await mindRange(db, mindId).last();
+  return last?.seq ?? 0;
+}
+
+export function countSteps(db: ReverieDb, mindId: string): Promise<number> {
+  return mindRange(db, mindId).count();
+}
+
+export async function findSteps(db: ReverieDb, mindId: string, idOrPrefix: string, limit: number): Promise<Step[]> {
+  const rows = await db.steps
+    .where("step_id")
+    .startsWith(idOrPrefix.toLowerCase())
+    .filter((r) => r.mind_id === mindId)
+    .limit(limit)
+    .toArray();
+  return parseRows(rows).steps;
+}
+
+export async function putBlob(db: ReverieDb, mindId: string, name: string, text: string): Promise<void> {
+  // Blobs are named after their step, so a second write of one name is a bug.
+  await db.blobs.add({ mind_id: mindId, name, text });
+}
+
+export async function getBlob(db: ReverieDb, mindId: string, name: string): Promise<string | undefined> {
+  return (await db.blobs.get([mindId, name]))?.text;
+}
+
+/** A mind's trajectory as the mind loop sees it. */
+export function mindLog(db: ReverieDb, mindId: string): StepLog {
+  return {
+    append: async (step) => {
+      await appendStep(db, mindId, step);
+    },
+    putBlob: (name, text) => putBlob(db, mindId, name, text),
+    tail: (n) => tailSteps(db, mindId, n),
+    count: () => countSteps(db, mindId),
+    find: (idOrPrefix, limit) => findSteps(db, mindId, idOrPrefix, limit),
+  };
+}

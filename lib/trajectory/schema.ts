@@ -1,0 +1,171 @@
+// The step schema, declared once. Every step read from storage, the network or
+// an imported file goes through `parseStep`; types are inferred from here.
+//
+// Steps follow Headlong's trajectory format (shared/design/TRAJECTORY.md).
+// Unknown fields are kept (loose objects) so a Headlong log round-trips
+// unchanged; unknown kinds are kept too, as `UnknownStep`.
+import { z } from "zod";
+
+/** UUID v4 (what Reverie writes); Headlong logs may carry other UUID versions. */
+export const StepId = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "step_id must be a UUID");
+
+/** UTC with milliseconds is what we write; any ISO 8601 instant is accepted. */
+export const Timestamp = z.string().refine((s) => !Number.isNaN(Date.parse(s)), "ts must be an ISO 8601 time");
+
+const base = {
+  step_id: StepId,
+  ts: Timestamp,
+  run_id: StepId.optional(),
+  trigger_step: StepId.optional(),
+  source: z.string().optional(),
+};
+
+const kind = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+  z.looseObject({ type: z.literal(type), ...base, ...shape });
+
+const text = z.string();
+
+export const TrajectoryStep = kind("trajectory", {
+  name: z.string().optional(),
+  parent_traj: StepId.optional(),
+  parent_step: StepId.optional(),
+  parent_traj_ref: z.string().optional(),
+});
+export const ShellmRunStep = kind("shellm-run", {
+  model: z.string().optional(),
+  launched_by: z.string().optional(),
+  wake: z.string().optional(),
+});
+export const PromptStep = kind("prompt", { content: text });
+export const ReasoningStep = kind("reasoning", {
+  thought: text,
+  cmd: text,
+  in_tok: z.number().optional(),
+  out_tok: z.number().optional(),
+});
+export const ShellOutputStep = kind("shell-output", {
+  stdout: text,
+  stderr: text,
+  exit: z.number(),
+  exec_s: z.number(),
+  timed_out: z.boolean(),
+  stdout_ref: z.string().optional(),
+  stdout_bytes: z.number().optional(),
+  stdout_truncated: z.boolean().optional(),
+  stderr_ref: z.string().optional(),
+  stderr_bytes: z.number().optional(),
+  stderr_truncated: z.boolean().optional(),
+});
+export const FeedbackStep = kind("feedback", { content: text });
+export const FinalStep = kind("final", { content: text });
+export const ErrorStep = kind("error", { content: text, reason: z.string() });
+export const RunSummaryStep = kind("run-summary", { content: text.optional() });
+export const ThoughtStep = kind("thought", { content: text });
+export const ActionStep = kind("action", { content: text });
+export const ObservationStep = kind("observation", {
+  content: text,
+  decision: z.enum(["replied", "no-reply", "reply-failed"]).optional(),
+});
+export const IdleStep = kind("idle", { content: text.optional() });
+export const MessageStep = kind("message", {
+  content: text,
+  from: z.string(),
+  to: z.string(),
+  reply_to: StepId.optional(),
+});
+export const ForkStep = kind("fork", { child: StepId, child_ref: z.string() });
+export const MergeStep = kind("merge", {
+  content: text,
+  from_traj: StepId,
+  from_step: StepId,
+  from_traj_ref: z.string(),
+});
+
+/** Why the mind woke. Headlong writes `monolith-wake`; Reverie writes `wake`. */
+export const WakeReason = z.enum(["start", "scheduled", "message", "retry"]);
+export const WakeStep = kind("wake", {
+  reason: WakeReason,
+  level: z.number().int().min(0),
+  delay_s: z.number().min(0),
+});
+export const MonolithWakeStep = kind("monolith-wake", {});
+
+/** Pacing, limits and model, as the human set them; written whenever they change. */
+export const PacingConfig = z.object({
+  base_s: z.number().positive(),
+  cap_s: z.number().positive(),
+  ticks_per_level: z.number().int().positive(),
+});
+export type PacingConfig = z.infer<typeof PacingConfig>;
+export const ConfigStep = kind("config", {
+  pacing: PacingConfig,
+  max_iterations: z.number().int().positive(),
+  model: z.string(),
+  provider: z.string(),
+});
+
+export const KNOWN_KINDS = {
+  trajectory: TrajectoryStep,
+  "shellm-run": ShellmRunStep,
+  prompt: PromptStep,
+  reasoning: ReasoningStep,
+  "shell-output": ShellOutputStep,
+  feedback: FeedbackStep,
+  final: FinalStep,
+  error: ErrorStep,
+  "run-summary": RunSummaryStep,
+  thought: ThoughtStep,
+  action: ActionStep,
+  observation: ObservationStep,
+  idle: IdleStep,
+  message: MessageStep,
+  fork: ForkStep,
+  merge: MergeStep,
+  wake: WakeStep,
+  "monolith-wake": MonolithWakeStep,
+  config: ConfigStep,
+} as const;
+
+export type KnownKind = keyof typeof KNOWN_KINDS;
+export type KnownStep = { [K in KnownKind]: z.infer<(typeof KNOWN_KINDS)[K]> }[KnownKind];
+export type StepOf<K extends KnownKind> = z.infer<(typeof KNOWN_KINDS)[K]>;
+
+/** A step of a kind this version does not know: kept and shown as-is. */
+export const UnknownStep = z.looseObject({ type: z.string(), ...base });
+export type UnknownStep = z.infer<typeof UnknownStep>;
+
+export type Step = KnownStep | UnknownStep;
+
+export function isKnownKind(type: string): type is KnownKind {
+  return Object.prototype.hasOwnProperty.call(KNOWN_KINDS, type);
+}
+
+export type ParseResult = { ok: true; step: Step } | { ok: false; error: string };
+
+/** Parse one step; never throws. Known kinds must match their schema. */
+export function parseStep(value: unknown): ParseResult {
+  const head = UnknownStep.safeParse(value);
+  if (!head.success) return { ok: false, error: describe(head.error) };
+  const type = head.data.type;
+  if (!isKnownKind(type)) return { ok: true, step: head.data };
+  const full = KNOWN_KINDS[type].safeParse(value);
+  if (!full.success) return { ok: false, error: `${type}: ${describe(full.error)}` };
+  return { ok: true, step: full.data as KnownStep };
+}
+
+/** Narrow a step to one known kind. */
+export function isStep<K extends KnownKind>(step: Step, type: K): step is StepOf<K> {
+  return step.type === type;
+}
+
+function describe(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join(".") || "(step)"}: ${i.message}`).join("; ");
+}
+
+/** What a writer supplies; the id and time are stamped on append. */
+export type NewStep = { [K in KnownKind]: Omit<StepOf<K>, "step_id" | "ts"> }[KnownKind];
+
+/** UTC with milliseconds, the format Reverie writes. */
+export function formatTs(ms: number): string {
+  return new Date(ms).toISOString();
+}

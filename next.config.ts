@@ -1,0 +1,20 @@
+import type { NextConfig } from "next";
+
+// Cross-origin isolation on every page, so a WebContainer (which needs
+// SharedArrayBuffer) can be switched on later without changing the host.
+// `credentialless` rather than `require-corp`, so the page can still fetch
+// model APIs and images that do not send CORP headers.
+const isolationHeaders = [
+  { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
+  { key: "Cross-Origin-Embedder-Policy", value: "credentialless" },
+];
+
+const nextConfig: NextConfig = {
+  reactStrictMode: true,
+  poweredByHeader: false,
+  async headers() {
+    return [{ source: "/:path*", headers: isolationHeaders }];
+  },
+};
+
+export default nextConfig;

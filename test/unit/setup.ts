@@ -1,0 +1,2 @@
+// IndexedDB for the store tests: fake-indexeddb stands in for the browser's.
+import "fake-indexeddb/auto";

@@ -1,0 +1,91 @@
+// Wires one mind: the store (Dexie), the workspace (just-bash over IndexedDB),
+// the model (AI SDK) and real timers, around lib/mind's loop. Runs in the
+// mind's Web Worker; also importable by integration tests under Node.
+import { liveQuery } from "dexie";
+import { createModel, modelLabel } from "../lib/llm/model";
+import { modelPort } from "../lib/llm/complete";
+import { agentTools } from "../lib/mind/agent-tools";
+import { Journal } from "../lib/mind/journal";
+import { MindLoop } from "../lib/mind/loop";
+import type { Clock } from "../lib/mind/ports";
+import { instructionsFor } from "../lib/mind/prompt";
+import { DEFAULT_RUN_LIMITS } from "../lib/mind/run";
+import type { MindStatus } from "../lib/protocol";
+import { justBashSandbox } from "../lib/shell/just-bash-sandbox";
+import { WORKSPACE } from "../lib/shell/limits";
+import { openPersistentFs } from "../lib/shell/persistent-fs";
+import type { ReverieDb } from "../lib/store/db";
+import { mindFiles } from "../lib/store/files";
+import { getMind, saveShellState } from "../lib/store/minds";
+import { lastSeq, mindLog, parseRows, rowsAfter } from "../lib/store/steps";
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener("abort", done, { once: true });
+    }),
+};
+
+export interface HostEvents {
+  onStatus: (status: MindStatus) => void;
+  onPartial?: (text: string) => void;
+}
+
+export interface RunningMind {
+  stop(): Promise<void>;
+  /** Resolves when the loop has ended. */
+  done: Promise<void>;
+}
+
+export async function runMind(db: ReverieDb, mindId: string, events: HostEvents, clock: Clock = systemClock): Promise<RunningMind> {
+  const mind = await getMind(db, mindId);
+  if (!mind) throw new Error(`There is no mind ${mindId} in this browser (or its record is damaged).`);
+  const { fs, flush } = await openPersistentFs(mindFiles(db, mindId));
+  const journal = new Journal(mindLog(db, mindId), { uuid: () => crypto.randomUUID() }, clock);
+  const shellState = mind.shell ?? { env: {}, cwd: WORKSPACE };
+  const loop = new MindLoop({
+    journal,
+    model: modelPort(createModel(mind.model), modelLabel(mind.model)),
+    shell: justBashSandbox({ fs, flush, tools: agentTools(journal, mind.name) }),
+    clock,
+    selfName: mind.name,
+    instructions: instructionsFor(mind),
+    pacing: mind.pacing,
+    limits: { ...DEFAULT_RUN_LIMITS, maxIterations: mind.max_iterations },
+    shellState,
+    onStatus: (status) => {
+      events.onStatus(status);
+      // Between wakes: keep the shell's env and cwd for the next reload.
+      if (status.state === "waiting") saveShellState(db, mindId, shellState).catch(() => undefined);
+    },
+    onPartial: events.onPartial,
+  });
+
+  // The dispatcher: every step appended after this point (by any tab) is
+  // offered to the loop, which wakes on messages from others.
+  let seen = await lastSeq(db, mindId);
+  const subscription = liveQuery(() => rowsAfter(db, mindId, seen)).subscribe({
+    next: (rows) => {
+      if (rows.length === 0) return;
+      seen = Math.max(seen, ...rows.map((r) => r.seq ?? 0));
+      for (const step of parseRows(rows).steps) void loop.notify(step);
+    },
+    error: () => undefined,
+  });
+
+  const done = loop.start().finally(() => subscription.unsubscribe());
+  return {
+    done,
+    async stop() {
+      await loop.stop();
+    },
+  };
+}
