@@ -1,7 +1,6 @@
 // Wires one mind: the store (Dexie), the workspace (just-bash over IndexedDB),
 // the model (AI SDK) and real timers, around lib/mind's loop. Runs in the
 // mind's Web Worker; also importable by integration tests under Node.
-import { liveQuery } from "dexie";
 import { createModel, modelLabel } from "../lib/llm/model";
 import { modelPort } from "../lib/llm/complete";
 import { agentTools } from "../lib/mind/agent-tools";
@@ -17,7 +16,7 @@ import { openPersistentFs } from "../lib/shell/persistent-fs";
 import type { ReverieDb } from "../lib/store/db";
 import { mindFiles } from "../lib/store/files";
 import { getMind, saveShellState } from "../lib/store/minds";
-import { lastSeq, mindLog, parseRows, rowsAfter } from "../lib/store/steps";
+import { lastSeq, mindLog, watchSteps } from "../lib/store/steps";
 
 export const systemClock: Clock = {
   now: () => Date.now(),
@@ -71,17 +70,11 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
 
   // The dispatcher: every step appended after this point (by any tab) is
   // offered to the loop, which wakes on messages from others.
-  let seen = await lastSeq(db, mindId);
-  const subscription = liveQuery(() => rowsAfter(db, mindId, seen)).subscribe({
-    next: (rows) => {
-      if (rows.length === 0) return;
-      seen = Math.max(seen, ...rows.map((r) => r.seq ?? 0));
-      for (const step of parseRows(rows).steps) void loop.notify(step);
-    },
-    error: () => undefined,
+  const unwatch = watchSteps(db, mindId, await lastSeq(db, mindId), (steps) => {
+    for (const step of steps) void loop.notify(step);
   });
 
-  const done = loop.start().finally(() => subscription.unsubscribe());
+  const done = loop.start().finally(unwatch);
   return {
     done,
     async stop() {

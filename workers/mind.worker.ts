@@ -8,17 +8,35 @@ import { runMind, type RunningMind } from "./host";
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 const post = (msg: FromWorker) => scope.postMessage(msg);
 
-let running: RunningMind | null = null;
+let running: Promise<RunningMind | null> | null = null;
+let lastStatus: FromWorker | null = null;
 let lastPartial = 0;
 
 scope.onmessage = async (event: MessageEvent<ToWorker>) => {
   const msg = event.data;
   if (msg.type === "start") {
-    if (running) return;
-    post({ type: "status", status: { state: "starting" } });
-    try {
-      running = await runMind(db(), msg.mindId, {
-        onStatus: (status) => post({ type: "status", status }),
+    // Already running (or starting): one loop per worker at a time. Say where it is.
+    if (running) {
+      if (lastStatus) post(lastStatus);
+      return;
+    }
+    running = start(msg.mindId);
+  } else if (msg.type === "stop") {
+    const mind = await running;
+    await mind?.stop();
+    running = null;
+    post({ type: "status", status: { state: "stopped" } });
+  }
+};
+
+async function start(mindId: string): Promise<RunningMind | null> {
+  post({ type: "status", status: { state: "starting" } });
+  try {
+    const mind = await runMind(db(), mindId, {
+        onStatus: (status) => {
+          lastStatus = { type: "status", status };
+          post(lastStatus);
+        },
         onPartial: (text) => {
           // Streamed text at most ten times a second; the clearing "" always.
           const now = Date.now();
@@ -27,15 +45,10 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
           post({ type: "partial", text });
         },
       });
-      void running.done.finally(() => {
-        running = null;
-      });
-    } catch (e) {
-      post({ type: "fatal", error: e instanceof Error ? e.message : String(e) });
-    }
-  } else if (msg.type === "stop") {
-    await running?.stop();
+    return mind;
+  } catch (e) {
+    post({ type: "fatal", error: e instanceof Error ? e.message : String(e) });
     running = null;
-    post({ type: "status", status: { state: "stopped" } });
+    return null;
   }
-};
+}

@@ -1,13 +1,14 @@
 // One model call as the mind needs it: streamed, accumulated, and never
 // throwing. Failures (refused connection, HTTP errors, a malformed stream)
 // come back as data with a readable message.
-import { APICallError, streamText, type LanguageModel } from "ai";
+import { APICallError, RetryError, streamText, type LanguageModel } from "ai";
 import type { ModelPort, ModelRequest, ModelResult } from "../mind/ports";
 
 /** Longest reply accepted; a longer one is cut (the model is rambling or looping). */
 const MAX_REPLY_CHARS = 200_000;
 
 export function describeModelError(e: unknown): string {
+  if (RetryError.isInstance(e)) return describeModelError(e.lastError);
   if (APICallError.isInstance(e)) {
     const status = e.statusCode ? `HTTP ${e.statusCode}` : "no response";
     return `${status} from ${e.url}: ${e.message}`;
@@ -34,7 +35,8 @@ export function modelPort(model: LanguageModel, name: string): ModelPort {
           instructions: req.instructions,
           messages: req.messages,
           abortSignal: req.signal,
-          maxRetries: 1,
+          // The loop retries with visible backoff (error step, wake "retry"); no hidden retries here.
+          maxRetries: 0,
           onError: () => {}, // errors are read from the stream below
         });
         for await (const part of result.stream) {

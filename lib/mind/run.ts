@@ -62,7 +62,7 @@ export function carriedEnv(env: Record<string, string>): Record<string, string> 
 }
 
 export async function shellmRun(deps: RunDeps, task: { prompt: string; triggerStep?: string; wakeStep?: string }): Promise<RunOutcome> {
-  const { journal, limits } = deps;
+  const { journal } = deps;
   const header = await journal.append({
     type: "shellm-run",
     model: deps.model.name,

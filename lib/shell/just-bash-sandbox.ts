@@ -40,7 +40,12 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
     ],
   });
   let ready: Promise<void> | null = null;
-  const ensureWorkspace = () => (ready ??= opts.fs.mkdir(WORKSPACE, { recursive: true }));
+  // The filesystem starts bare; scripts expect /tmp to exist as well as the workspace.
+  const ensureWorkspace = () =>
+    (ready ??= (async () => {
+      await opts.fs.mkdir(WORKSPACE, { recursive: true });
+      await opts.fs.mkdir("/tmp", { recursive: true });
+    })());
 
   return {
     async exec(code: string, req: ShellRequest): Promise<ShellResult> {

@@ -35,6 +35,12 @@ export async function openPersistentFs(store: FileStore): Promise<{ fs: IFileSys
     else if (r.kind === "symlink") await mem.symlink(r.target ?? "", r.path).catch(() => undefined);
     else mem.writeFileSync(r.path, r.data ?? new Uint8Array(), undefined, { mode: r.mode, mtime: new Date(r.mtime) });
   }
+  // mkdir takes no mode or time: give directories theirs back once their children exist.
+  for (const r of records) {
+    if (r.kind !== "dir") continue;
+    await mem.chmod(r.path, r.mode).catch(() => undefined);
+    await mem.utimes(r.path, new Date(r.mtime), new Date(r.mtime)).catch(() => undefined);
+  }
 
   const dirty = new Set<string>();
   const markArgs = (method: FsMethod, args: unknown[]) => {

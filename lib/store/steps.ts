@@ -1,6 +1,6 @@
 // Steps: append and read, never update or delete. Everything read back is
 // parsed with the schema; a row that does not parse is skipped and counted.
-import Dexie from "dexie";
+import Dexie, { liveQuery } from "dexie";
 import type { StepLog } from "../mind/ports";
 import { parseStep, type Step } from "../trajectory/schema";
 import type { ReverieDb, StepRow } from "./db";
@@ -99,4 +99,23 @@ export function mindLog(db: ReverieDb, mindId: string): StepLog {
     count: () => countSteps(db, mindId),
     find: (idOrPrefix, limit) => findSteps(db, mindId, idOrPrefix, limit),
   };
+}
+
+/**
+ * Call `onSteps` with every step appended to a mind after `afterSeq`, by this
+ * context or any other tab or worker (Dexie broadcasts changes between them).
+ * Returns the unsubscribe function.
+ */
+export function watchSteps(db: ReverieDb, mindId: string, afterSeq: number, onSteps: (steps: Step[]) => void): () => void {
+  let seen = afterSeq;
+  const subscription = liveQuery(() => rowsAfter(db, mindId, seen)).subscribe({
+    next: (rows) => {
+      if (rows.length === 0) return;
+      seen = Math.max(seen, ...rows.map((r) => r.seq ?? 0));
+      onSteps(parseRows(rows).steps);
+    },
+    // A failed query is retried by the next change; the loop keeps its own schedule meanwhile.
+    error: () => undefined,
+  });
+  return () => subscription.unsubscribe();
 }

@@ -1,0 +1,153 @@
+// A person creates a mind against the scripted model server, watches it think,
+// writes to it, reloads, and opens a second tab — in Debian's Chromium.
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startModelServer, type ModelServer } from "../fixtures/model-server";
+import { launchChromium } from "./browser";
+
+const baseUrl = inject("baseUrl");
+let browser: Browser;
+let model: ModelServer;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  model = await startModelServer();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await model?.close();
+});
+
+async function createMind(page: Page, name: string): Promise<string> {
+  await page.goto(baseUrl);
+  await page.getByTestId("new-mind-name").fill(name);
+  await page.getByTestId("new-mind-persona").fill("A test mind that answers briefly.");
+  await page.getByTestId("model-provider").selectOption("openai-compatible");
+  await page.getByTestId("model-base-url").fill(model.url);
+  await page.getByTestId("model-name").fill("scripted");
+  await page.getByTestId("model-api-key").fill("test-key");
+  await page.getByTestId("create-mind").click();
+  await page.waitForURL(/\/mind\/[0-9a-f-]{36}$/);
+  return page.url();
+}
+
+const stepIds = (page: Page) => page.locator('[data-testid="step"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-step-id") ?? ""));
+
+describe("a mind in a browser tab", () => {
+  let context: BrowserContext;
+  let page: Page;
+  let mindUrl: string;
+
+  beforeAll(async () => {
+    context = await browser.newContext();
+    page = await context.newPage();
+    mindUrl = await createMind(page, "Ada");
+  });
+
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it("thinks on its own: shell output appears in the stream", async () => {
+    const output = page.locator('[data-testid="step"][data-step-type="shell-output"]').first();
+    await output.waitFor({ timeout: 30_000 });
+    await expect(output.textContent()).resolves.toContain("tick ");
+    await expect(output.textContent()).resolves.toContain("/workspace");
+    // The stream shows the run around it, in order.
+    const types = await page.locator('[data-testid="step"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-step-type")));
+    expect(types.slice(0, 7)).toEqual(["trajectory", "config", "wake", "shellm-run", "prompt", "reasoning", "shell-output"]);
+    await expect(page.getByTestId("mind-status").textContent()).resolves.toMatch(/thinking|waiting/);
+    // The real provider code called the scripted server with the key and the persona.
+    const first = model.requests[0];
+    expect(first?.headers.authorization).toBe("Bearer test-key");
+    expect(first?.messages[0]?.role).toBe("system");
+    expect(first?.messages[0]?.content).toContain("A test mind that answers briefly.");
+  });
+
+  it("answers a message with chat reply", async () => {
+    await page.getByTestId("message-input").fill("Hello Ada, are you there?");
+    await page.getByTestId("send-message").click();
+    const mine = page.locator('[data-testid="step"][data-step-type="message"]', { hasText: "Hello Ada, are you there?" });
+    await mine.waitFor({ timeout: 10_000 });
+    await expect(mine.textContent()).resolves.toContain("you");
+    const reply = page.locator('[data-testid="step"][data-step-type="message"]', { hasText: "Hello you, I got your message." });
+    await reply.waitFor({ timeout: 30_000 });
+    await expect(page.getByTestId("message-input").inputValue()).resolves.toBe("");
+  });
+
+  it("keeps every step across a reload and carries on", async () => {
+    const before = await stepIds(page);
+    const wakes = await page.locator('[data-testid="step"][data-step-type="wake"]').count();
+    expect(before.length).toBeGreaterThan(8);
+    await page.reload();
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="step"]').length >= n, before.length);
+    const after = await stepIds(page);
+    expect(after.slice(0, before.length)).toEqual(before);
+    // The loop goes on: a new wake after the reload.
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="step"][data-step-type="wake"]').length > n, wakes, { timeout: 30_000 });
+    expect((await stepIds(page)).length).toBeGreaterThan(before.length);
+  });
+
+  it("a second tab on the same mind views instead of running a second loop", async () => {
+    const second = await context.newPage();
+    await second.goto(mindUrl);
+    await second.getByTestId("mind-status").filter({ hasText: "viewing" }).waitFor({ timeout: 10_000 });
+    await expect(second.getByTestId("mind-stop").isDisabled()).resolves.toBe(true);
+    // It still shows the live stream.
+    await second.locator('[data-testid="step"][data-step-type="shell-output"]').first().waitFor();
+    // The first tab still runs it (its worker may still be booting after the reload).
+    await page.getByTestId("mind-status").filter({ hasText: /thinking|waiting/ }).waitFor({ timeout: 15_000 });
+    // When the runner's tab goes away, the viewer takes over.
+    await page.close();
+    await second.getByTestId("mind-status").filter({ hasText: /thinking|waiting/ }).waitFor({ timeout: 15_000 });
+    page = second;
+  });
+
+  it("stops and starts", async () => {
+    await page.getByTestId("mind-stop").click();
+    await page.getByTestId("mind-status").filter({ hasText: "stopped" }).waitFor({ timeout: 10_000 });
+    const count = (await stepIds(page)).length;
+    await page.waitForTimeout(1500);
+    expect((await stepIds(page)).length).toBe(count);
+    await page.getByTestId("mind-start").click();
+    await page.getByTestId("mind-status").filter({ hasText: /thinking|waiting/ }).waitFor({ timeout: 10_000 });
+  });
+});
+
+describe("model failures", () => {
+  it("become error steps and a visible status, and the loop retries", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    // The first two calls fail: a 500, then a malformed stream.
+    model.enqueue({ status: 500, errorBody: "scripted outage" }, { status: 500, errorBody: "scripted outage" }, { malformed: true, text: "half a reply" });
+    await createMind(page, "Bo");
+    const error = page.locator('[data-testid="step"][data-step-type="error"]').first();
+    await error.waitFor({ timeout: 30_000 });
+    await expect(error.textContent()).resolves.toContain("HTTP 500");
+    await page.getByTestId("mind-error").waitFor({ timeout: 10_000 });
+    await expect(page.getByTestId("mind-status").textContent()).resolves.toContain("waiting");
+    // It retries with backoff and recovers.
+    await page.locator('[data-testid="step"][data-step-type="wake"]', { hasText: "retry" }).first().waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="step"][data-step-type="shell-output"]').first().waitFor({ timeout: 60_000 });
+    await context.close();
+  });
+
+  it("a refused connection is an error step too", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const dead = await startModelServer();
+    const url = dead.url;
+    await dead.close();
+    await page.goto(baseUrl);
+    await page.getByTestId("new-mind-name").fill("Cy");
+    await page.getByTestId("model-base-url").fill(url);
+    await page.getByTestId("model-name").fill("scripted");
+    await page.getByTestId("create-mind").click();
+    const error = page.locator('[data-testid="step"][data-step-type="error"]').first();
+    await error.waitFor({ timeout: 30_000 });
+    await expect(error.textContent()).resolves.toContain("model");
+    await page.getByTestId("mind-error").waitFor();
+    await context.close();
+  });
+});
