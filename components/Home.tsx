@@ -1,10 +1,12 @@
 "use client";
 import Link from "next/link";
-import { useMinds } from "@/lib/store/hooks";
+import { useArchives, useMinds } from "@/lib/store/hooks";
+import { ImportPanel } from "./ImportPanel";
 import { NewMindForm } from "./NewMindForm";
 
 export function Home() {
   const minds = useMinds();
+  const archives = useArchives();
   return (
     <main className="mx-auto max-w-3xl px-4 py-10">
       <h1 className="text-3xl font-semibold tracking-tight">Reverie</h1>
@@ -38,6 +40,27 @@ export function Home() {
       </section>
 
       <NewMindForm />
+      <ImportPanel />
+
+      {archives && archives.length > 0 && (
+        <section className="mt-8" aria-labelledby="archives-heading">
+          <h2 id="archives-heading" className="text-lg font-medium">
+            Opened trajectories
+          </h2>
+          <ul className="mt-2 divide-y divide-stone-200 rounded border border-stone-200 dark:divide-stone-800 dark:border-stone-800" data-testid="archive-list">
+            {archives.map((a) => (
+              <li key={a.id}>
+                <Link href={`/view/${a.id}`} className="flex items-baseline justify-between gap-4 px-3 py-2 hover:bg-stone-100 focus:bg-stone-100 focus:outline-none dark:hover:bg-stone-900 dark:focus:bg-stone-900">
+                  <span className="font-medium">{a.name}</span>
+                  <span className="truncate text-xs text-stone-500">
+                    {a.stats.steps.toLocaleString()} steps · from {a.source} · {a.created_at.slice(0, 10)}
+                  </span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
     </main>
   );
 }

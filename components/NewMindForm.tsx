@@ -2,7 +2,7 @@
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { PROVIDER_LABELS, PROVIDERS, settingsProblems, type Provider } from "@/lib/llm/settings";
-import { db } from "@/lib/store/db";
+import { db, requestPersistence } from "@/lib/store/db";
 import { createMind, NewMindInput } from "@/lib/store/minds";
 
 const DEFAULT_PERSONA = "Curious and patient. You like to understand how things work, keep notes in your workspace, and answer people kindly and briefly.";
@@ -38,6 +38,8 @@ export function NewMindForm() {
     setErrors([]);
     try {
       const mind = await createMind(db(), parsed.data);
+      // A mind's life is in IndexedDB: ask the browser to keep it (best effort).
+      void requestPersistence();
       router.push(`/mind/${mind.id}`);
     } catch (err) {
       setErrors([`The mind could not be saved: ${err instanceof Error ? err.message : String(err)}`]);

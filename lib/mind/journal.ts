@@ -1,11 +1,10 @@
 // The one writer of a mind's steps: stamps ids and times, links steps to the
 // run that is under way, and counts "work" so pacing can tell an empty wake
 // from a busy one. The shell's agent commands append through it too.
-import { formatTs, type NewStep, type Step } from "../trajectory/schema";
+import { formatTs, WORK_KINDS, type NewStep, type Step } from "../trajectory/schema";
 import type { Clock, Ids, StepLog } from "./ports";
 
-/** Kinds whose appearance means a wake did something (HEADLONG-FACTS, pacing). */
-export const WORK_KINDS: ReadonlySet<string> = new Set(["thought", "action", "observation", "merge", "message"]);
+export { WORK_KINDS };
 
 export interface RunContext {
   runId: string;

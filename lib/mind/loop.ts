@@ -42,6 +42,8 @@ export class MindLoop {
   private pending: Message[] = [];
   private readonly stopController = new AbortController();
   private wakeController = new AbortController();
+  /** A message arrived between wakes: the next wait is skipped. */
+  private wakeRequested = false;
   private running = false;
   private done: Promise<void> | null = null;
 
@@ -73,10 +75,24 @@ export class MindLoop {
     if (this.running) {
       // The run under way sees it at its next iteration.
       const { journal } = this.deps;
-      await journal.append(journal.inRun({ type: "feedback", content: `A message arrived while you were busy:\n${messageLine(m)}` }));
+      try {
+        await journal.append(journal.inRun({ type: "feedback", content: `A message arrived while you were busy:\n${messageLine(m)}` }));
+      } catch {
+        // Storage failed (the run itself will report it). The message stays
+        // pending, so it still wakes the mind after this run; the dispatcher
+        // calls notify without awaiting it, so a rejection would go unhandled.
+      }
     } else {
+      // Between wakes: cut the wait short (or skip it, if it has not begun).
+      this.wakeRequested = true;
       this.wakeController.abort();
     }
+  }
+
+  /** Put messages back in front of the queue (a failed wake did not get to them). */
+  private requeue(messages: Message[]): void {
+    const queued = new Set(this.pending.map((m) => m.step_id));
+    this.pending = [...messages.filter((m) => !queued.has(m.step_id)), ...this.pending];
   }
 
   private async loop(): Promise<void> {
@@ -87,40 +103,45 @@ export class MindLoop {
     try {
       task = await this.startUp();
     } catch (e) {
-      deps.onStatus({ state: "stopped", lastError: `Could not read the trajectory: ${errorText(e)}` });
+      deps.onStatus({ state: "stopped", lastError: `Could not start (reading or writing the trajectory failed): ${errorText(e)}` });
       return;
     }
     while (!stop.aborted) {
       let outcome: WakeOutcome | null = null;
+      let lastError: string | undefined;
       try {
         outcome = await this.wake(task, delay);
+        lastError = outcome.end === "model-error" ? (outcome.error ?? "the model call failed") : undefined;
       } catch (e) {
         // Storage failed (disk full, database closed): nothing can be written,
         // so back off and try again rather than crash.
-        this.failures++;
-        deps.onStatus({ state: "waiting", nextWakeAt: deps.clock.now(), level: this.pacing.level, lastError: `Storage failed: ${errorText(e)}` });
+        lastError = `Storage failed: ${errorText(e)}`;
       }
       if (stop.aborted) break;
-      const reactive = task.reason === "message" || task.reason === "start";
-      if (outcome) {
-        this.failures = outcome.end === "model-error" ? this.failures + 1 : 0;
+      const failed = lastError !== undefined;
+      if (failed) {
+        // A failed wake is not an idle one: it leaves the pacing level alone,
+        // and the messages it was woken for are still waiting for an answer.
+        this.failures++;
+        if (task.reason === "message") this.requeue(task.messages.filter((m) => !outcome?.answered.has(m.step_id)));
+      } else if (outcome) {
+        this.failures = 0;
+        const reactive = task.reason === "message" || task.reason === "start";
         this.pacing = afterWake(this.pacing, { reactive, didWork: outcome.didWork }, deps.pacing);
       }
-      const lastError = this.failures > 0 ? (outcome?.error ?? "storage failure") : undefined;
       this.pending = this.pending.filter((m) => !outcome?.answered.has(m.step_id));
-      if (this.pending.length > 0 && this.failures === 0) {
-        delay = 0;
-      } else {
-        delay = this.failures > 0 ? failureDelaySeconds(this.failures, deps.pacing) : delaySeconds(this.pacing.level, deps.pacing);
-      }
+      if (failed) delay = failureDelaySeconds(this.failures, deps.pacing);
+      else delay = this.pending.length > 0 ? 0 : delaySeconds(this.pacing.level, deps.pacing);
       deps.onStatus({ state: "waiting", nextWakeAt: deps.clock.now() + delay * 1000, level: this.pacing.level, lastError });
-      this.wakeController = new AbortController();
-      if (delay > 0 && this.pending.length === 0) await deps.clock.sleep(delay * 1000, AbortSignal.any([stop, this.wakeController.signal]));
+      // A new message cuts the wait short, even a retry backoff.
+      const waitStart = deps.clock.now();
+      if (delay > 0 && !this.wakeRequested) await deps.clock.sleep(delay * 1000, AbortSignal.any([stop, this.wakeController.signal]));
       if (stop.aborted) break;
+      // The wake step records how long the mind actually waited.
+      delay = Math.round(deps.clock.now() - waitStart) / 1000;
       if (this.pending.length > 0) {
         task = { reason: "message", messages: this.pending };
         this.pending = [];
-        delay = 0;
       } else if (this.failures > 0) {
         task = { reason: "retry", failures: this.failures };
       } else {
@@ -143,6 +164,8 @@ export class MindLoop {
       trigger_step: trigger,
       source: "monolith",
     });
+    this.wakeRequested = false;
+    this.wakeController = new AbortController();
     const answered = new Set<string>();
     const off = journal.onAppend((s) => {
       const reply = s as Partial<Message>;

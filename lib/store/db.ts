@@ -2,6 +2,7 @@
 // touches IndexedDB. Everything read back is parsed by the callers' schemas.
 import Dexie, { type EntityTable } from "dexie";
 
+/** A mind (live) or an imported archive (read-only): the owner of steps. */
 export interface MindRow {
   id: string;
   json: unknown;
@@ -34,6 +35,17 @@ export interface FileRow {
   mtime: number;
 }
 
+/** One trajectory of an owner: its root, or a forked child. */
+export interface TrajectoryRow {
+  mind_id: string;
+  traj_id: string;
+  name: string;
+  /** Where its blobs live: keys are `<dir>/blobs/<name>` ("" for a live mind's root). */
+  dir: string;
+  parent_traj?: string;
+  parent_step?: string;
+}
+
 export interface SettingRow {
   key: string;
   value: unknown;
@@ -43,6 +55,7 @@ export class ReverieDb extends Dexie {
   minds!: EntityTable<MindRow, "id">;
   steps!: EntityTable<StepRow, "seq">;
   blobs!: Dexie.Table<BlobRow, [string, string]>;
+  trajectories!: Dexie.Table<TrajectoryRow, [string, string]>;
   files!: Dexie.Table<FileRow, [string, string]>;
   settings!: EntityTable<SettingRow, "key">;
 
@@ -50,9 +63,12 @@ export class ReverieDb extends Dexie {
     super(name);
     this.version(1).stores({
       minds: "id",
-      // seq orders a mind's steps as they were appended; step_id is unique everywhere.
-      steps: "++seq, &step_id, [mind_id+seq], [traj_id+seq]",
+      // seq orders an owner's steps as they were appended. step_id is unique
+      // within an owner (a mind, or an imported archive); the same archive
+      // imported twice is two owners.
+      steps: "++seq, &[mind_id+step_id], [mind_id+seq], [mind_id+traj_id+seq]",
       blobs: "[mind_id+name]",
+      trajectories: "[mind_id+traj_id], mind_id",
       files: "[mind_id+path], mind_id",
       settings: "key",
     });
@@ -65,4 +81,13 @@ let shared: ReverieDb | null = null;
 export function db(): ReverieDb {
   shared ??= new ReverieDb();
   return shared;
+}
+
+/** Ask the browser not to evict this origin's data under storage pressure. */
+export async function requestPersistence(): Promise<boolean> {
+  try {
+    return (await navigator.storage?.persist?.()) ?? false;
+  } catch {
+    return false;
+  }
 }

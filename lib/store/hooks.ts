@@ -3,6 +3,7 @@
 "use client";
 import { useLiveQuery } from "dexie-react-hooks";
 import type { Step } from "../trajectory/schema";
+import { getArchive, listArchives, type ImportedArchive } from "./archives";
 import { db } from "./db";
 import { getMind, listMinds, type Mind } from "./minds";
 import { getSenderName } from "./settings";
@@ -23,4 +24,12 @@ export function useStepTail(mindId: string, limit: number): { steps: Step[]; ski
 
 export function useSenderName(): string | undefined {
   return useLiveQuery(() => getSenderName(db()), []);
+}
+
+export function useArchive(id: string): ImportedArchive | null | undefined {
+  return useLiveQuery(() => getArchive(db(), id), [id]);
+}
+
+export function useArchives(): ImportedArchive[] | undefined {
+  return useLiveQuery(() => listArchives(db()), []);
 }

@@ -51,8 +51,9 @@ export async function createMind(db: ReverieDb, input: NewMindInput, now = Date.
     provider: mind.model.provider,
     model: mind.model.model,
   };
-  await db.transaction("rw", db.minds, db.steps, async () => {
+  await db.transaction("rw", db.minds, db.steps, db.trajectories, async () => {
     await db.minds.add({ id, json: mind });
+    await db.trajectories.add({ mind_id: id, traj_id: id, name: mind.name, dir: "" });
     await appendStep(db, id, first);
     await appendStep(db, id, config);
   });

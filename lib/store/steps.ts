@@ -2,6 +2,7 @@
 // parsed with the schema; a row that does not parse is skipped and counted.
 import Dexie, { liveQuery } from "dexie";
 import type { StepLog } from "../mind/ports";
+import { readLine } from "../trajectory/headlong";
 import { parseStep, type Step } from "../trajectory/schema";
 import type { ReverieDb, StepRow } from "./db";
 
@@ -14,22 +15,16 @@ export interface ParsedRows {
   skipped: number;
 }
 
+/** Parse stored rows. Imported steps that do not match their kind's schema are kept as-is (see readLine). */
 export function parseRows(rows: StepRow[]): ParsedRows {
   const out: ParsedRows = { steps: [], seqs: [], skipped: 0 };
   for (const row of rows) {
-    let value: unknown;
-    try {
-      value = JSON.parse(row.json);
-    } catch {
+    const r = readLine(row.json);
+    if (!r.ok) {
       out.skipped++;
       continue;
     }
-    const parsed = parseStep(value);
-    if (!parsed.ok) {
-      out.skipped++;
-      continue;
-    }
-    out.steps.push(parsed.step);
+    out.steps.push(r.step);
     out.seqs.push(row.seq ?? 0);
   }
   return out;
@@ -70,15 +65,16 @@ export function countSteps(db: ReverieDb, mindId: string): Promise<number> {
 }
 
 export async function findSteps(db: ReverieDb, mindId: string, idOrPrefix: string, limit: number): Promise<Step[]> {
+  const prefix = idOrPrefix.toLowerCase();
   const rows = await db.steps
-    .where("step_id")
-    .startsWith(idOrPrefix.toLowerCase())
-    .filter((r) => r.mind_id === mindId)
+    .where("[mind_id+step_id]")
+    .between([mindId, prefix], [mindId, `${prefix}\uffff`])
     .limit(limit)
     .toArray();
   return parseRows(rows).steps;
 }
 
+/** `name` is the blob's path within its owner: `[<dir>/]blobs/<file>`. */
 export async function putBlob(db: ReverieDb, mindId: string, name: string, text: string): Promise<void> {
   // Blobs are named after their step, so a second write of one name is a bug.
   await db.blobs.add({ mind_id: mindId, name, text });
@@ -94,7 +90,8 @@ export function mindLog(db: ReverieDb, mindId: string): StepLog {
     append: async (step) => {
       await appendStep(db, mindId, step);
     },
-    putBlob: (name, text) => putBlob(db, mindId, name, text),
+    // The mind's own trajectory is the root (dir ""), so its blobs are `blobs/<file>`.
+    putBlob: (name, text) => putBlob(db, mindId, `blobs/${name}`, text),
     tail: (n) => tailSteps(db, mindId, n),
     count: () => countSteps(db, mindId),
     find: (idOrPrefix, limit) => findSteps(db, mindId, idOrPrefix, limit),

@@ -165,6 +165,9 @@ function describe(error: z.ZodError): string {
 /** What a writer supplies; the id and time are stamped on append. */
 export type NewStep = { [K in KnownKind]: Omit<StepOf<K>, "step_id" | "ts"> }[KnownKind];
 
+/** Kinds whose appearance means a wake did something (HEADLONG-FACTS, pacing). */
+export const WORK_KINDS: ReadonlySet<string> = new Set(["thought", "action", "observation", "merge", "message"]);
+
 /** UTC with milliseconds, the format Reverie writes. */
 export function formatTs(ms: number): string {
   return new Date(ms).toISOString();

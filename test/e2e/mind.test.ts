@@ -58,6 +58,8 @@ describe("a mind in a browser tab", () => {
     const types = await page.locator('[data-testid="step"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-step-type")));
     expect(types.slice(0, 7)).toEqual(["trajectory", "config", "wake", "shellm-run", "prompt", "reasoning", "shell-output"]);
     await expect(page.getByTestId("mind-status").textContent()).resolves.toMatch(/thinking|waiting/);
+    // COOP/COEP make the page cross-origin isolated (WebContainer needs it), and the model call still works.
+    await expect(page.evaluate(() => crossOriginIsolated)).resolves.toBe(true);
     // The real provider code called the scripted server with the key and the persona.
     const first = model.requests[0];
     expect(first?.headers.authorization).toBe("Bearer test-key");

@@ -23,9 +23,46 @@ describe("parseReply: which fences open a block that runs", () => {
     expect(parseReply(`x\n${F} bash  \necho a\n${F}   \n`)).toEqual({ reasoning: "x", code: "echo a", droppedBlocks: 0 });
   });
 
-  it("a fence that is not at the start of its line does not open a block", () => {
-    const text = `Use ${F}bash blocks\n  ${F}bash\necho no\n  ${F}`;
+  it("a fence after text on its line, or indented by 4 spaces or more, does not open a block", () => {
+    const text = `Use ${F}bash blocks\n    ${F}bash\necho no\n    ${F}`;
     expect(parseReply(text)).toEqual({ reasoning: text, code: null, droppedBlocks: 0 });
+    const tab = `x\n\t${F}bash\necho no\n\t${F}`;
+    expect(parseReply(tab)).toEqual({ reasoning: tab, code: null, droppedBlocks: 0 });
+  });
+
+  it.each([1, 2, 3])("a fence indented by %i space(s) opens and closes a block (CommonMark)", (n) => {
+    const pad = " ".repeat(n);
+    expect(parseReply(`Look.\n${pad}${F}bash\n${pad}ls -la\n${pad}${F}\nafter`)).toEqual({ reasoning: "Look.", code: "ls -la", droppedBlocks: 0 });
+  });
+
+  it("a fenced block inside a list item: its indentation is removed from the code, so heredocs still end", () => {
+    const text = [
+      "Steps:",
+      "1. Write the file:",
+      `   ${F}bash`,
+      "   cat <<EOF > a.txt",
+      `   ${F}`,
+      "     indented more",
+      "   EOF",
+      "   wc -l a.txt",
+      `   ${F}`,
+      "2. Done.",
+    ].join("\n");
+    expect(parseReply(text)).toEqual({
+      reasoning: "Steps:\n1. Write the file:",
+      code: ["cat <<EOF > a.txt", F, "  indented more", "EOF", "wc -l a.txt"].join("\n"),
+      droppedBlocks: 0,
+    });
+  });
+
+  it("a block opened without indentation closes at a fence indented by up to 3 spaces, not 4", () => {
+    expect(parseReply(`${F}bash\necho a\n   ${F}\nafter`)).toEqual({ reasoning: "", code: "echo a", droppedBlocks: 0 });
+    expect(parseReply(`${F}bash\necho a\n    ${F}\necho b\n${F}`)).toEqual({ reasoning: "", code: `echo a\n    ${F}\necho b`, droppedBlocks: 0 });
+  });
+
+  it("an indented block in another language stays in the reasoning as written", () => {
+    const text = `- try:\n  ${F}python\n  print(1)\n  ${F}\n${F}bash\necho go\n${F}`;
+    expect(parseReply(text)).toEqual({ reasoning: `- try:\n  ${F}python\n  print(1)\n  ${F}`, code: "echo go", droppedBlocks: 0 });
   });
 
   it("an empty block is empty code, not no code", () => {
@@ -142,6 +179,50 @@ describe("parseReply: heredocs", () => {
   it("<< after a # is a comment, not a heredoc", () => {
     const text = `${F}bash\necho hi # like <<EOF\n${F}\n${F}bash\necho two\n${F}`;
     expect(parseReply(text)).toEqual({ reasoning: "", code: "echo hi # like <<EOF", droppedBlocks: 1 });
+  });
+
+  it.each([
+    ['echo "a <<EOF b"'],
+    ["echo 'a <<EOF b'"],
+    ['echo "say \\"<<EOF\\" loud"'],
+    ["printf $'it\\'s <<EOF'"],
+    ['echo "a #" <<<x "<<EOF"'],
+  ])("<< inside quotes opens no heredoc: %s", (line) => {
+    const text = `${F}bash\n${line}\n${F}\n${F}bash\necho two\n${F}`;
+    expect(parseReply(text)).toEqual({ reasoning: "", code: line, droppedBlocks: 1 });
+  });
+
+  it("a heredoc after a quoted string on the same line still opens", () => {
+    const code = ['echo "<<NOT" \'#\' "a \\" b"; cat <<EOF', F, "EOF"].join("\n");
+    expect(parseReply(`${F}bash\n${code}\n${F}\nafter`)).toEqual({ reasoning: "", code, droppedBlocks: 0 });
+  });
+
+  it("an escaped quote outside quotes does not start a string", () => {
+    const code = ["echo don\\'t; cat <<EOF", F, "EOF"].join("\n");
+    expect(parseReply(`${F}bash\n${code}\n${F}`).code).toBe(code);
+  });
+
+  it("<<\\EOF opens a heredoc", () => {
+    const code = ["cat <<\\EOF", F, "EOF"].join("\n");
+    expect(parseReply(`${F}bash\n${code}\n${F}\nafter`)).toEqual({ reasoning: "", code, droppedBlocks: 0 });
+  });
+
+  it("a # that starts a word after ; is a comment too", () => {
+    expect(parseReply(`${F}bash\necho hi;# <<EOF\n${F}\nafter`)).toEqual({ reasoning: "", code: "echo hi;# <<EOF", droppedBlocks: 0 });
+  });
+
+  it("a block in another language does not track heredocs: <<EOF in python does not swallow the bash block after it", () => {
+    const text = [`${F}python`, 'print("""', "cat <<EOF", '""")', F, "Now:", `${F}bash`, "echo real", F].join("\n");
+    expect(parseReply(text)).toEqual({
+      reasoning: [`${F}python`, 'print("""', "cat <<EOF", '""")', F, "Now:"].join("\n"),
+      code: "echo real",
+      droppedBlocks: 0,
+    });
+  });
+
+  it("nor does a non-shell block after the bash block swallow the next one", () => {
+    const text = `${F}bash\necho 1\n${F}\n${F}ruby\nx = <<EOF\n${F}\n${F}bash\necho 2\n${F}`;
+    expect(parseReply(text)).toEqual({ reasoning: "", code: "echo 1", droppedBlocks: 1 });
   });
 
   it("a heredoc never closed runs to the end of the text", () => {

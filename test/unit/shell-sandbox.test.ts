@@ -6,6 +6,7 @@ import { agentTools } from "@/lib/mind/agent-tools";
 import { Journal } from "@/lib/mind/journal";
 import type { Clock, ShellPort, ShellResult } from "@/lib/mind/ports";
 import { justBashSandbox } from "@/lib/shell/just-bash-sandbox";
+import type * as realLimits from "@/lib/shell/limits";
 import { SHELL_LIMITS, WORKSPACE } from "@/lib/shell/limits";
 import { openPersistentFs, type FileStore } from "@/lib/shell/persistent-fs";
 import { ReverieDb } from "@/lib/store/db";
@@ -20,7 +21,7 @@ import { stepLine } from "@/lib/trajectory/summary";
 // than waiting. Only `timeoutMs` is made adjustable; everything else is real.
 const limits = vi.hoisted(() => ({ timeoutMs: 0 }));
 vi.mock("@/lib/shell/limits", async (importOriginal) => {
-  const real = await importOriginal<typeof import("@/lib/shell/limits")>();
+  const real = await importOriginal<typeof realLimits>();
   limits.timeoutMs = real.SHELL_LIMITS.timeoutMs;
   return {
     ...real,
@@ -176,14 +177,18 @@ describe("exec", () => {
 
   it("stops a command that runs over the time limit", async () => {
     const { shell } = await wire();
-    limits.timeoutMs = 100;
-    const r = await exec(shell, "echo started; sleep 60; echo never");
+    await exec(shell, "true"); // warm up, so the first command surely runs within the limit
+    limits.timeoutMs = 500;
+    const r = await exec(shell, "echo started > started.txt; sleep 60; echo never > never.txt");
+    // just-bash drops the output of an aborted exec, even what came before the abort.
     expect(outcome(r)).toEqual({
-      stdout: "started\n",
-      stderr: "bash: execution aborted\n[reverie] stopped after 0.1 s (time limit)\n",
+      stdout: "",
+      stderr: "bash: execution aborted\n[reverie] stopped after 0.5 s (time limit)\n",
       exit: 124,
       timedOut: true,
     });
+    limits.timeoutMs = REAL_TIMEOUT_MS;
+    expect(outcome(await exec(shell, "ls"))).toEqual({ stdout: "started.txt\n", stderr: "", exit: 0, timedOut: false });
   });
 
   it("stops a command when the request is aborted, without calling it a timeout", async () => {
@@ -191,13 +196,15 @@ describe("exec", () => {
     const stop = new AbortController();
     // Abort from inside the script, once it has got as far as sending a message.
     journal.onAppend(() => stop.abort());
-    const r = await exec(shell, "echo started; chat send --to ada bye; sleep 60; echo never", fresh(), stop.signal);
+    const r = await exec(shell, "chat send --to ada bye; sleep 60; echo never > never.txt", fresh(), stop.signal);
     expect(outcome(r)).toEqual({
-      stdout: "started\nsent 0a000001 to ada\n",
+      stdout: "",
       stderr: "bash: execution aborted\n",
       exit: 124,
       timedOut: false,
     });
+    expect((await messages()).map((m) => (m as { content: string }).content)).toEqual(["bye"]);
+    expect(outcome(await exec(shell, "ls"))).toEqual({ stdout: "", stderr: "", exit: 0, timedOut: false });
   });
 
   it("cuts huge output with a note", async () => {
@@ -394,7 +401,8 @@ describe("traj", () => {
     const steps = await tailSteps(db, mind.id, 3);
     expect(outcome(r)).toEqual({
       stdout: [
-        `${steps[0]?.step_id.slice(0, 8)} 17:44:36 message [chat] you → Reverie: are you there?\n`,
+        // sendMessage stamps the wall clock; the journal stamps the test clock.
+        `${steps[0]?.step_id.slice(0, 8)} ${steps[0]?.ts.slice(11, 19)} message [chat] you → Reverie: are you there?\n`,
         "0a000001 17:44:36 thought [reverie] I should answer.\n",
         "0a000002 17:44:36 final answered\n",
       ].join(""),
@@ -419,7 +427,7 @@ describe("traj", () => {
     ["-n -4", "traj tail: -n takes a whole number above 0, not '-4'\n"],
     ["-n 2.5", "traj tail: -n takes a whole number above 0, not '2.5'\n"],
     ["-n many", "traj tail: -n takes a whole number above 0, not 'many'\n"],
-    ["-n", "traj tail: -n takes a whole number above 0, not 'undefined'\n"],
+    ["-n", "traj tail: unexpected '-n'\nusage: traj tail [-n N]\n"],
     ["--lines 3", "traj tail: unexpected '--lines'\nusage: traj tail [-n N]\n"],
   ] as const) {
     it(`tail ${args} fails with exit 2`, async () => {

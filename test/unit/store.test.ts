@@ -55,7 +55,7 @@ describe("steps: append-only", () => {
   it("exposes no way to update or delete a step", () => {
     const names = Object.keys(stepsModule);
     expect(names.length).toBeGreaterThan(5);
-    const mutating = names.filter((n) => /update|delete|remove|put(?!Blob)/i.test(n) || (/put/i.test(n) && n !== "putBlob"));
+    const mutating = names.filter((n) => /update|delete|remove|put(?!Blob)/i.test(n));
     expect(mutating).toEqual([]);
     expect(names).toContain("putBlob");
   });
@@ -88,12 +88,19 @@ describe("steps: append-only", () => {
     expect(await db.steps.count()).toBe(0);
   });
 
-  it("refuses a duplicate step_id, even for another mind", async () => {
+  it("refuses a duplicate step_id within a mind", async () => {
     await appendStep(db, MIND, thought(1));
     await expect(appendStep(db, MIND, thought(1, { content: "again" } as Partial<Step>))).rejects.toMatchObject({ name: "ConstraintError" });
-    await expect(appendStep(db, OTHER, thought(1))).rejects.toMatchObject({ name: "ConstraintError" });
+    await expect(appendStep(db, MIND, thought(1), idOf(9, "dddddddd"))).rejects.toMatchObject({ name: "ConstraintError" });
     const rows = await allRows();
-    expect(rows.map((r) => JSON.parse(r.json).content)).toEqual(["thought 1"]);
+    expect(rows.map((r) => [r.mind_id, JSON.parse(r.json).content])).toEqual([[MIND, "thought 1"]]);
+  });
+
+  it("lets another owner hold the same step_id (an archive imported twice is two owners)", async () => {
+    await appendStep(db, MIND, thought(1));
+    await appendStep(db, OTHER, thought(1));
+    expect(await tailSteps(db, MIND, 5)).toEqual([thought(1)]);
+    expect(await tailSteps(db, OTHER, 5)).toEqual([thought(1)]);
   });
 });
 
@@ -154,7 +161,7 @@ describe("steps: reading", () => {
 });
 
 describe("steps: damaged rows", () => {
-  it("are skipped and counted by parseRows, never cast", async () => {
+  it("are skipped and counted by parseRows; a known kind missing fields is kept as-is", async () => {
     await appendStep(db, MIND, thought(1));
     await db.steps.add({ step_id: idOf(2), mind_id: MIND, traj_id: MIND, type: "thought", json: "{\"type\":\"thought\",\"step_" });
     await db.steps.add({ step_id: idOf(3), mind_id: MIND, traj_id: MIND, type: "message", json: JSON.stringify({ type: "message", step_id: idOf(3), ts: TS }) });
@@ -165,8 +172,10 @@ describe("steps: damaged rows", () => {
     const rows = await tailRows(db, MIND, 10);
     expect(rows).toHaveLength(6);
     const parsed = parseRows(rows);
-    expect(parsed).toEqual({ steps: [thought(1), thought(6)], seqs: [rows[0]?.seq, rows[5]?.seq], skipped: 4 });
-    expect(await tailSteps(db, MIND, 10)).toEqual([thought(1), thought(6)]);
+    // The message lacks from/to/content, but has type and step_id: shown as it is, not dropped.
+    const loose = { type: "message", step_id: idOf(3), ts: TS };
+    expect(parsed).toEqual({ steps: [thought(1), loose, thought(6)], seqs: [rows[0]?.seq, rows[2]?.seq, rows[5]?.seq], skipped: 3 });
+    expect(await tailSteps(db, MIND, 10)).toEqual([thought(1), loose, thought(6)]);
     expect(await findSteps(db, MIND, idOf(2), 5)).toEqual([]);
     // They still count as rows: nothing is rewritten or dropped from the log.
     expect(await countSteps(db, MIND)).toBe(6);
@@ -180,6 +189,12 @@ describe("steps: damaged rows", () => {
 });
 
 describe("steps: blobs", () => {
+  it("mindLog writes the mind's blobs under blobs/, as step refs name them", async () => {
+    await mindLog(db, MIND).putBlob("c0ffee00-stdout.txt", "whole output");
+    expect(await getBlob(db, MIND, "blobs/c0ffee00-stdout.txt")).toBe("whole output");
+    expect(await getBlob(db, MIND, "c0ffee00-stdout.txt")).toBeUndefined();
+  });
+
   it("stores and returns a blob per mind, and refuses a second blob of one name", async () => {
     await putBlob(db, MIND, "c0ffee00-stdout", "big output");
     expect(await getBlob(db, MIND, "c0ffee00-stdout")).toBe("big output");
@@ -223,6 +238,7 @@ describe("minds", () => {
       },
     ]);
     expect(steps[1]?.step_id).not.toBe(mind.id);
+    expect(await db.trajectories.toArray()).toEqual([{ mind_id: mind.id, traj_id: mind.id, name: "Ada", dir: "" }]);
     // The key stays in the mind's settings, never in the log (which is exported).
     const raw = (await allRows()).map((r) => r.json).join("\n");
     expect(raw).not.toContain("sk-secret-123");
@@ -233,6 +249,7 @@ describe("minds", () => {
     await expect(createMind(db, { name: "", persona: "", model: MODEL })).rejects.toThrow();
     expect(await db.minds.count()).toBe(0);
     expect(await db.steps.count()).toBe(0);
+    expect(await db.trajectories.count()).toBe(0);
   });
 
   it("getMind returns null for a missing or damaged row", async () => {

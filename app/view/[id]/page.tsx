@@ -1,0 +1,6 @@
+import { ArchiveView } from "@/components/ArchiveView";
+
+export default async function ViewPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  return <ArchiveView id={id} />;
+}

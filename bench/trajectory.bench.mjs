@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+// Benchmark: a 100,000-step Headlong-format trajectory in Chromium.
+// Measures import throughput (steps/s), time until the viewer shows the newest
+// steps, the page's JS heap once the whole index is loaded, and frame times
+// while scrolling. Prints a table with ratios to the targets and writes
+// bench/results/trajectory.json.
+//
+//   npm run bench -- trajectory            (STEPS=100000 by default)
+//   REVERIE_BENCH_REUSE_BUILD=1 npm run bench -- trajectory
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { register } from "tsx/esm/api";
+import { chromium } from "playwright-core";
+
+register();
+const { makeHeadlongTree } = await import("../test/fixtures/headlong-tree.ts");
+
+const STEPS = Number(process.env.STEPS ?? 100_000);
+const TARGETS = { import_steps_per_s: 20_000, first_render_ms: 1000, heap_mb: 400 };
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUp(url, child) {
+  for (let i = 0; i < 240; i++) {
+    if (child.exitCode !== null) throw new Error("the app exited");
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error("the app did not start");
+}
+
+if (!(process.env.REVERIE_BENCH_REUSE_BUILD === "1" && existsSync(".next/BUILD_ID"))) {
+  console.log("building the app…");
+  const b = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { stdio: ["ignore", "ignore", "inherit"], env });
+  if (b.status !== 0) process.exit(1);
+}
+const port = await freePort();
+const app = spawn(process.execPath, ["scripts/start.mjs"], { env: { ...env, PORT: String(port) }, stdio: "ignore" });
+const base = `http://localhost:${port}`;
+let browser;
+try {
+  await waitUp(base, app);
+  console.log(`generating ${STEPS.toLocaleString()} steps…`);
+  const tree = makeHeadlongTree({ steps: STEPS, seed: 1 });
+  const dir = await mkdtemp(join(tmpdir(), "reverie-bench-"));
+  const file = join(dir, "trajectory.jsonl");
+  writeFileSync(file, tree.files[0].data);
+  const steps = tree.counts[tree.rootId];
+  const bytes = Buffer.byteLength(tree.files[0].data);
+
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--enable-precise-memory-info"],
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(base);
+
+  // Import: from handing the file to the page until the viewer route opens.
+  const t0 = performance.now();
+  await page.getByTestId("import-file").setInputFiles(file);
+  await page.waitForURL(/\/view\//, { timeout: 300_000 });
+  const importMs = performance.now() - t0;
+  const viewUrl = page.url();
+
+  // First render: a fresh load of the viewer until the newest step is on screen.
+  await page.goto(base);
+  const t1 = performance.now();
+  await page.goto(viewUrl);
+  await page.locator(`[data-step-id="${tree.ids.last}"]`).waitFor({ timeout: 60_000 });
+  const firstRenderMs = performance.now() - t1;
+
+  // Memory: once the whole index is loaded.
+  await page.waitForFunction(() => !document.querySelector('[data-testid="step-count"]')?.textContent?.includes("loading"), null, { timeout: 120_000 });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("HeapProfiler.collectGarbage");
+  await cdp.send("Performance.enable");
+  const { metrics } = await cdp.send("Performance.getMetrics");
+  const heapMb = (metrics.find((m) => m.name === "JSHeapUsedSize")?.value ?? 0) / 1024 / 1024;
+  const rendered = await page.locator('[data-testid="step"]').count();
+
+  // Scrolling: jump through the list and time the frames.
+  const frames = await page.evaluate(async () => {
+    const el = document.querySelector('[data-testid="thought-stream"]')?.parentElement;
+    if (!el) return [];
+    const times = [];
+    let last = performance.now();
+    for (let i = 0; i < 120; i++) {
+      el.scrollTop = Math.max(0, el.scrollHeight - el.clientHeight - i * 1500);
+      await new Promise((r) => requestAnimationFrame(r));
+      const now = performance.now();
+      times.push(now - last);
+      last = now;
+    }
+    return times;
+  });
+  frames.sort((a, b) => a - b);
+  const p95 = frames[Math.floor(frames.length * 0.95)] ?? 0;
+
+  const result = {
+    steps,
+    bytes,
+    import_ms: Math.round(importMs),
+    import_steps_per_s: Math.round(steps / (importMs / 1000)),
+    first_render_ms: Math.round(firstRenderMs),
+    heap_mb: Math.round(heapMb * 10) / 10,
+    rows_in_dom: rendered,
+    scroll_frame_p95_ms: Math.round(p95 * 10) / 10,
+    targets: TARGETS,
+    ratios: {
+      import: Math.round((steps / (importMs / 1000) / TARGETS.import_steps_per_s) * 100) / 100,
+      first_render: Math.round((TARGETS.first_render_ms / firstRenderMs) * 100) / 100,
+      memory: Math.round((TARGETS.heap_mb / heapMb) * 100) / 100,
+    },
+    when: new Date().toISOString(),
+  };
+  const row = (name, value, target, ratio) => console.log(`${name.padEnd(28)} ${String(value).padStart(12)} ${String(target).padStart(12)} ${ratio === undefined ? "" : `${ratio.toFixed(2)}×`.padStart(8)}`);
+  console.log(`\n${"measure".padEnd(28)} ${"value".padStart(12)} ${"target".padStart(12)} ${"ratio".padStart(8)}  (ratio > 1 is better than target)`);
+  row("steps imported", steps.toLocaleString(), "", undefined);
+  row("import throughput (steps/s)", result.import_steps_per_s.toLocaleString(), `≥ ${TARGETS.import_steps_per_s.toLocaleString()}`, result.ratios.import);
+  row("first render (ms)", result.first_render_ms, `< ${TARGETS.first_render_ms}`, result.ratios.first_render);
+  row("JS heap, index loaded (MB)", result.heap_mb, `< ${TARGETS.heap_mb}`, result.ratios.memory);
+  row("step rows in the DOM", rendered, "", undefined);
+  row("scroll frame p95 (ms)", result.scroll_frame_p95_ms, "", undefined);
+  mkdirSync("bench/results", { recursive: true });
+  writeFileSync("bench/results/trajectory.json", `${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  await browser?.close();
+  app.kill("SIGTERM");
+}

@@ -1,0 +1,41 @@
+"use client";
+// An imported trajectory, read-only.
+import Link from "next/link";
+import { Suspense } from "react";
+import { useArchive } from "@/lib/store/hooks";
+import { ExportButton } from "./ExportButton";
+import { TrajectoryViewer } from "./viewer/TrajectoryViewer";
+
+export function ArchiveView({ id }: { id: string }) {
+  const archive = useArchive(id);
+  if (archive === null) {
+    return (
+      <main className="mx-auto max-w-3xl px-4 py-10">
+        <p role="alert">There is no imported trajectory with this id in this browser.</p>
+        <Link href="/" className="text-indigo-600 underline">
+          Back home
+        </Link>
+      </main>
+    );
+  }
+  return (
+    <main className="mx-auto flex h-screen max-w-5xl flex-col gap-3 px-4 py-3">
+      <header className="flex flex-wrap items-baseline gap-3 border-b border-stone-200 pb-3 dark:border-stone-800">
+        <Link href="/" className="text-sm text-stone-500 hover:underline">
+          ← home
+        </Link>
+        <h1 className="text-xl font-semibold">{archive?.name ?? "…"}</h1>
+        {archive && (
+          <span className="text-xs text-stone-500" data-testid="archive-stats">
+            read-only · from {archive.source} · {archive.stats.steps.toLocaleString()} steps · {archive.stats.trajectories} trajectories · {archive.stats.runs} runs
+            {archive.stats.skipped ? ` · ${archive.stats.skipped} lines skipped` : ""}
+          </span>
+        )}
+        <span className="ml-auto">{archive && <ExportButton owner={id} name={archive.name} />}</span>
+      </header>
+      <Suspense fallback={<p className="text-sm text-stone-500">Loading…</p>}>
+        <TrajectoryViewer owner={id} live={false} />
+      </Suspense>
+    </main>
+  );
+}

@@ -1,0 +1,82 @@
+"use client";
+// Search over step content and blobs. Enter jumps to the next hit,
+// Shift+Enter to the previous one; the query is kept in the URL.
+import { useEffect, useRef, useState } from "react";
+import { db } from "@/lib/store/db";
+import { searchSteps, type SearchHit } from "@/lib/store/view";
+
+export function SearchBox(props: {
+  owner: string;
+  initial: string;
+  onQuery: (q: string) => void;
+  onHit: (hit: SearchHit) => void;
+  onMatches: (ids: ReadonlySet<string>) => void;
+}) {
+  const { owner, onHit, onMatches } = props;
+  const [q, setQ] = useState(props.initial);
+  const [result, setResult] = useState<{ q: string; hits: SearchHit[]; truncated: boolean } | null>(null);
+  const [at, setAt] = useState(-1);
+  const [busy, setBusy] = useState(false);
+  const running = useRef<AbortController | null>(null);
+
+  async function run(query: string): Promise<SearchHit[]> {
+    running.current?.abort();
+    const ac = new AbortController();
+    running.current = ac;
+    setBusy(true);
+    try {
+      const r = await searchSteps(db(), owner, query, { signal: ac.signal });
+      setResult({ q: query, ...r });
+      onMatches(new Set(r.hits.map((h) => h.id)));
+      return r.hits;
+    } finally {
+      if (running.current === ac) setBusy(false);
+    }
+  }
+
+  // A query from the URL (a shared link) runs once on load, without jumping.
+  useEffect(() => {
+    if (props.initial.trim()) void run(props.initial.trim()).catch(() => undefined);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [owner]);
+
+  async function go(step: 1 | -1) {
+    const query = q.trim();
+    if (!query) {
+      setResult(null);
+      onMatches(new Set());
+      props.onQuery("");
+      return;
+    }
+    const hits = result?.q === query ? result.hits : await run(query).catch(() => []);
+    if (result?.q !== query) props.onQuery(query);
+    if (hits.length === 0) return;
+    const next = result?.q === query ? (at + step + hits.length) % hits.length : step === 1 ? 0 : hits.length - 1;
+    setAt(next);
+    const hit = hits[next];
+    if (hit) onHit(hit);
+  }
+
+  return (
+    <div className="flex items-center gap-2">
+      <input
+        type="search"
+        data-testid="step-search"
+        aria-label="Search steps and outputs"
+        placeholder="Search steps and outputs (Enter: next, Shift+Enter: previous)"
+        className="w-full max-w-md rounded border border-stone-300 bg-white px-2 py-1 text-sm dark:border-stone-700 dark:bg-stone-900"
+        value={q}
+        onChange={(e) => setQ(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter") {
+            e.preventDefault();
+            void go(e.shiftKey ? -1 : 1);
+          }
+        }}
+      />
+      <span className="text-xs text-stone-500" data-testid="search-status" aria-live="polite">
+        {busy ? "searching…" : result ? (result.hits.length === 0 ? "no matches" : `${at >= 0 ? at + 1 : "–"} / ${result.hits.length}${result.truncated ? "+" : ""}`) : ""}
+      </span>
+    </div>
+  );
+}

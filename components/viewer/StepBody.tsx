@@ -1,0 +1,114 @@
+"use client";
+// The body of one step. Everything a mind wrote is untrusted: it is shown as
+// text (React escapes it), never as HTML.
+import { useState } from "react";
+import type { Step } from "@/lib/trajectory/schema";
+import { stepText } from "@/lib/trajectory/summary";
+
+const mono = "mt-1 max-h-[32rem] overflow-auto whitespace-pre-wrap break-words rounded bg-stone-100 px-2 py-1 font-mono text-xs dark:bg-stone-900";
+
+export interface BodyActions {
+  /** The whole text of a cut output, from its blob; undefined when the blob is missing. */
+  loadBlob: (ref: string) => Promise<string | undefined>;
+  openTrajectory: (trajId: string, stepId?: string) => void;
+}
+
+function CutOutput({ text, bytes, refPath, actions, className }: { text: string; bytes: unknown; refPath: string; actions: BodyActions; className: string }) {
+  const [full, setFull] = useState<string | null>(null);
+  const [missing, setMissing] = useState(false);
+  return (
+    <>
+      <pre className={className}>{full ?? text}</pre>
+      {full === null && (
+        <button
+          type="button"
+          className="mt-1 text-xs text-indigo-600 underline disabled:no-underline disabled:opacity-60 dark:text-indigo-400"
+          disabled={missing}
+          data-testid="load-blob"
+          onClick={async () => {
+            const t = await actions.loadBlob(refPath);
+            if (t === undefined) setMissing(true);
+            else setFull(t);
+          }}
+        >
+          {missing ? `the blob ${refPath} is missing; the first 4096 bytes are shown` : `show all ${String(bytes)} bytes`}
+        </button>
+      )}
+    </>
+  );
+}
+
+export function StepBody({ step, actions }: { step: Step; actions: BodyActions }) {
+  const s = step as Record<string, unknown>;
+  const str = (k: string) => (typeof s[k] === "string" ? (s[k] as string) : "");
+  switch (step.type) {
+    case "reasoning":
+      return (
+        <>
+          {str("thought") && <p className="whitespace-pre-wrap break-words text-sm">{str("thought")}</p>}
+          <pre className={mono}>{str("cmd")}</pre>
+        </>
+      );
+    case "shell-output":
+      return (
+        <>
+          <div className="text-xs text-stone-500">
+            exit {String(s.exit)} · {String(s.exec_s)} s{s.timed_out ? " · timed out" : ""}
+          </div>
+          {str("stdout") &&
+            (s.stdout_truncated && str("stdout_ref") ? (
+              <CutOutput text={str("stdout")} bytes={s.stdout_bytes} refPath={str("stdout_ref")} actions={actions} className={mono} />
+            ) : (
+              <pre className={mono}>{str("stdout")}</pre>
+            ))}
+          {str("stderr") &&
+            (s.stderr_truncated && str("stderr_ref") ? (
+              <CutOutput text={str("stderr")} bytes={s.stderr_bytes} refPath={str("stderr_ref")} actions={actions} className={`${mono} text-red-700 dark:text-red-300`} />
+            ) : (
+              <pre className={`${mono} text-red-700 dark:text-red-300`}>{str("stderr")}</pre>
+            ))}
+        </>
+      );
+    case "message":
+      return (
+        <p className="whitespace-pre-wrap break-words text-sm">
+          <span className="font-medium">{str("from")}</span>
+          <span className="text-stone-500"> → {str("to")}: </span>
+          {str("content")}
+        </p>
+      );
+    case "fork":
+      return (
+        <button type="button" className="text-sm text-indigo-600 underline dark:text-indigo-400" data-testid="open-child" onClick={() => actions.openTrajectory(str("child"))}>
+          forked child {str("child_ref") || str("child").slice(0, 8)} →
+        </button>
+      );
+    case "merge":
+      return (
+        <>
+          <p className="whitespace-pre-wrap break-words text-sm">{str("content")}</p>
+          <button type="button" className="text-xs text-indigo-600 underline dark:text-indigo-400" onClick={() => actions.openTrajectory(str("from_traj"), str("from_step"))}>
+            merged from {str("from_traj").slice(0, 8)}
+          </button>
+        </>
+      );
+    default: {
+      if (step.type === "trajectory" && str("parent_traj")) {
+        return (
+          <button type="button" className="text-sm text-indigo-600 underline dark:text-indigo-400" onClick={() => actions.openTrajectory(str("parent_traj"), str("parent_step") || undefined)}>
+            ← forked from {str("parent_traj").slice(0, 8)}
+          </button>
+        );
+      }
+      const text = stepText(step);
+      return text ? <p className="whitespace-pre-wrap break-words text-sm">{text}</p> : <KnownFields step={s} />;
+    }
+  }
+}
+
+/** For kinds without a main text: their own fields, as text. */
+function KnownFields({ step }: { step: Record<string, unknown> }) {
+  const { type: _t, step_id: _id, ts: _ts, run_id: _r, trigger_step: _tr, source: _s, ...rest } = step;
+  if (Object.keys(rest).length === 0) return null;
+  return <pre className={mono}>{JSON.stringify(rest, null, 2)}</pre>;
+}

@@ -1,0 +1,226 @@
+"use client";
+// The trajectory viewer, for a live mind and for any imported trajectory:
+// runs grouped and collapsible, idle stretches folded, bodies and blobs loaded
+// on demand, virtualized past a few hundred rows, with the fork tree, search,
+// type filters and the selected step kept in the URL.
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { db } from "@/lib/store/db";
+import { blobText, locateStep, trajectoriesOf } from "@/lib/store/view";
+import type { TrajectoryRow } from "@/lib/store/db";
+import { buildRows, rowIndexOf, type DisplayRow } from "@/lib/trajectory/rows";
+import { ForkTree } from "./ForkTree";
+import { SearchBox } from "./SearchBox";
+import type { BodyActions } from "./StepBody";
+import { StepRow } from "./StepRow";
+import { TypeFilter } from "./TypeFilter";
+import { useStepBodies } from "./useStepBodies";
+import { useTrajectoryIndex } from "./useTrajectoryIndex";
+import { useViewerUrl } from "./useViewerUrl";
+
+/** Up to this many rows are all in the page; beyond, only those on screen. */
+const PLAIN_LIMIT = 400;
+
+export function TrajectoryViewer({ owner, live, footer }: { owner: string; live: boolean; footer?: React.ReactNode }) {
+  const [url, setUrl] = useViewerUrl();
+  const [trajs, setTrajs] = useState<TrajectoryRow[] | null>(null);
+  const trajId = url.traj ?? trajs?.find((t) => !t.parent_traj || !trajs.some((p) => p.traj_id === t.parent_traj))?.traj_id ?? (live ? owner : undefined);
+  const traj = trajs?.find((t) => t.traj_id === trajId);
+  const index = useTrajectoryIndex(owner, trajId);
+  const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
+  const [openFolds, setOpenFolds] = useState<Set<string>>(new Set());
+  const [matches, setMatches] = useState<ReadonlySet<string>>(new Set());
+  const scroller = useRef<HTMLDivElement>(null);
+  const follow = useRef(true);
+
+  useEffect(() => {
+    let cancelled = false;
+    trajectoriesOf(db(), owner).then((t) => !cancelled && setTrajs(t));
+    return () => {
+      cancelled = true;
+    };
+  }, [owner]);
+
+  const groupRuns = useMemo(() => index.entries.some((e) => e.type === "shellm-run" || e.run), [index.entries]);
+  const rows = useMemo(
+    () => buildRows(index.entries, { collapsedRuns: collapsed, openFolds, types: url.types, groupRuns }),
+    [index.entries, collapsed, openFolds, url.types, groupRuns],
+  );
+  const virtual = rows.length > PLAIN_LIMIT;
+  const virtualizer = useVirtualizer({
+    count: virtual ? rows.length : 0,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 64,
+    overscan: 12,
+    getItemKey: (i) => rows[i]?.key ?? i,
+  });
+  const items = virtual ? virtualizer.getVirtualItems() : [];
+  const onScreen = virtual ? items.map((i) => rows[i.index]).filter((r): r is DisplayRow => !!r) : rows;
+  const bodies = useStepBodies(onScreen.flatMap((r) => (r.kind === "step" ? [r.entry.seq] : [])));
+
+  const scrollToRow = useCallback(
+    (i: number, align: "center" | "end") => {
+      if (i < 0) return;
+      if (virtual) virtualizer.scrollToIndex(i, { align });
+      else scroller.current?.querySelector(`[data-row="${i}"]`)?.scrollIntoView({ block: align === "end" ? "end" : "center" });
+    },
+    [virtual, virtualizer],
+  );
+
+  // Follow the newest steps while the reader is at the bottom.
+  useEffect(() => {
+    if (follow.current && !url.step) scrollToRow(rows.length - 1, "end");
+  }, [rows.length, url.step, scrollToRow]);
+
+  // A selected step (deep link, search hit, click): open what hides it, then bring it into view.
+  const located = useRef<string | null>(null);
+  useEffect(() => {
+    const id = url.step;
+    if (!id || !index.loaded) return;
+    const entry = index.entries.find((e) => e.id === id);
+    if (!entry) {
+      if (located.current === id) return;
+      located.current = id;
+      // Not in this trajectory (or not loaded yet): find where it lives.
+      locateStep(db(), owner, id).then((where) => {
+        if (where && where.traj !== trajId) setUrl({ traj: where.traj });
+      });
+      return;
+    }
+    if (entry.run && collapsed.has(entry.run)) {
+      setCollapsed((c) => new Set([...c].filter((r) => r !== entry.run)));
+      return;
+    }
+    const at = rowIndexOf(rows, id);
+    const row = rows[at];
+    if (row?.kind === "fold") {
+      setOpenFolds((f) => new Set(f).add(row.entries[0]?.id ?? ""));
+      return;
+    }
+    follow.current = false;
+    scrollToRow(at, "center");
+  }, [url.step, index.loaded, index.entries, rows, collapsed, owner, trajId, setUrl, scrollToRow]);
+
+  const actions: BodyActions = useMemo(
+    () => ({
+      loadBlob: (ref) => blobText(db(), owner, traj, ref),
+      openTrajectory: (t, step) => setUrl({ traj: t, step: step ?? null }),
+    }),
+    [owner, traj, setUrl],
+  );
+  const select = useCallback((id: string) => setUrl({ step: id }), [setUrl]);
+  const toggleRun = useCallback((runId: string) => {
+    setCollapsed((c) => {
+      const n = new Set(c);
+      if (!n.delete(runId)) n.add(runId);
+      return n;
+    });
+  }, []);
+
+  // j / k move the selection; Escape clears it and follows the stream again.
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    if ((e.target as HTMLElement).closest("input,textarea,select")) return;
+    const steps = rows.filter((r): r is Extract<DisplayRow, { kind: "step" }> => r.kind === "step");
+    const at = steps.findIndex((r) => r.entry.id === url.step);
+    if (e.key === "j" || e.key === "k") {
+      const next = steps[e.key === "j" ? Math.min(steps.length - 1, at + 1) : Math.max(0, at < 0 ? steps.length - 1 : at - 1)];
+      if (next) select(next.entry.id);
+      e.preventDefault();
+    } else if (e.key === "Escape") {
+      setUrl({ step: null });
+      follow.current = true;
+    }
+  };
+
+  const renderRow = (row: DisplayRow) =>
+    row.kind === "fold" ? (
+      <button
+        type="button"
+        data-testid="idle-fold"
+        className="w-full rounded border border-dashed border-amber-300 px-3 py-1 text-left text-xs text-stone-500 hover:bg-amber-50 dark:hover:bg-amber-950/30"
+        onClick={() => setOpenFolds((f) => new Set(f).add(row.entries[0]?.id ?? ""))}
+      >
+        {row.entries.length} idle steps folded ({row.entries[0]?.ts.slice(11, 19)} – {row.entries[row.entries.length - 1]?.ts.slice(11, 19)}) · show
+      </button>
+    ) : (
+      <StepRow
+        entry={row.entry}
+        step={bodies.get(row.entry.seq)}
+        inRun={row.inRun}
+        run={row.run}
+        selected={row.entry.id === url.step}
+        matched={matches.has(row.entry.id)}
+        actions={actions}
+        onSelect={select}
+        onToggleRun={toggleRun}
+      />
+    );
+
+  const typeCounts = useMemo(() => {
+    const c = new Map<string, number>();
+    for (const e of index.entries) c.set(e.type, (c.get(e.type) ?? 0) + 1);
+    return c;
+  }, [index.entries]);
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col gap-2" onKeyDown={onKeyDown}>
+      <div className="flex flex-wrap items-start gap-3">
+        {trajs && trajs.length > 1 && <ForkTree trajectories={trajs} current={trajId} onOpen={(t) => setUrl({ traj: t, step: null })} />}
+        <div className="flex min-w-0 flex-1 flex-col gap-2">
+          <SearchBox owner={owner} initial={url.q} onQuery={(q) => setUrl({ q })} onHit={(hit) => setUrl({ traj: hit.traj, step: hit.id })} onMatches={setMatches} />
+          <TypeFilter counts={typeCounts} selected={url.types} onChange={(types) => setUrl({ types })} />
+          <div className="flex gap-3 text-xs text-stone-500">
+            <span data-testid="step-count">
+              {index.entries.length} step{index.entries.length === 1 ? "" : "s"}
+              {!index.complete && index.loaded ? " (loading older…)" : ""}
+            </span>
+            {groupRuns && (
+              <>
+                <button type="button" className="underline" onClick={() => setCollapsed(new Set(index.entries.filter((e) => e.type === "shellm-run").map((e) => e.id)))}>
+                  collapse runs
+                </button>
+                <button type="button" className="underline" onClick={() => setCollapsed(new Set())}>
+                  expand runs
+                </button>
+              </>
+            )}
+          </div>
+        </div>
+      </div>
+      <div
+        ref={scroller}
+        tabIndex={0}
+        className="min-h-[50vh] flex-1 overflow-auto rounded border border-stone-200 p-2 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400 dark:border-stone-800"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          follow.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+        }}
+      >
+        {!index.loaded ? (
+          <p className="text-sm text-stone-500">Loading…</p>
+        ) : virtual ? (
+          <ol data-testid="thought-stream" className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
+            {items.map((item) => {
+              const row = rows[item.index];
+              if (!row) return null;
+              return (
+                <li key={item.key} data-index={item.index} data-row={item.index} ref={virtualizer.measureElement} className="absolute left-0 top-0 w-full pb-2" style={{ transform: `translateY(${item.start}px)` }}>
+                  {renderRow(row)}
+                </li>
+              );
+            })}
+          </ol>
+        ) : (
+          <ol data-testid="thought-stream" className="flex flex-col gap-2">
+            {rows.map((row, i) => (
+              <li key={row.key} data-row={i}>
+                {renderRow(row)}
+              </li>
+            ))}
+          </ol>
+        )}
+        {footer}
+      </div>
+    </div>
+  );
+}

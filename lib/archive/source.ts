@@ -1,0 +1,50 @@
+// Reading the source Blob, the only place bytes enter: every read checks the
+// abort signal and counts toward progress, so no format can forget either.
+import { type ReadContext, unreadable } from "./context";
+
+/**
+ * The blob as a stream that pulls only on demand (highWaterMark 0), so
+ * progress tracks what the parser really consumed, and stops at abort.
+ */
+export function sourceStream(blob: Blob, ctx: ReadContext): ReadableStream<Uint8Array<ArrayBuffer>> {
+  let reader: ReadableStreamDefaultReader<Uint8Array<ArrayBuffer>> | undefined;
+  return new ReadableStream<Uint8Array<ArrayBuffer>>(
+    {
+      async pull(controller) {
+        ctx.signal?.throwIfAborted();
+        reader ??= blob.stream().getReader();
+        let chunk: ReadableStreamReadResult<Uint8Array<ArrayBuffer>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          throw unreadable(error, ctx.signal);
+        }
+        ctx.signal?.throwIfAborted();
+        if (chunk.done) {
+          controller.close();
+          return;
+        }
+        ctx.progress.add(chunk.value.length);
+        controller.enqueue(chunk.value);
+      },
+      async cancel(reason) {
+        await reader?.cancel(reason).catch(() => undefined);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** Bytes [start, end) of the blob, for formats with random access (zip). */
+export async function readRange(blob: Blob, start: number, end: number, ctx: ReadContext, count = true): Promise<Uint8Array> {
+  ctx.signal?.throwIfAborted();
+  let buffer: ArrayBuffer;
+  try {
+    buffer = await blob.slice(start, end).arrayBuffer();
+  } catch (error) {
+    throw unreadable(error, ctx.signal);
+  }
+  ctx.signal?.throwIfAborted();
+  if (count) ctx.progress.add(buffer.byteLength);
+  return new Uint8Array(buffer);
+}

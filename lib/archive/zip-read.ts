@@ -1,0 +1,162 @@
+// Reads a zip by random access on the Blob: the central directory at the end
+// says where each entry is, so only the directory and the entries asked for
+// are read, a slice at a time; deflated data is inflated as it streams.
+import { Inflate } from "fflate";
+import { damaged, type ReadContext } from "./context";
+import { crc32 } from "./crc32";
+import { makeEntry, type EntrySource } from "./entry";
+import { cleanPath } from "./paths";
+import { readRange } from "./source";
+import { ArchiveError, type ArchiveEntry } from "./types";
+import {
+  applyZip64End,
+  type CentralRecord,
+  EOCD_SEARCH,
+  FLAG_ENCRYPTED,
+  findEnd,
+  LOCAL_HEADER_SIZE,
+  MAX16,
+  methodName,
+  needsZip64,
+  parseCentral,
+  SIG_LOCAL,
+  view,
+  ZIP64_EOCD_SIZE,
+  ZIP64_LOCATOR_SIZE,
+  zip64EndOffset,
+} from "./zip-format";
+
+/** Compressed bytes read per step; small enough that one step of a zip bomb stays bounded (~64 MB). */
+const CHUNK = 64 * 1024;
+
+export async function* readZip(blob: Blob, ctx: ReadContext): AsyncGenerator<ArchiveEntry> {
+  const files: { record: CentralRecord; path: string }[] = [];
+  for (const record of await readDirectory(blob, ctx)) {
+    if (record.special) continue;
+    const path = cleanPath(record.name.replace(/\\/g, "/"));
+    if (path === "") continue;
+    if (path === null) throw new ArchiveError(`This .zip file contains an unsafe path "${record.name}" that points outside the archive.`);
+    // Refused before anything is handed out, so an import never stops halfway through.
+    if (record.flags & FLAG_ENCRYPTED) throw new ArchiveError(`This .zip file has a password-protected entry "${path}", which Reverie cannot read.`);
+    if (record.method !== 0 && record.method !== 8) {
+      throw new ArchiveError(`This .zip file stores "${path}" with ${methodName(record.method)} compression, which Reverie cannot read; re-create the archive with standard (Deflate) compression.`);
+    }
+    files.push({ record, path });
+  }
+  for (const { record, path } of files) {
+    const body = zipBody(blob, record, path, ctx);
+    yield makeEntry(path, record.size, body);
+    await body.discard();
+  }
+  ctx.progress.finish();
+}
+
+async function readDirectory(blob: Blob, ctx: ReadContext): Promise<CentralRecord[]> {
+  const tailStart = Math.max(0, blob.size - EOCD_SEARCH);
+  let end = findEnd(await readRange(blob, tailStart, blob.size, ctx, false), tailStart);
+  if (!end) throw damaged(ctx, "no central directory found");
+  ctx.progress.add(blob.size - end.at);
+
+  // The central directory sits right before the EOCD, or before the ZIP64 record when there is one.
+  let cdEnd = end.at;
+  if (needsZip64(end) && end.at >= ZIP64_LOCATOR_SIZE) {
+    const stated = zip64EndOffset(await readRange(blob, end.at - ZIP64_LOCATOR_SIZE, end.at, ctx));
+    if (stated !== null) {
+      // The record normally sits right before the locator; its stated offset is off when data was prepended.
+      const adjacent = end.at - ZIP64_LOCATOR_SIZE - ZIP64_EOCD_SIZE;
+      let zip64 = null;
+      for (const at of stated === adjacent ? [stated] : [stated, adjacent]) {
+        if (at < 0) continue;
+        zip64 = applyZip64End(end, await readRange(blob, at, at + ZIP64_EOCD_SIZE, ctx));
+        if (zip64) {
+          cdEnd = at;
+          break;
+        }
+      }
+      if (!zip64) throw damaged(ctx, "its ZIP64 directory record is missing");
+      end = zip64;
+    }
+  }
+  if (end.disk !== 0 || end.cdDisk !== 0) throw new ArchiveError("This .zip file is one part of a split archive; join the parts into a single .zip and try again.");
+  const cdStart = cdEnd - end.cdSize;
+  if (cdStart < 0) throw damaged(ctx, "its central directory is cut short");
+  // Data prepended to the zip (a self-extractor stub) shifts every offset by the same amount.
+  const shift = cdStart - end.cdOffset;
+  if (shift < 0) throw damaged(ctx, "its central directory is cut short");
+
+  const records = parseCentral(await readRange(blob, cdStart, cdEnd, ctx));
+  // Some writers wrap the 16-bit entry count past 65535, so fewer is damage but more is not.
+  if (!records || (records.length < end.entries && end.entries !== MAX16)) throw damaged(ctx, "its central directory is cut short or corrupt");
+  for (const record of records) record.localOffset += shift;
+  return records;
+}
+
+function zipBody(blob: Blob, record: CentralRecord, path: string, ctx: ReadContext): EntrySource {
+  let finished = false;
+  let headerRead = false;
+  let dataRead = 0;
+  return {
+    open() {
+      let pos = 0;
+      let end = 0;
+      let produced = 0;
+      let crc = 0;
+      const inflated: Uint8Array[] = [];
+      const inflater = record.method === 8 ? new Inflate((data) => inflated.push(data)) : null;
+
+      const locate = async () => {
+        const header = await readRange(blob, record.localOffset, record.localOffset + LOCAL_HEADER_SIZE, ctx);
+        headerRead = true;
+        const dv = view(header);
+        if (header.length < LOCAL_HEADER_SIZE || dv.getUint32(0, true) !== SIG_LOCAL) throw damaged(ctx, `the data of "${path}" is missing`);
+        pos = record.localOffset + LOCAL_HEADER_SIZE + dv.getUint16(26, true) + dv.getUint16(28, true);
+        end = pos + record.compressedSize;
+        if (end > blob.size) throw damaged(ctx, `"${path}" is cut short`);
+      };
+
+      return new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            if (finished) throw new Error(`The archive entry "${path}" can no longer be read: reading moved on to the next entry.`);
+            if (!headerRead) await locate();
+            for (;;) {
+              if (pos >= end) {
+                if (produced !== record.size || crc !== record.crc) throw damaged(ctx, `"${path}" does not match its checksum`);
+                controller.close();
+                return;
+              }
+              const next = Math.min(end, pos + CHUNK);
+              const chunk = await readRange(blob, pos, next, ctx);
+              dataRead += chunk.length;
+              pos = next;
+              if (inflater) {
+                try {
+                  inflater.push(chunk, pos === end);
+                } catch {
+                  throw damaged(ctx, `"${path}" could not be decompressed`);
+                }
+              } else inflated.push(chunk);
+              let gave = false;
+              for (const out of inflated.splice(0)) {
+                if (out.length === 0) continue;
+                produced += out.length;
+                if (produced > record.size) throw damaged(ctx, `"${path}" holds more data than its header says`);
+                crc = crc32(out, crc);
+                controller.enqueue(out);
+                gave = true;
+              }
+              if (gave && pos < end) return;
+            }
+          },
+        },
+        { highWaterMark: 0 },
+      );
+    },
+    async discard() {
+      if (finished) return;
+      finished = true;
+      // Skipped bytes count as handled, so progress moves on for entries nobody reads.
+      ctx.progress.add((headerRead ? 0 : LOCAL_HEADER_SIZE) + record.compressedSize - dataRead);
+    },
+  };
+}

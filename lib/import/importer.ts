@@ -1,0 +1,187 @@
+// Import a Headlong trajectory (a single trajectory.jsonl, or a folder tree
+// packed as .zip / .tar.gz) into a sink, streaming: steps go out in batches
+// as they are read, so a 100,000-step file never sits whole in memory. Shared
+// by the browser (Dexie sink) and the command line (counting sink).
+import { readArchive } from "../archive/read";
+import { classifyPath, LineSplitter, parentDir, readLine } from "../trajectory/headlong";
+import type { Step } from "../trajectory/schema";
+import { emptyStats, type ImportStats } from "./stats";
+
+export interface ImportedTrajectory {
+  /** The trajectory's id: the step_id of its first `trajectory` line (or a new id when it has none). */
+  trajId: string;
+  /** Its folder inside the archive ("" for a lone trajectory.jsonl). */
+  dir: string;
+  name: string;
+  parentTraj?: string;
+  parentStep?: string;
+}
+
+export interface StepBatchItem {
+  step: Step;
+  /** The line exactly as it was in the file, so export gives the same JSON back. */
+  raw: string;
+}
+
+export interface ImportSink {
+  trajectory(t: ImportedTrajectory): Promise<void>;
+  steps(trajId: string, batch: StepBatchItem[]): Promise<void>;
+  /** `path` is `<dir>/blobs/<name>` as in the archive. */
+  blob(path: string, text: string): Promise<void>;
+  mind(json: unknown): Promise<void>;
+}
+
+export interface ImportOptions {
+  name?: string;
+  signal?: AbortSignal;
+  onProgress?: (bytesRead: number, totalBytes: number, stats: ImportStats) => void;
+  /** Steps per sink call. */
+  batchSize?: number;
+  newId?: () => string;
+}
+
+const MAX_MIND_JSON = 1024 * 1024;
+
+export async function importArchive(source: Blob, sink: ImportSink, opts: ImportOptions = {}): Promise<ImportStats> {
+  const stats = emptyStats();
+  const batchSize = opts.batchSize ?? 2000;
+  const newId = opts.newId ?? (() => crypto.randomUUID());
+  const seen = new Set<string>();
+  const dirs = new Set<string>();
+  const trajOfDir = new Map<string, string>();
+  let lastBytes = 0;
+  let lastTotal = source.size;
+
+  for await (const entry of readArchive(source, {
+    name: opts.name,
+    signal: opts.signal,
+    onProgress: (read, total) => {
+      lastBytes = read;
+      lastTotal = total;
+      opts.onProgress?.(read, total, stats);
+    },
+  })) {
+    const role = classifyPath(entry.path);
+    if (role.kind === "blob") {
+      await sink.blob(`${role.dir ? `${role.dir}/` : ""}blobs/${role.name}`, await entry.text());
+      stats.blobs++;
+    } else if (role.kind === "mind") {
+      if ((entry.size ?? 0) > MAX_MIND_JSON) {
+        await entry.skip();
+        continue;
+      }
+      try {
+        await sink.mind(JSON.parse(await entry.text()));
+      } catch {
+        stats.warnings.push("mind.json is not valid JSON; the trajectory was imported without it.");
+      }
+    } else if (role.kind === "trajectory") {
+      dirs.add(role.dir);
+      await importTrajectory(entry.stream(), role.dir, {
+        sink,
+        stats,
+        seen,
+        batchSize,
+        newId,
+        signal: opts.signal,
+        parentOf: (dir) => {
+          const p = parentDir(dir, dirs);
+          return p === undefined ? undefined : trajOfDir.get(p);
+        },
+        onTraj: (dir, id) => trajOfDir.set(dir, id),
+        progress: () => opts.onProgress?.(lastBytes, lastTotal, stats),
+      });
+    } else {
+      await entry.skip();
+    }
+  }
+  if (stats.trajectories === 0) stats.warnings.push("No trajectory.jsonl was found in this file.");
+  return stats;
+}
+
+interface TrajectoryContext {
+  sink: ImportSink;
+  stats: ImportStats;
+  seen: Set<string>;
+  batchSize: number;
+  newId: () => string;
+  signal?: AbortSignal;
+  /** The parent trajectory by folder, for children whose first line does not say. */
+  parentOf: (dir: string) => string | undefined;
+  onTraj: (dir: string, trajId: string) => void;
+  progress: () => void;
+}
+
+async function importTrajectory(stream: ReadableStream<Uint8Array>, dir: string, ctx: TrajectoryContext): Promise<void> {
+  const { stats } = ctx;
+  const splitter = new LineSplitter();
+  const decoder = new TextDecoder();
+  let traj: ImportedTrajectory | null = null;
+  let batch: StepBatchItem[] = [];
+
+  const open = async (first: Step | null) => {
+    const header = first?.type === "trajectory" ? (first as Record<string, unknown>) : null;
+    traj = {
+      trajId: header ? String(header.step_id) : ctx.newId(),
+      dir,
+      name: header && typeof header.name === "string" ? header.name : dir.split("/").pop() || "trajectory",
+      parentTraj: header && typeof header.parent_traj === "string" ? header.parent_traj : ctx.parentOf(dir),
+      parentStep: header && typeof header.parent_step === "string" ? header.parent_step : undefined,
+    };
+    ctx.onTraj(dir, traj.trajId);
+    stats.trajectories++;
+    await ctx.sink.trajectory(traj);
+    return traj;
+  };
+  const flush = async () => {
+    if (!traj || batch.length === 0) return;
+    await ctx.sink.steps(traj.trajId, batch);
+    batch = [];
+    ctx.progress();
+  };
+  const take = async (line: string) => {
+    const r = readLine(line);
+    if (!r.ok) {
+      if (r.reason !== "blank") {
+        stats.skipped++;
+        stats.skippedReasons[r.reason] = (stats.skippedReasons[r.reason] ?? 0) + 1;
+      }
+      return;
+    }
+    if (ctx.seen.has(r.step.step_id)) {
+      stats.skipped++;
+      stats.skippedReasons["duplicate step_id"] = (stats.skippedReasons["duplicate step_id"] ?? 0) + 1;
+      return;
+    }
+    ctx.seen.add(r.step.step_id);
+    traj ??= await open(r.step);
+    countStep(stats, r.step);
+    if (!r.valid) stats.invalid++;
+    batch.push({ step: r.step, raw: r.raw });
+    if (batch.length >= ctx.batchSize) await flush();
+  };
+
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      ctx.signal?.throwIfAborted();
+      const { done, value } = await reader.read();
+      if (done) break;
+      for (const line of splitter.push(decoder.decode(value, { stream: true }))) await take(line);
+    }
+    for (const line of splitter.push(decoder.decode())) await take(line);
+    for (const line of splitter.end()) await take(line);
+  } finally {
+    reader.releaseLock();
+  }
+  traj ??= await open(null);
+  await flush();
+}
+
+function countStep(stats: ImportStats, step: Step): void {
+  stats.steps++;
+  stats.byType[step.type] = (stats.byType[step.type] ?? 0) + 1;
+  if (step.type === "shellm-run") stats.runIds.add(step.step_id);
+  else if (step.run_id) stats.runIds.add(step.run_id);
+  if (step.type === "fork") stats.forks++;
+}

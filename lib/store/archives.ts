@@ -1,0 +1,38 @@
+// Imported trajectories: read-only owners of steps, listed beside the minds.
+import { z } from "zod";
+import type { ReverieDb } from "./db";
+
+export const ImportedArchive = z.object({
+  kind: z.literal("imported"),
+  id: z.string(),
+  name: z.string(),
+  created_at: z.string(),
+  /** The file it came from. */
+  source: z.string(),
+  stats: z.object({
+    steps: z.number(),
+    skipped: z.number(),
+    trajectories: z.number(),
+    forks: z.number(),
+    runs: z.number(),
+    blobs: z.number(),
+  }),
+  /** The mind.json that came with it, if any (persona and settings; never keys). */
+  mind: z.unknown().optional(),
+});
+export type ImportedArchive = z.infer<typeof ImportedArchive>;
+
+export function parseArchive(json: unknown): ImportedArchive | null {
+  const r = ImportedArchive.safeParse(json);
+  return r.success ? r.data : null;
+}
+
+export async function getArchive(db: ReverieDb, id: string): Promise<ImportedArchive | null> {
+  const row = await db.minds.get(id);
+  return row ? parseArchive(row.json) : null;
+}
+
+export async function listArchives(db: ReverieDb): Promise<ImportedArchive[]> {
+  const rows = await db.minds.toArray();
+  return rows.flatMap((r) => parseArchive(r.json) ?? []).sort((a, b) => b.created_at.localeCompare(a.created_at));
+}

@@ -1,0 +1,73 @@
+// Export an owner (a mind or an imported archive) as a Headlong-layout
+// archive: `<hex8>-<slug>/trajectory.jsonl`, children nested in their
+// parent's folder, `blobs/` beside each, plus `mind.json` (never keys).
+import Dexie from "dexie";
+import type { OutEntry } from "../archive/write";
+import { trajDirName } from "../trajectory/headlong";
+import { parseArchive } from "./archives";
+import type { ReverieDb, TrajectoryRow } from "./db";
+import { parseMind } from "./minds";
+
+export const MIND_JSON_FORMAT = "reverie-mind";
+
+/** The folder each trajectory gets in the export. Imported ones keep their folders. */
+export function exportDirs(trajs: readonly TrajectoryRow[]): Map<string, string> {
+  const byId = new Map(trajs.map((t) => [t.traj_id, t]));
+  const out = new Map<string, string>();
+  const dirOf = (t: TrajectoryRow, depth = 0): string => {
+    const known = out.get(t.traj_id);
+    if (known !== undefined) return known;
+    let dir: string;
+    if (t.dir) dir = t.dir;
+    else {
+      const parent = t.parent_traj ? byId.get(t.parent_traj) : undefined;
+      const own = trajDirName(t.traj_id, t.name);
+      dir = parent && parent !== t && depth < 64 ? `${dirOf(parent, depth + 1)}/${own}` : own;
+    }
+    out.set(t.traj_id, dir);
+    return dir;
+  };
+  for (const t of trajs) dirOf(t);
+  return out;
+}
+
+/** The mind.json of an export: persona and settings, never the key. */
+export function mindJson(ownerJson: unknown): Record<string, unknown> {
+  const mind = parseMind(ownerJson);
+  if (mind) {
+    const { apiKey: _key, ...model } = mind.model;
+    return {
+      format: MIND_JSON_FORMAT,
+      version: 1,
+      id: mind.id,
+      name: mind.name,
+      persona: mind.persona,
+      model,
+      pacing: mind.pacing,
+      max_iterations: mind.max_iterations,
+      created_at: mind.created_at,
+    };
+  }
+  const archive = parseArchive(ownerJson);
+  const original = archive?.mind && typeof archive.mind === "object" ? (archive.mind as Record<string, unknown>) : {};
+  return { format: MIND_JSON_FORMAT, version: 1, ...original, name: archive?.name ?? original.name ?? "trajectory" };
+}
+
+export async function* exportEntries(db: ReverieDb, ownerId: string): AsyncGenerator<OutEntry> {
+  const owner = await db.minds.get(ownerId);
+  if (!owner) throw new Error(`Nothing to export: no mind or archive ${ownerId}.`);
+  const trajs = await db.trajectories.where("mind_id").equals(ownerId).toArray();
+  const dirs = exportDirs(trajs);
+  yield { path: "mind.json", data: `${JSON.stringify(mindJson(owner.json), null, 2)}\n` };
+  for (const t of trajs) {
+    const dir = dirs.get(t.traj_id) ?? trajDirName(t.traj_id, t.name);
+    const rows = await db.steps
+      .where("[mind_id+traj_id+seq]")
+      .between([ownerId, t.traj_id, Dexie.minKey], [ownerId, t.traj_id, Dexie.maxKey])
+      .toArray();
+    yield { path: `${dir}/trajectory.jsonl`, data: rows.map((r) => `${r.json}\n`).join("") };
+    const prefix = t.dir ? `${t.dir}/blobs/` : "blobs/";
+    const blobs = await db.blobs.where("[mind_id+name]").between([ownerId, prefix], [ownerId, `${prefix}\uffff`]).toArray();
+    for (const b of blobs) yield { path: `${dir}/blobs/${b.name.slice(prefix.length)}`, data: b.text };
+  }
+}

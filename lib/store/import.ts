@@ -1,0 +1,114 @@
+// Import into IndexedDB. Steps are written under a new owner id as they
+// stream in; the owner's record is written last, as the commit. Until then
+// the import is invisible, and a cancelled, failed or abandoned import (a
+// closed tab) is swept away: nothing half-imported is left behind.
+import { importArchive, type ImportSink } from "../import/importer";
+import { checkSummary, type ImportStats } from "../import/stats";
+import { formatTs } from "../trajectory/schema";
+import type { ImportedArchive } from "./archives";
+import type { ReverieDb } from "./db";
+import Dexie from "dexie";
+
+export class ImportError extends Error {}
+
+export interface ImportResult {
+  id: string;
+  stats: ImportStats;
+}
+
+/** Held while an import runs, so another tab's sweep leaves it alone. */
+export function importLockName(id: string): string {
+  return `reverie-import-${id}`;
+}
+
+export async function importIntoDb(
+  db: ReverieDb,
+  file: Blob,
+  opts: { name: string; signal?: AbortSignal; onProgress?: (bytesRead: number, totalBytes: number, stats: ImportStats) => void },
+): Promise<ImportResult> {
+  const id = crypto.randomUUID();
+  const locks = typeof navigator !== "undefined" ? navigator.locks : undefined;
+  if (!locks) return importWithId(db, id, file, opts);
+  return locks.request(importLockName(id), () => importWithId(db, id, file, opts));
+}
+
+async function importWithId(
+  db: ReverieDb,
+  id: string,
+  file: Blob,
+  opts: { name: string; signal?: AbortSignal; onProgress?: (bytesRead: number, totalBytes: number, stats: ImportStats) => void },
+): Promise<ImportResult> {
+  let mindJson: unknown;
+  const sink: ImportSink = {
+    trajectory: async (t) => {
+      await db.trajectories.put({ mind_id: id, traj_id: t.trajId, name: t.name, dir: t.dir, parent_traj: t.parentTraj, parent_step: t.parentStep });
+    },
+    steps: async (trajId, batch) => {
+      await db.steps.bulkAdd(batch.map(({ step, raw }) => ({ step_id: step.step_id, mind_id: id, traj_id: trajId, type: step.type, json: raw })));
+    },
+    blob: async (path, text) => {
+      await db.blobs.put({ mind_id: id, name: path, text });
+    },
+    mind: async (json) => {
+      mindJson = json;
+    },
+  };
+  let stats: ImportStats;
+  try {
+    stats = await importArchive(file, sink, { name: opts.name, signal: opts.signal, onProgress: opts.onProgress });
+    if (stats.trajectories === 0) throw new ImportError(`${opts.name} holds no trajectory.jsonl: nothing to import.`);
+    if (stats.steps === 0) throw new ImportError(`${opts.name} holds no readable steps (${stats.skipped} line(s) skipped).`);
+    const summary = checkSummary(stats);
+    const record: ImportedArchive = {
+      kind: "imported",
+      id,
+      name: archiveName(mindJson, opts.name),
+      created_at: formatTs(Date.now()),
+      source: opts.name,
+      stats: { steps: summary.steps, skipped: summary.skipped, trajectories: summary.trajectories, forks: summary.forks, runs: summary.runs, blobs: stats.blobs },
+      mind: stripKeys(mindJson),
+    };
+    await db.minds.add({ id, json: record });
+  } catch (e) {
+    await discardUncommitted(db, id);
+    throw e;
+  }
+  return { id, stats };
+}
+
+function archiveName(mindJson: unknown, fileName: string): string {
+  const name = (mindJson as { name?: unknown } | undefined)?.name;
+  if (typeof name === "string" && name.trim()) return name.trim().slice(0, 80);
+  return fileName.replace(/\.(jsonl|ndjson|json|zip|tar\.gz|tgz|tar)$/i, "") || "imported trajectory";
+}
+
+/** A mind.json from elsewhere might carry a key; never keep one. */
+function stripKeys(json: unknown): unknown {
+  if (!json || typeof json !== "object") return undefined;
+  return JSON.parse(JSON.stringify(json, (k, v) => (/key|token|secret|password/i.test(k) ? undefined : v)));
+}
+
+/**
+ * Remove the rows of an import that never committed. Refuses an owner that
+ * has a record: a mind's or a committed archive's steps are never deleted.
+ */
+export async function discardUncommitted(db: ReverieDb, ownerId: string): Promise<void> {
+  await db.transaction("rw", db.minds, db.steps, db.blobs, db.trajectories, async () => {
+    if (await db.minds.get(ownerId)) throw new Error("Refusing to delete the steps of a committed owner.");
+    await db.steps.where("[mind_id+seq]").between([ownerId, Dexie.minKey], [ownerId, Dexie.maxKey]).delete();
+    await db.blobs.where("[mind_id+name]").between([ownerId, Dexie.minKey], [ownerId, Dexie.maxKey]).delete();
+    await db.trajectories.where("mind_id").equals(ownerId).delete();
+  });
+}
+
+/** At start-up: sweep imports a closed tab left unfinished (trajectories without an owner record). */
+export async function sweepUnfinishedImports(db: ReverieDb, isRunning: (ownerId: string) => boolean = () => false): Promise<number> {
+  const owners = new Set((await db.trajectories.toArray()).map((t) => t.mind_id));
+  let swept = 0;
+  for (const owner of owners) {
+    if (isRunning(owner) || (await db.minds.get(owner))) continue;
+    await discardUncommitted(db, owner);
+    swept++;
+  }
+  return swept;
+}
