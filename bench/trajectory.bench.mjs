@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+/* global document, requestAnimationFrame, Buffer */
 // Benchmark: a 100,000-step Headlong-format trajectory in Chromium.
 // Measures import throughput (steps/s), time until the viewer shows the newest
 // steps, the page's JS heap once the whole index is loaded, and frame times
@@ -13,11 +14,10 @@ import { mkdtemp } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { register } from "tsx/esm/api";
+import { tsImport } from "tsx/esm/api";
 import { chromium } from "playwright-core";
 
-register();
-const { makeHeadlongTree } = await import("../test/fixtures/headlong-tree.ts");
+const { makeHeadlongTree } = await tsImport("../test/fixtures/headlong-tree.ts", import.meta.url);
 
 const STEPS = Number(process.env.STEPS ?? 100_000);
 const TARGETS = { import_steps_per_s: 20_000, first_render_ms: 1000, heap_mb: 400 };
@@ -38,7 +38,9 @@ async function waitUp(url, child) {
     if (child.exitCode !== null) throw new Error("the app exited");
     try {
       if ((await fetch(url)).ok) return;
-    } catch {}
+    } catch {
+      // not up yet
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error("the app did not start");

@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 // `npx reverie <command>`: the command line, sharing lib/ with the app.
 // tsx runs the TypeScript sources directly (Node 20 cannot strip types).
-import { register } from "tsx/esm/api";
+import { tsImport } from "tsx/esm/api";
 
-register();
-const { main } = await import("../cli/reverie.ts");
+const { main } = await tsImport("../cli/reverie.ts", import.meta.url);
 process.exitCode = await main(process.argv.slice(2));

@@ -66,7 +66,7 @@ async function check(path: string, json: boolean, io: Out): Promise<number> {
   if (json) {
     io.out(`${JSON.stringify(summary)}\n`);
   } else {
-    io.out(`${summary.steps} steps in ${summary.trajectories} trajectories, ${summary.runs} runs, ${summary.forks} forks; ${summary.skipped} lines skipped\n`);
+    io.out(`${plural(summary.steps, "step")} in ${plural(summary.trajectories, "trajectory", "trajectories")}, ${plural(summary.runs, "run")}, ${plural(summary.forks, "fork")}; ${plural(summary.skipped, "line")} skipped\n`);
     for (const [type, n] of Object.entries(summary.byType).sort((a, b) => b[1] - a[1])) io.out(`  ${String(n).padStart(8)}  ${type}\n`);
     for (const w of stats.warnings) io.err(`warning: ${w}\n`);
   }
@@ -117,4 +117,8 @@ async function show(path: string, idOrPrefix: string, full: boolean, io: Out): P
   }
   io.out(`${JSON.stringify(step, null, 2)}\n`);
   return 0;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }

@@ -9,18 +9,22 @@ export class ByteQueue {
   private offset = 0;
   private buffered = 0;
   private ended = false;
+  private closed = false;
 
   constructor(
     stream: ReadableStream<Uint8Array>,
     private readonly signal: AbortSignal | undefined,
     /** Turns a failure of the underlying stream into the error the caller should see. */
     private readonly mapError: (error: unknown) => unknown,
+    /** What reading after cancel() throws. */
+    private readonly closedError: () => Error,
   ) {
     this.reader = stream.getReader();
   }
 
   /** Up to `max` bytes (at least one), or null at the end of the stream. */
   async readSome(max: number): Promise<Uint8Array | null> {
+    if (this.closed) throw this.closedError();
     this.signal?.throwIfAborted();
     while (this.buffered === 0) {
       if (!(await this.pull())) return null;
@@ -34,6 +38,7 @@ export class ByteQueue {
 
   /** Exactly `n` bytes, or fewer only when the stream ends first. */
   async readExact(n: number): Promise<Uint8Array> {
+    if (this.closed) throw this.closedError();
     this.signal?.throwIfAborted();
     while (this.buffered < n && (await this.pull()));
     const len = Math.min(n, this.buffered);
@@ -70,6 +75,7 @@ export class ByteQueue {
   }
 
   async cancel(reason?: unknown): Promise<void> {
+    this.closed = true;
     await this.reader.cancel(reason).catch(() => undefined);
   }
 
@@ -82,6 +88,7 @@ export class ByteQueue {
     } catch (error) {
       throw this.mapError(error);
     }
+    if (this.closed) throw this.closedError();
     this.signal?.throwIfAborted();
     if (result.done) {
       this.ended = true;

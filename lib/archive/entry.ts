@@ -10,6 +10,16 @@ export interface EntrySource {
   discard(): Promise<void>;
 }
 
+/** For a stream read after its archive moved on: the caller broke the one-pass rule. */
+export function movedOn(path: string): Error {
+  return new Error(`The archive entry "${path}" can no longer be read: reading moved on to the next entry.`);
+}
+
+/** For a stream read after the loop over the archive ended (break, return or an error). */
+export function archiveClosed(): Error {
+  return new Error("The archive was closed, so its entries can no longer be read.");
+}
+
 export function makeEntry(path: string, size: number | undefined, source: EntrySource): ArchiveEntry {
   let taken = false;
   const entry: ArchiveEntry = {

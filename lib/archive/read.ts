@@ -49,12 +49,15 @@ export async function* readArchive(source: Blob, opts: ReadOptions = {}): AsyncG
 /** A lone trajectory file is an archive of one entry, so importers need no special case. */
 async function* readJsonl(source: Blob, ctx: ReadContext): AsyncGenerator<ArchiveEntry> {
   let stream: ReadableStream<Uint8Array> | undefined;
-  yield makeEntry("trajectory.jsonl", source.size, {
+  const entry = makeEntry("trajectory.jsonl", source.size, {
     open: () => (stream = sourceStream(source, ctx)),
     discard: async () => {
+      // Fails harmlessly while the caller still holds a reader; then it is theirs to finish.
       await stream?.cancel().catch(() => undefined);
     },
   });
+  yield entry;
+  await entry.skip();
   ctx.signal?.throwIfAborted();
   ctx.progress.finish();
 }

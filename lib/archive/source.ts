@@ -3,29 +3,42 @@
 import { type ReadContext, unreadable } from "./context";
 
 /**
+ * Pieces handed downstream are at most this big. A Blob held in memory may
+ * stream as one huge chunk; cutting it keeps progress smooth and bounds how
+ * much a decompressor inflates in one go.
+ */
+const PIECE = 64 * 1024;
+
+/**
  * The blob as a stream that pulls only on demand (highWaterMark 0), so
  * progress tracks what the parser really consumed, and stops at abort.
  */
 export function sourceStream(blob: Blob, ctx: ReadContext): ReadableStream<Uint8Array<ArrayBuffer>> {
   let reader: ReadableStreamDefaultReader<Uint8Array<ArrayBuffer>> | undefined;
+  let pending: Uint8Array<ArrayBuffer> | undefined;
   return new ReadableStream<Uint8Array<ArrayBuffer>>(
     {
       async pull(controller) {
         ctx.signal?.throwIfAborted();
-        reader ??= blob.stream().getReader();
-        let chunk: ReadableStreamReadResult<Uint8Array<ArrayBuffer>>;
-        try {
-          chunk = await reader.read();
-        } catch (error) {
-          throw unreadable(error, ctx.signal);
+        while (!pending?.length) {
+          reader ??= blob.stream().getReader();
+          let chunk: ReadableStreamReadResult<Uint8Array<ArrayBuffer>>;
+          try {
+            chunk = await reader.read();
+          } catch (error) {
+            throw unreadable(error, ctx.signal);
+          }
+          ctx.signal?.throwIfAborted();
+          if (chunk.done) {
+            controller.close();
+            return;
+          }
+          pending = chunk.value;
         }
-        ctx.signal?.throwIfAborted();
-        if (chunk.done) {
-          controller.close();
-          return;
-        }
-        ctx.progress.add(chunk.value.length);
-        controller.enqueue(chunk.value);
+        const piece = pending.subarray(0, PIECE);
+        pending = pending.subarray(piece.length);
+        ctx.progress.add(piece.length);
+        controller.enqueue(piece);
       },
       async cancel(reason) {
         await reader?.cancel(reason).catch(() => undefined);

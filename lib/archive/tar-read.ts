@@ -3,7 +3,8 @@
 // decompressed input; directories, links and other special files are skipped.
 import { ByteQueue } from "./byte-queue";
 import { damaged, isOwnError, type ReadContext } from "./context";
-import { makeEntry, type EntrySource } from "./entry";
+import { archiveClosed, makeEntry, movedOn, type EntrySource } from "./entry";
+import { throughOnDemand } from "./on-demand";
 import { cleanPath } from "./paths";
 import { sourceStream } from "./source";
 import { BLOCK, decodeTarHeader, isZeroBlock, paddingAfter, parsePax } from "./tar-header";
@@ -16,9 +17,12 @@ const MAX_META = 1024 * 1024;
 
 export async function* readTar(blob: Blob, gzipped: boolean, ctx: ReadContext): AsyncGenerator<ArchiveEntry> {
   const raw = sourceStream(blob, ctx);
-  const bytes = gzipped ? raw.pipeThrough(new DecompressionStream("gzip")) : raw;
-  const queue = new ByteQueue(bytes, ctx.signal, (error) =>
-    isOwnError(error, ctx.signal) ? error : damaged(ctx, "the compressed data is cut short or corrupt"),
+  const bytes = gzipped ? throughOnDemand(raw, new DecompressionStream("gzip")) : raw;
+  const queue = new ByteQueue(
+    bytes,
+    ctx.signal,
+    (error) => (isOwnError(error, ctx.signal) ? error : damaged(ctx, "the compressed data is cut short or corrupt")),
+    archiveClosed,
   );
   try {
     yield* entries(queue, ctx);
@@ -38,7 +42,10 @@ async function* entries(queue: ByteQueue, ctx: ReadContext): AsyncGenerator<Arch
   for (;;) {
     const block = await queue.readExact(BLOCK);
     if (block.length === 0) return; // no end-of-archive blocks: tolerated, nothing is missing
-    if (block.length < BLOCK) throw damaged(ctx, "it ends in the middle of a header");
+    if (block.length < BLOCK) {
+      if (previous === undefined) throw notTar(ctx);
+      throw damaged(ctx, "it ends in the middle of a header");
+    }
     if (isZeroBlock(block)) {
       const next = await queue.readExact(BLOCK);
       if (next.length === 0 || isZeroBlock(next)) return; // the end-of-archive marker
@@ -46,7 +53,7 @@ async function* entries(queue: ByteQueue, ctx: ReadContext): AsyncGenerator<Arch
     }
     const header = decodeTarHeader(block);
     if (!header) {
-      if (previous === undefined) throw new ArchiveError(`This ${ctx.label} file is not a tar archive, or is damaged at its start.`);
+      if (previous === undefined) throw notTar(ctx);
       throw damaged(ctx, `a header after "${previous}" fails its checksum`);
     }
     const size = pax.has("size") ? Number(pax.get("size")) : header.size;
@@ -80,9 +87,9 @@ async function* entries(queue: ByteQueue, ctx: ReadContext): AsyncGenerator<Arch
     }
     if (path === null) throw new ArchiveError(`This ${ctx.label} file contains an unsafe path "${rawPath}" that points outside the archive.`);
 
-    const body = tarBody(queue, size, path, ctx);
-    yield makeEntry(path, size, body);
-    await body.discard();
+    const entry = makeEntry(path, size, tarBody(queue, size, path, ctx));
+    yield entry;
+    await entry.skip(); // whatever the caller left unread
   }
 }
 
@@ -96,7 +103,7 @@ function tarBody(queue: ByteQueue, size: number, path: string, ctx: ReadContext)
         {
           pull(controller) {
             reading = (async () => {
-              if (finished) throw new Error(`The archive entry "${path}" can no longer be read: reading moved on to the next entry.`);
+              if (finished) throw movedOn(path);
               if (remaining > 0) {
                 const chunk = await queue.readSome(Math.min(remaining, CHUNK));
                 if (!chunk) throw damaged(ctx, `it ends in the middle of "${path}"`);
@@ -133,6 +140,10 @@ async function skipBody(queue: ByteQueue, remaining: number, ctx: ReadContext, w
   if ((await queue.skip(remaining)) < remaining) throw damaged(ctx, `it ends in the middle of ${what}`);
   // A missing final padding loses nothing, so it is not an error.
   await queue.skip(paddingAfter(size));
+}
+
+function notTar(ctx: ReadContext): ArchiveError {
+  return new ArchiveError(`This ${ctx.label} file is not a tar archive, or is damaged at its start.`);
 }
 
 function nulAt(data: Uint8Array): number {

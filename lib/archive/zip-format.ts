@@ -67,11 +67,6 @@ export function findEnd(tail: Uint8Array, tailStart: number): EndRecord | null {
   return null;
 }
 
-/** True when a field of the EOCD is saturated and the real value lives in the ZIP64 record. */
-export function needsZip64(end: EndRecord): boolean {
-  return end.entries === MAX16 || end.cdSize === MAX32 || end.cdOffset === MAX32 || end.disk === MAX16;
-}
-
 /** Reads the ZIP64 locator (20 bytes just before the EOCD): where the ZIP64 EOCD is. */
 export function zip64EndOffset(locator: Uint8Array): number | null {
   const dv = view(locator);
@@ -118,7 +113,9 @@ export function parseCentral(cd: Uint8Array): CentralRecord[] | null {
       method: dv.getUint16(at + 10, true),
       crc: dv.getUint32(at + 16, true),
       ...sizes,
-      special: name.endsWith("/") || (external & 0x10) !== 0 || (unixType !== 0 && unixType !== 0o100000),
+      // Only folders and symbolic links matter in a zip; other Unix types (zip reading a pipe
+      // records a character device) still hold file data and unzip extracts them as files.
+      special: name.endsWith("/") || (external & 0x10) !== 0 || unixType === 0o040000 || unixType === 0o120000,
     });
     at = end;
   }

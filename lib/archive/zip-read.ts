@@ -4,7 +4,7 @@
 import { Inflate } from "fflate";
 import { damaged, type ReadContext } from "./context";
 import { crc32 } from "./crc32";
-import { makeEntry, type EntrySource } from "./entry";
+import { archiveClosed, makeEntry, movedOn, type EntrySource } from "./entry";
 import { cleanPath } from "./paths";
 import { readRange } from "./source";
 import { ArchiveError, type ArchiveEntry } from "./types";
@@ -17,7 +17,6 @@ import {
   LOCAL_HEADER_SIZE,
   MAX16,
   methodName,
-  needsZip64,
   parseCentral,
   SIG_LOCAL,
   view,
@@ -43,12 +42,19 @@ export async function* readZip(blob: Blob, ctx: ReadContext): AsyncGenerator<Arc
     }
     files.push({ record, path });
   }
-  for (const { record, path } of files) {
-    const body = zipBody(blob, record, path, ctx);
-    yield makeEntry(path, record.size, body);
-    await body.discard();
+  const state = { closed: false };
+  try {
+    for (const { record, path } of files) {
+      ctx.signal?.throwIfAborted();
+      const entry = makeEntry(path, record.size, zipBody(blob, record, path, ctx, state));
+      yield entry;
+      await entry.skip(); // whatever the caller left unread
+    }
+    ctx.progress.finish();
+  } finally {
+    // Random access could serve a late read, but tar cannot: one rule for both.
+    state.closed = true;
   }
-  ctx.progress.finish();
 }
 
 async function readDirectory(blob: Blob, ctx: ReadContext): Promise<CentralRecord[]> {
@@ -58,8 +64,9 @@ async function readDirectory(blob: Blob, ctx: ReadContext): Promise<CentralRecor
   ctx.progress.add(blob.size - end.at);
 
   // The central directory sits right before the EOCD, or before the ZIP64 record when there is one.
+  // Look for ZIP64 even when no EOCD field is saturated: streaming writers (zip reading stdin) add it anyway.
   let cdEnd = end.at;
-  if (needsZip64(end) && end.at >= ZIP64_LOCATOR_SIZE) {
+  if (end.at >= ZIP64_LOCATOR_SIZE) {
     const stated = zip64EndOffset(await readRange(blob, end.at - ZIP64_LOCATOR_SIZE, end.at, ctx));
     if (stated !== null) {
       // The record normally sits right before the locator; its stated offset is off when data was prepended.
@@ -91,7 +98,7 @@ async function readDirectory(blob: Blob, ctx: ReadContext): Promise<CentralRecor
   return records;
 }
 
-function zipBody(blob: Blob, record: CentralRecord, path: string, ctx: ReadContext): EntrySource {
+function zipBody(blob: Blob, record: CentralRecord, path: string, ctx: ReadContext, archive: { closed: boolean }): EntrySource {
   let finished = false;
   let headerRead = false;
   let dataRead = 0;
@@ -117,7 +124,8 @@ function zipBody(blob: Blob, record: CentralRecord, path: string, ctx: ReadConte
       return new ReadableStream<Uint8Array>(
         {
           async pull(controller) {
-            if (finished) throw new Error(`The archive entry "${path}" can no longer be read: reading moved on to the next entry.`);
+            if (archive.closed) throw archiveClosed();
+            if (finished) throw movedOn(path);
             if (!headerRead) await locate();
             for (;;) {
               if (pos >= end) {

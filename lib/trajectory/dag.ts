@@ -80,10 +80,22 @@ export function forkTree(firstSteps: readonly StepLike[]): Map<string, Trajector
     });
   }
   for (const node of nodes.values()) {
-    if (node.parentTraj && nodes.has(node.parentTraj) && node.parentTraj !== node.id) nodes.get(node.parentTraj)?.children.push(node.id);
-    else node.parentTraj = node.parentTraj && nodes.has(node.parentTraj) ? node.parentTraj : undefined;
+    const parent = node.parentTraj ? nodes.get(node.parentTraj) : undefined;
+    // A missing parent, or a parent chain that leads back here (a damaged log), makes a root.
+    if (!parent || leadsTo(nodes, parent, node.id)) node.parentTraj = undefined;
+    else parent.children.push(node.id);
   }
   return nodes;
+}
+
+/** Whether walking up from `from` reaches `target` (bounded, so a cycle elsewhere cannot trap it). */
+function leadsTo(nodes: Map<string, TrajectoryNode>, from: TrajectoryNode, target: string): boolean {
+  let at: TrajectoryNode | undefined = from;
+  for (let steps = 0; at && steps <= nodes.size; steps++) {
+    if (at.id === target) return true;
+    at = at.parentTraj ? nodes.get(at.parentTraj) : undefined;
+  }
+  return false;
 }
 
 export function roots(tree: Map<string, TrajectoryNode>): TrajectoryNode[] {

@@ -9,6 +9,8 @@ export function slugify(name: string): string {
   const slug = name
     .normalize("NFKD")
     .toLowerCase()
+    // Accents come apart under NFKD; drop the marks so "Über" is "uber", not "u-ber".
+    .replace(/\p{M}+/gu, "")
     .replace(/[^a-z0-9._-]+/g, "-")
     .replace(/^[-.]+|-+$/g, "")
     .slice(0, 60)

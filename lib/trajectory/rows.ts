@@ -40,6 +40,8 @@ export interface RunInfo {
   collapsed: boolean;
   end?: IndexEntry;
   didWork: boolean;
+  /** The steps a collapsed header stands for (those the type filter keeps); empty when open. */
+  hidden: IndexEntry[];
 }
 
 export type DisplayRow =
@@ -96,12 +98,14 @@ export function buildRows(entries: readonly IndexEntry[], opts: RowOptions): Dis
       if (!keep(e) && shown.length === 0) continue;
       flushIdle();
       const end = [...steps].reverse().find((s) => s.type === "final" || s.type === "error" || s.type === "thought");
+      const collapsed = opts.collapsedRuns.has(e.id);
       const run: RunInfo = {
         runId: e.id,
         count: steps.length,
-        collapsed: opts.collapsedRuns.has(e.id),
+        collapsed,
         end,
         didWork: steps.some((s) => WORK_KINDS.has(s.type)),
+        hidden: collapsed ? shown : [],
       };
       out.push({ kind: "step", key: e.id, entry: e, inRun: false, run });
       if (!run.collapsed) for (const s of shown) out.push({ kind: "step", key: s.id, entry: s, inRun: true });
@@ -121,5 +125,5 @@ export function buildRows(entries: readonly IndexEntry[], opts: RowOptions): Dis
 
 /** The row index showing step `id` (a folded or collapsed step shows at its fold or header). */
 export function rowIndexOf(rows: readonly DisplayRow[], id: string): number {
-  return rows.findIndex((r) => (r.kind === "step" ? r.entry.id === id : r.entries.some((e) => e.id === id)));
+  return rows.findIndex((r) => (r.kind === "step" ? r.entry.id === id || !!r.run?.hidden.some((e) => e.id === id) : r.entries.some((e) => e.id === id)));
 }

@@ -1,0 +1,208 @@
+// lib/trajectory/headlong.ts: Headlong's folder layout (names, what each
+// archive path is) and its tolerant line reader, which skips junk with a
+// reason, keeps unknown kinds whole and keeps the raw line for export.
+import { describe, expect, it } from "vitest";
+import { classifyPath, LineSplitter, looseStep, parentDir, readLine, slugify, trajDirName } from "@/lib/trajectory/headlong";
+
+const ID = "0f8fad5b-d9cb-469f-a165-70867728950e";
+const RUN = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+const TS = "2026-11-30T17:44:36.123Z";
+
+describe("slugify", () => {
+  it.each([
+    ["monolith", "monolith"],
+    ["My Mind: v2.0!", "my-mind-v2.0"],
+    ["  spaced   out  ", "spaced-out"],
+    ["under_score.and-dash", "under_score.and-dash"],
+    ["UPPER/lower\\back", "upper-lower-back"],
+    // Accents are dropped, not turned into dashes; compatibility forms are folded.
+    ["Café Ünïcødé", "cafe-unic-de"],
+    ["Über", "uber"],
+    ["İstanbul", "istanbul"],
+    ["ﬁle Ⅻ", "file-xii"],
+    // Nothing usable left: a fixed name, never empty.
+    ["日本語 🙂", "trajectory"],
+    ["", "trajectory"],
+    ["---", "trajectory"],
+    // No hidden folders, no "..".
+    ["..", "trajectory"],
+    ["...hidden", "hidden"],
+    ["-.-x-", "x"],
+  ])("%j → %j", (name, slug) => {
+    expect(slugify(name)).toBe(slug);
+  });
+
+  it("cuts at 60 characters, and drops a dash the cut leaves at the end", () => {
+    expect(slugify("a".repeat(100))).toBe("a".repeat(60));
+    expect(slugify(`${"a".repeat(59)} bcd`)).toBe("a".repeat(59));
+    expect(slugify(`${"é".repeat(70)}`)).toBe("e".repeat(60));
+  });
+
+  it("always gives 1 to 60 characters of [a-z0-9._-], not starting with a dot or dash", () => {
+    const alphabet = [..."aZ9 ._-/\\:é漢🙂\u0301\t\nßØ"];
+    let x = 7;
+    for (let i = 0; i < 500; i++) {
+      let name = "";
+      const length = i % 90;
+      for (let j = 0; j < length; j++) {
+        x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+        name += alphabet[(x >>> 16) % alphabet.length];
+      }
+      expect(slugify(name), JSON.stringify(name)).toMatch(/^[a-z0-9_][a-z0-9._-]{0,59}$/);
+    }
+  });
+});
+
+describe("trajDirName", () => {
+  it("is the id's first 8 hex digits, a dash, and the slug", () => {
+    expect(trajDirName(ID, "Main Mind")).toBe("0f8fad5b-main-mind");
+    expect(trajDirName(ID, "日本語")).toBe("0f8fad5b-trajectory");
+    // Dashes in the id do not count as digits.
+    expect(trajDirName("0f8f-ad5b-d9cb", "x")).toBe("0f8fad5b-x");
+  });
+});
+
+describe("classifyPath", () => {
+  it.each([
+    ["trajectory.jsonl", { kind: "trajectory", dir: "" }],
+    ["0f8fad5b-main/trajectory.jsonl", { kind: "trajectory", dir: "0f8fad5b-main" }],
+    ["0f8fad5b-main/7c9e6679-child/trajectory.jsonl", { kind: "trajectory", dir: "0f8fad5b-main/7c9e6679-child" }],
+    ["./export/0f8fad5b-main/trajectory.jsonl", { kind: "trajectory", dir: "export/0f8fad5b-main" }],
+    ["0f8fad5b-main\\7c9e6679-child\\trajectory.jsonl", { kind: "trajectory", dir: "0f8fad5b-main/7c9e6679-child" }],
+    ["blobs/x.stdout", { kind: "blob", dir: "", name: "x.stdout" }],
+    ["0f8fad5b-main/blobs/x.stdout", { kind: "blob", dir: "0f8fad5b-main", name: "x.stdout" }],
+    ["0f8fad5b-main/7c9e6679-child/blobs/x.stderr", { kind: "blob", dir: "0f8fad5b-main/7c9e6679-child", name: "x.stderr" }],
+    ["0f8fad5b-main/blobs/sub/x.stdout", { kind: "blob", dir: "0f8fad5b-main", name: "sub/x.stdout" }],
+    ["mind.json", { kind: "mind" }],
+    ["./mind.json", { kind: "mind" }],
+    ["export/mind.json", { kind: "mind" }],
+    ["export/0f8fad5b-main/mind.json", { kind: "other" }],
+    ["0f8fad5b-main/blobs/", { kind: "other" }],
+    ["0f8fad5b-main/", { kind: "other" }],
+    ["0f8fad5b-main/notes.txt", { kind: "other" }],
+    ["0f8fad5b-main/trajectory.json", { kind: "other" }],
+    ["README.md", { kind: "other" }],
+  ])("%s", (path, role) => {
+    expect(classifyPath(path)).toEqual(role);
+  });
+});
+
+describe("parentDir", () => {
+  const dirs = new Set(["", "a", "a/b", "x/y"]);
+
+  it("is the nearest trajectory folder above, skipping folders that hold none", () => {
+    expect(parentDir("a/b/c", dirs)).toBe("a/b");
+    expect(parentDir("a/b", dirs)).toBe("a");
+    expect(parentDir("a/other/c", dirs)).toBe("a");
+    expect(parentDir("x/y/z", dirs)).toBe("x/y");
+    // A lone trajectory.jsonl at the top is the parent of top-level folders.
+    expect(parentDir("a", dirs)).toBe("");
+    expect(parentDir("x", dirs)).toBe("");
+  });
+
+  it("is undefined at the top, and when no folder above holds a trajectory", () => {
+    expect(parentDir("", dirs)).toBeUndefined();
+    expect(parentDir("x/q", new Set(["a"]))).toBeUndefined();
+    expect(parentDir("a", new Set(["a"]))).toBeUndefined();
+  });
+});
+
+describe("readLine", () => {
+  it.each([
+    ["", "blank"],
+    ["   \t ", "blank"],
+    ["not json", "not JSON"],
+    ['{"type":"thought","step_id":', "not JSON"],
+    ["[1,2,3]", "not a JSON object"],
+    ["null", "not a JSON object"],
+    ["42", "not a JSON object"],
+    ['"a string"', "not a JSON object"],
+    [`{"step_id":"${ID}","ts":"${TS}"}`, "no type or step_id"],
+    [`{"type":"thought","ts":"${TS}","content":"x"}`, "no type or step_id"],
+    [`{"type":"","step_id":"${ID}"}`, "no type or step_id"],
+    [`{"type":"thought","step_id":""}`, "no type or step_id"],
+    [`{"type":7,"step_id":"${ID}"}`, "no type or step_id"],
+    [`{"type":"thought","step_id":12345}`, "no type or step_id"],
+  ])("rejects %j: %s", (line, reason) => {
+    expect(readLine(line)).toEqual({ ok: false, reason });
+  });
+
+  it("keeps a valid step, with the raw line exactly as written (escapes and key order included)", () => {
+    const line = `{"ts":"${TS}","step_id":"${ID}","type":"thought","content":"caf\\u00e9 \\"quoted\\" 漢字","run_id":"${RUN}"}`;
+    expect(readLine(line)).toEqual({
+      ok: true,
+      raw: line,
+      valid: true,
+      step: { type: "thought", step_id: ID, ts: TS, content: 'café "quoted" 漢字', run_id: RUN },
+    });
+  });
+
+  it("keeps a step of an unknown kind with all its fields", () => {
+    const step = { type: "telemetry", step_id: ID, ts: TS, source: "probe", nested: { list: [1, "two", null], flag: false }, n: 1.5 };
+    const line = JSON.stringify(step);
+    expect(readLine(line)).toEqual({ ok: true, step, raw: line, valid: true });
+  });
+
+  it("keeps a known kind that lacks required fields as-is, marked invalid", () => {
+    const step = { type: "reasoning", step_id: ID, ts: TS, thought: "no command", run_id: RUN, extra: [1] };
+    const line = JSON.stringify(step);
+    expect(readLine(line)).toEqual({ ok: true, step, raw: line, valid: false });
+  });
+
+  it("keeps a step without a usable ts or with a non-UUID id, invalid, with ts made a string", () => {
+    const noTs = { type: "thought", step_id: ID, content: "x" };
+    expect(readLine(JSON.stringify(noTs))).toEqual({ ok: true, step: { ...noTs, ts: "" }, raw: JSON.stringify(noTs), valid: false });
+    const numericTs = { type: "custom", step_id: ID, ts: 1764524676 };
+    expect(readLine(JSON.stringify(numericTs))).toEqual({ ok: true, step: { ...numericTs, ts: "" }, raw: JSON.stringify(numericTs), valid: false });
+    const oddId = { type: "custom", step_id: "step-1", ts: TS };
+    expect(readLine(JSON.stringify(oddId))).toEqual({ ok: true, step: oddId, raw: JSON.stringify(oddId), valid: false });
+  });
+
+  it("trims whitespace around the line (so raw is the trimmed line)", () => {
+    const line = `{"type":"thought","step_id":"${ID}","ts":"${TS}","content":"x"}`;
+    expect(readLine(`  ${line}\t`)).toMatchObject({ ok: true, raw: line, valid: true });
+  });
+});
+
+describe("looseStep", () => {
+  it("keeps every field and makes ts a string", () => {
+    expect(looseStep({ type: "x", step_id: "y", extra: { a: 1 } })).toEqual({ type: "x", step_id: "y", ts: "", extra: { a: 1 } });
+    expect(looseStep({ type: "x", step_id: "y", ts: TS })).toEqual({ type: "x", step_id: "y", ts: TS });
+  });
+});
+
+describe("LineSplitter", () => {
+  it("joins lines cut across chunks, drops \\r of \\r\\n (even when \\r and \\n arrive apart), and gives the last line without newline at the end", () => {
+    const s = new LineSplitter();
+    expect(s.push('{"a":1}\r\n{"b"')).toEqual(['{"a":1}']);
+    expect(s.push(":2}\r")).toEqual([]);
+    expect(s.push('\n{"c":')).toEqual(['{"b":2}']);
+    expect(s.push("3}")).toEqual([]);
+    expect(s.end()).toEqual(['{"c":3}']);
+    expect(s.end()).toEqual([]);
+  });
+
+  it("keeps empty lines (for the reader to skip), and gives nothing at the end after a final newline", () => {
+    const s = new LineSplitter();
+    expect(s.push("a\n\r\n\nb\n")).toEqual(["a", "", "", "b"]);
+    expect(s.end()).toEqual([]);
+  });
+
+  it("drops a \\r on a last line that has no newline", () => {
+    const s = new LineSplitter();
+    expect(s.push("x\r")).toEqual([]);
+    expect(s.end()).toEqual(["x"]);
+  });
+
+  it("gives the same lines wherever the text is cut into two or three chunks", () => {
+    const text = 'one\r\ntwo 漢字\n\nthree "🙂"\r\nfour';
+    const want = ["one", "two 漢字", "", 'three "🙂"', "four"];
+    for (let i = 0; i <= text.length; i++) {
+      for (let j = i; j <= text.length; j++) {
+        const s = new LineSplitter();
+        const got = [...s.push(text.slice(0, i)), ...s.push(text.slice(i, j)), ...s.push(text.slice(j)), ...s.end()];
+        expect(got, `cut at ${i} and ${j}`).toEqual(want);
+      }
+    }
+  });
+});
