@@ -2,17 +2,16 @@
 // Search over step content and blobs. Enter jumps to the next hit,
 // Shift+Enter to the previous one; the query is kept in the URL.
 import { useEffect, useRef, useState } from "react";
-import { db } from "@/lib/store/db";
-import { searchSteps, type SearchHit } from "@/lib/store/view";
+import type { SearchHit, StepSource } from "@/lib/store/view";
 
 export function SearchBox(props: {
-  owner: string;
+  source: StepSource;
   initial: string;
   onQuery: (q: string) => void;
   onHit: (hit: SearchHit) => void;
   onMatches: (ids: ReadonlySet<string>) => void;
 }) {
-  const { owner, onHit, onMatches } = props;
+  const { source, onHit, onMatches } = props;
   const [q, setQ] = useState(props.initial);
   const [result, setResult] = useState<{ q: string; hits: SearchHit[]; truncated: boolean } | null>(null);
   const [at, setAt] = useState(-1);
@@ -25,7 +24,7 @@ export function SearchBox(props: {
     running.current = ac;
     setBusy(true);
     try {
-      const r = await searchSteps(db(), owner, query, { signal: ac.signal });
+      const r = await source.search(query, { signal: ac.signal });
       setResult({ q: query, ...r });
       onMatches(new Set(r.hits.map((h) => h.id)));
       return r.hits;
@@ -38,7 +37,7 @@ export function SearchBox(props: {
   useEffect(() => {
     if (props.initial.trim()) void run(props.initial.trim()).catch(() => undefined);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [owner]);
+  }, [source]);
 
   async function go(step: 1 | -1) {
     const query = q.trim();

@@ -1,4 +1,5 @@
 "use client";
+import { memo } from "react";
 import type { RunInfo, IndexEntry } from "@/lib/trajectory/rows";
 import type { Step } from "@/lib/trajectory/schema";
 import { StepBody, type BodyActions } from "./StepBody";
@@ -36,7 +37,8 @@ export interface StepRowProps {
   onToggleRun: (runId: string) => void;
 }
 
-export function StepRow({ entry, step, inRun, run, selected, matched, actions, onSelect, onToggleRun }: StepRowProps) {
+/** Memoized: while scrolling, only rows whose data changed re-render. */
+export const StepRow = memo(function StepRow({ entry, step, inRun, run, selected, matched, actions, onSelect, onToggleRun }: StepRowProps) {
   return (
     <div
       data-testid="step"
@@ -71,11 +73,15 @@ export function StepRow({ entry, step, inRun, run, selected, matched, actions, o
           <span>
             {run.count} step{run.count === 1 ? "" : "s"}
             {run.end ? ` · ${run.end.type}${run.end.preview ? `: ${run.end.preview.slice(0, 60)}` : ""}` : " · running"}
-            {entry.trigger ? ` · woken by ${entry.trigger.slice(0, 8)}` : ""}
           </span>
+        )}
+        {run && entry.trigger && (
+          <button type="button" className="underline" title="Show the step that woke this run" onClick={() => onSelect(entry.trigger as string)}>
+            woken by {entry.trigger.slice(0, 8)}
+          </button>
         )}
       </div>
       {step ? <StepBody step={step} actions={actions} /> : entry.preview && <p className="truncate text-sm text-stone-500">{entry.preview}</p>}
     </div>
   );
-}
+});

@@ -6,7 +6,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { db } from "@/lib/store/db";
-import { blobText, locateStep, trajectoriesOf } from "@/lib/store/view";
+import { blobText, pageSource, rowSource, trajectoriesOf } from "@/lib/store/view";
 import type { TrajectoryRow } from "@/lib/store/db";
 import { buildRows, rowIndexOf, type DisplayRow } from "@/lib/trajectory/rows";
 import { ForkTree } from "./ForkTree";
@@ -19,14 +19,16 @@ import { useTrajectoryIndex } from "./useTrajectoryIndex";
 import { useViewerUrl } from "./useViewerUrl";
 
 /** Up to this many rows are all in the page; beyond, only those on screen. */
-const PLAIN_LIMIT = 400;
+const PLAIN_LIMIT = 600;
 
 export function TrajectoryViewer({ owner, live, footer }: { owner: string; live: boolean; footer?: React.ReactNode }) {
   const [url, setUrl] = useViewerUrl();
+  // A live mind keeps a row per step; an imported archive keeps pages of lines.
+  const source = useMemo(() => (live ? rowSource(db(), owner) : pageSource(db(), owner)), [live, owner]);
   const [trajs, setTrajs] = useState<TrajectoryRow[] | null>(null);
   const trajId = url.traj ?? trajs?.find((t) => !t.parent_traj || !trajs.some((p) => p.traj_id === t.parent_traj))?.traj_id ?? (live ? owner : undefined);
   const traj = trajs?.find((t) => t.traj_id === trajId);
-  const index = useTrajectoryIndex(owner, trajId);
+  const index = useTrajectoryIndex(source, owner, trajId, live);
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
   const [openFolds, setOpenFolds] = useState<Set<string>>(new Set());
   const [matches, setMatches] = useState<ReadonlySet<string>>(new Set());
@@ -46,7 +48,8 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
     () => buildRows(index.entries, { collapsedRuns: collapsed, openFolds, types: url.types, groupRuns }),
     [index.entries, collapsed, openFolds, url.types, groupRuns],
   );
-  const virtual = rows.length > PLAIN_LIMIT;
+  // Virtualize a long stream, and a big one from the start (before its older steps have loaded).
+  const virtual = rows.length > PLAIN_LIMIT || !index.complete;
   const virtualizer = useVirtualizer({
     count: virtual ? rows.length : 0,
     getScrollElement: () => scroller.current,
@@ -56,7 +59,7 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
   });
   const items = virtual ? virtualizer.getVirtualItems() : [];
   const onScreen = virtual ? items.map((i) => rows[i.index]).filter((r): r is DisplayRow => !!r) : rows;
-  const bodies = useStepBodies(onScreen.flatMap((r) => (r.kind === "step" ? [r.entry.seq] : [])));
+  const bodies = useStepBodies(source, onScreen.flatMap((r) => (r.kind === "step" ? [r.entry.seq] : [])));
 
   const scrollToRow = useCallback(
     (i: number, align: "center" | "end") => {
@@ -82,7 +85,7 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
       if (located.current === id) return;
       located.current = id;
       // Not in this trajectory (or not loaded yet): find where it lives.
-      locateStep(db(), owner, id).then((where) => {
+      source.locate(id).then((where) => {
         if (where && where.traj !== trajId) setUrl({ traj: where.traj });
       });
       return;
@@ -99,7 +102,7 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
     }
     follow.current = false;
     scrollToRow(at, "center");
-  }, [url.step, index.loaded, index.entries, rows, collapsed, owner, trajId, setUrl, scrollToRow]);
+  }, [url.step, index.loaded, index.entries, rows, collapsed, source, trajId, setUrl, scrollToRow]);
 
   const actions: BodyActions = useMemo(
     () => ({
@@ -167,7 +170,7 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
       <div className="flex flex-wrap items-start gap-3">
         {trajs && trajs.length > 1 && <ForkTree trajectories={trajs} current={trajId} onOpen={(t) => setUrl({ traj: t, step: null })} />}
         <div className="flex min-w-0 flex-1 flex-col gap-2">
-          <SearchBox owner={owner} initial={url.q} onQuery={(q) => setUrl({ q })} onHit={(hit) => setUrl({ traj: hit.traj, step: hit.id })} onMatches={setMatches} />
+          <SearchBox source={source} initial={url.q} onQuery={(q) => setUrl({ q })} onHit={(hit) => setUrl({ traj: hit.traj, step: hit.id })} onMatches={setMatches} />
           <TypeFilter counts={typeCounts} selected={url.types} onChange={(types) => setUrl({ types })} />
           <div className="flex gap-3 text-xs text-stone-500">
             <span data-testid="step-count">

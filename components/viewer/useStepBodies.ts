@@ -2,13 +2,12 @@
 // Full step bodies, loaded on demand for the rows on screen and kept in a
 // bounded cache (steps never change, so a cached body is never stale).
 import { useEffect, useRef, useState } from "react";
-import { db } from "@/lib/store/db";
-import { stepBodies } from "@/lib/store/view";
+import type { StepSource } from "@/lib/store/view";
 import type { Step } from "@/lib/trajectory/schema";
 
 const CACHE = 4000;
 
-export function useStepBodies(seqs: readonly number[]): Map<number, Step> {
+export function useStepBodies(source: StepSource, seqs: readonly number[]): Map<number, Step> {
   const cache = useRef(new Map<number, Step>());
   const mounted = useRef(true);
   const [, setVersion] = useState(0);
@@ -25,7 +24,8 @@ export function useStepBodies(seqs: readonly number[]): Map<number, Step> {
     const missing = seqs.filter((s) => !cache.current.has(s));
     if (missing.length === 0) return;
     // Results are kept even if the reader has scrolled on: they are valid bodies.
-    stepBodies(db(), missing)
+    source
+      .bodies(missing)
       .then((bodies) => {
         const c = cache.current;
         for (const [seq, step] of bodies) c.set(seq, step);
@@ -39,7 +39,7 @@ export function useStepBodies(seqs: readonly number[]): Map<number, Step> {
       .catch(() => undefined);
     // `key` stands for `seqs` (a new array each render).
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key]);
+  }, [key, source]);
 
   return cache.current;
 }

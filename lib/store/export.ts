@@ -61,13 +61,17 @@ export async function* exportEntries(db: ReverieDb, ownerId: string): AsyncGener
   yield { path: "mind.json", data: `${JSON.stringify(mindJson(owner.json), null, 2)}\n` };
   for (const t of trajs) {
     const dir = dirs.get(t.traj_id) ?? trajDirName(t.traj_id, t.name);
-    const rows = await db.steps
-      .where("[mind_id+traj_id+seq]")
-      .between([ownerId, t.traj_id, Dexie.minKey], [ownerId, t.traj_id, Dexie.maxKey])
-      .toArray();
-    yield { path: `${dir}/trajectory.jsonl`, data: rows.map((r) => `${r.json}\n`).join("") };
+    yield { path: `${dir}/trajectory.jsonl`, data: await trajectoryText(db, ownerId, t.traj_id) };
     const prefix = t.dir ? `${t.dir}/blobs/` : "blobs/";
     const blobs = await db.blobs.where("[mind_id+name]").between([ownerId, prefix], [ownerId, `${prefix}\uffff`]).toArray();
     for (const b of blobs) yield { path: `${dir}/blobs/${b.name.slice(prefix.length)}`, data: b.text };
   }
+}
+
+/** A trajectory's lines exactly as stored: an archive's pages, or a mind's rows. */
+async function trajectoryText(db: ReverieDb, owner: string, traj: string): Promise<string> {
+  const pages = await db.pages.where("[mind_id+traj_id+page]").between([owner, traj, Dexie.minKey], [owner, traj, Dexie.maxKey]).toArray();
+  if (pages.length > 0) return pages.map((p) => `${p.lines}\n`).join("");
+  const rows = await db.steps.where("[mind_id+traj_id+seq]").between([owner, traj, Dexie.minKey], [owner, traj, Dexie.maxKey]).toArray();
+  return rows.map((r) => `${r.json}\n`).join("");
 }

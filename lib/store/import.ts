@@ -2,11 +2,11 @@
 // stream in; the owner's record is written last, as the commit. Until then
 // the import is invisible, and a cancelled, failed or abandoned import (a
 // closed tab) is swept away: nothing half-imported is left behind.
-import { importArchive, type ImportSink } from "../import/importer";
+import { importArchive, type ImportSink, type StepBatchItem } from "../import/importer";
 import { checkSummary, type ImportStats } from "../import/stats";
 import { formatTs } from "../trajectory/schema";
 import type { ImportedArchive } from "./archives";
-import type { ReverieDb } from "./db";
+import type { PageRow, ReverieDb } from "./db";
 import Dexie from "dexie";
 
 export class ImportError extends Error {}
@@ -39,13 +39,12 @@ async function importWithId(
   opts: { name: string; signal?: AbortSignal; onProgress?: (bytesRead: number, totalBytes: number, stats: ImportStats) => void },
 ): Promise<ImportResult> {
   let mindJson: unknown;
+  const pages = pageWriter(db, id);
   const sink: ImportSink = {
     trajectory: async (t) => {
       await db.trajectories.put({ mind_id: id, traj_id: t.trajId, name: t.name, dir: t.dir, parent_traj: t.parentTraj, parent_step: t.parentStep });
     },
-    steps: async (trajId, batch) => {
-      await db.steps.bulkAdd(batch.map(({ step, raw }) => ({ step_id: step.step_id, mind_id: id, traj_id: trajId, type: step.type, json: raw })));
-    },
+    steps: (trajId, batch) => pages.add(trajId, batch),
     blob: async (path, text) => {
       await db.blobs.put({ mind_id: id, name: path, text });
     },
@@ -56,6 +55,7 @@ async function importWithId(
   let stats: ImportStats;
   try {
     stats = await importArchive(file, sink, { name: opts.name, signal: opts.signal, onProgress: opts.onProgress });
+    await pages.finish();
     if (stats.trajectories === 0) throw new ImportError(`${opts.name} holds no trajectory.jsonl: nothing to import.`);
     if (stats.steps === 0) throw new ImportError(`${opts.name} holds no readable steps (${stats.skipped} line(s) skipped).`);
     const summary = checkSummary(stats);
@@ -70,6 +70,7 @@ async function importWithId(
     };
     await db.minds.add({ id, json: record });
   } catch (e) {
+    await pages.finish().catch(() => undefined);
     await discardUncommitted(db, id);
     throw e;
   }
@@ -93,17 +94,20 @@ function stripKeys(json: unknown): unknown {
  * has a record: a mind's or a committed archive's steps are never deleted.
  */
 export async function discardUncommitted(db: ReverieDb, ownerId: string): Promise<void> {
-  await db.transaction("rw", db.minds, db.steps, db.blobs, db.trajectories, async () => {
+  await db.transaction("rw", [db.minds, db.steps, db.pages, db.blobs, db.trajectories], async () => {
     if (await db.minds.get(ownerId)) throw new Error("Refusing to delete the steps of a committed owner.");
     await db.steps.where("[mind_id+seq]").between([ownerId, Dexie.minKey], [ownerId, Dexie.maxKey]).delete();
+    await db.pages.where("[mind_id+first]").between([ownerId, Dexie.minKey], [ownerId, Dexie.maxKey]).delete();
     await db.blobs.where("[mind_id+name]").between([ownerId, Dexie.minKey], [ownerId, Dexie.maxKey]).delete();
     await db.trajectories.where("mind_id").equals(ownerId).delete();
   });
 }
 
-/** At start-up: sweep imports a closed tab left unfinished (trajectories without an owner record). */
+/** At start-up: sweep imports a closed tab left unfinished (trajectories or blobs without an owner record). */
 export async function sweepUnfinishedImports(db: ReverieDb, isRunning: (ownerId: string) => boolean = () => false): Promise<number> {
   const owners = new Set((await db.trajectories.toArray()).map((t) => t.mind_id));
+  // An archive may list blobs/ before any trajectory.jsonl: an import closed then has blobs and nothing else.
+  for (const [owner] of await db.blobs.toCollection().primaryKeys()) owners.add(owner);
   let swept = 0;
   for (const owner of owners) {
     if (isRunning(owner) || (await db.minds.get(owner))) continue;
@@ -111,4 +115,52 @@ export async function sweepUnfinishedImports(db: ReverieDb, isRunning: (ownerId:
     swept++;
   }
   return swept;
+}
+
+/** Lines per page: big enough that a 100,000-step import is a few hundred rows. */
+export const PAGE_LINES = 500;
+
+/**
+ * Collects lines into pages per trajectory and writes them, one write in
+ * flight at a time, so parsing the next lines overlaps the database's work.
+ */
+function pageWriter(db: ReverieDb, owner: string) {
+  let seq = 0;
+  const open = new Map<string, { page: number; first: number; lines: string[]; ids: string[] }>();
+  let ready: PageRow[] = [];
+  let inFlight: Promise<unknown> = Promise.resolve();
+
+  const seal = (trajId: string) => {
+    const p = open.get(trajId);
+    if (!p || p.lines.length === 0) return;
+    ready.push({ mind_id: owner, traj_id: trajId, page: p.page, first: p.first, lines: p.lines.join("\n"), ids: p.ids.join(",") });
+    open.set(trajId, { page: p.page + 1, first: seq, lines: [], ids: [] });
+  };
+  const write = async () => {
+    if (ready.length === 0) return;
+    const rows = ready;
+    ready = [];
+    await inFlight; // one write at a time; a failure surfaces here
+    inFlight = db.pages.bulkAdd(rows);
+  };
+
+  return {
+    async add(trajId: string, batch: StepBatchItem[]): Promise<void> {
+      let p = open.get(trajId);
+      if (!p) open.set(trajId, (p = { page: 0, first: seq, lines: [], ids: [] }));
+      for (const item of batch) {
+        const cur = open.get(trajId) as { lines: string[]; ids: string[] };
+        cur.lines.push(item.raw);
+        cur.ids.push(item.step.step_id);
+        seq++;
+        if (cur.lines.length >= PAGE_LINES) seal(trajId);
+      }
+      await write();
+    },
+    async finish(): Promise<void> {
+      for (const trajId of open.keys()) seal(trajId);
+      await write();
+      await inFlight;
+    },
+  };
 }

@@ -1,54 +1,42 @@
-// Reads for the trajectory viewer: a light index of every step (in pages, so
-// the newest show first), step bodies on demand, blobs on demand, search.
-import Dexie from "dexie";
+// Reads for the trajectory viewer, over either storage: a live mind's step
+// rows, or an imported archive's pages. The newest entries come first (so
+// the viewer shows something at once), then every older one in pages; bodies,
+// blobs and search on demand.
+import Dexie, { liveQuery } from "dexie";
+import { readLine } from "../trajectory/headlong";
 import { entryOf, type IndexEntry } from "../trajectory/rows";
 import type { Step } from "../trajectory/schema";
-import type { ReverieDb, StepRow, TrajectoryRow } from "./db";
+import type { PageRow, ReverieDb, StepRow, TrajectoryRow } from "./db";
 import { parseRows } from "./steps";
 
-const range = (db: ReverieDb, owner: string, traj: string, from: unknown, to: unknown) =>
-  db.steps.where("[mind_id+traj_id+seq]").between([owner, traj, from], [owner, traj, to], true, true);
-
-function toEntries(rows: StepRow[]): IndexEntry[] {
-  const parsed = parseRows(rows);
-  return parsed.steps.map((s, i) => entryOf(parsed.seqs[i] ?? 0, s));
+export interface SearchHit {
+  seq: number;
+  id: string;
+  traj: string;
 }
 
-/** The newest `n` entries of a trajectory, oldest first. */
-export async function newestEntries(db: ReverieDb, owner: string, traj: string, n: number): Promise<IndexEntry[]> {
-  const rows = await range(db, owner, traj, Dexie.minKey, Dexie.maxKey).reverse().limit(n).toArray();
-  return toEntries(rows.reverse());
+export interface SearchResult {
+  hits: SearchHit[];
+  truncated: boolean;
 }
 
-/** Entries with seq in [from, to), at most `limit`, oldest first. */
-export async function entriesBetween(db: ReverieDb, owner: string, traj: string, from: number, to: number, limit: number): Promise<IndexEntry[]> {
-  const rows = await db.steps
-    .where("[mind_id+traj_id+seq]")
-    .between([owner, traj, from], [owner, traj, to], true, false)
-    .limit(limit)
-    .toArray();
-  return toEntries(rows);
+export interface StepSource {
+  /** The newest `n` entries of a trajectory, oldest first. */
+  newest(traj: string, n: number): Promise<IndexEntry[]>;
+  /** Every entry before `seq`, oldest first, handed over a page at a time. */
+  older(traj: string, beforeSeq: number, onPage: (entries: IndexEntry[]) => void, signal?: AbortSignal): Promise<void>;
+  bodies(seqs: readonly number[]): Promise<Map<number, Step>>;
+  /** Where a step lives (for deep links). */
+  locate(stepId: string): Promise<{ seq: number; traj: string } | null>;
+  /** Steps whose JSON, or whose blob, contains `query` (case-insensitive). */
+  search(query: string, opts?: { signal?: AbortSignal; limit?: number }): Promise<SearchResult>;
 }
 
-/** Entries appended after `seq` (for a live mind). */
-export async function entriesAfter(db: ReverieDb, owner: string, traj: string, seq: number): Promise<IndexEntry[]> {
-  return toEntries(await range(db, owner, traj, seq + 1, Dexie.maxKey).toArray());
-}
-
-export async function stepBodies(db: ReverieDb, seqs: number[]): Promise<Map<number, Step>> {
-  const rows = (await db.steps.bulkGet(seqs)).filter((r) => r !== undefined);
-  const parsed = parseRows(rows);
-  return new Map(parsed.steps.map((s, i) => [parsed.seqs[i] ?? 0, s]));
-}
+const PAGE = 5000;
+const SEARCH_LIMIT = 5000;
 
 export function trajectoriesOf(db: ReverieDb, owner: string): Promise<TrajectoryRow[]> {
   return db.trajectories.where("mind_id").equals(owner).toArray();
-}
-
-/** Where a step lives (for deep links): its trajectory and seq. */
-export async function locateStep(db: ReverieDb, owner: string, stepId: string): Promise<{ seq: number; traj: string } | null> {
-  const row = await db.steps.get({ mind_id: owner, step_id: stepId.toLowerCase() });
-  return row?.seq ? { seq: row.seq, traj: row.traj_id } : null;
 }
 
 /** The blob a step field points to (`blobs/<file>`), relative to its trajectory's folder. */
@@ -57,53 +45,180 @@ export async function blobText(db: ReverieDb, owner: string, traj: TrajectoryRow
   return (await db.blobs.get([owner, key]))?.text;
 }
 
-export interface SearchHit {
-  seq: number;
-  id: string;
-  traj: string;
-}
-
-/**
- * Steps whose JSON (or whose blob) contains `query`, case-insensitively, in
- * order. Scans in pages so a large trajectory stays responsive and can be cancelled.
- */
-export async function searchSteps(
-  db: ReverieDb,
-  owner: string,
-  query: string,
-  opts: { signal?: AbortSignal; limit?: number } = {},
-): Promise<{ hits: SearchHit[]; truncated: boolean }> {
-  const q = query.toLowerCase();
-  const limit = opts.limit ?? 5000;
-  const hits: SearchHit[] = [];
-  // Blobs first: which blob files match, so steps pointing at them count as hits.
-  const blobHits = new Set<string>();
+/** Blob files whose text contains the query; steps naming them count as hits. */
+async function blobRefsMatching(db: ReverieDb, owner: string, q: string): Promise<string[]> {
+  const files: string[] = [];
   await db.blobs
     .where("[mind_id+name]")
     .between([owner, Dexie.minKey], [owner, Dexie.maxKey])
     .each((b) => {
-      if (b.text.toLowerCase().includes(q)) blobHits.add(b.name.split("/").pop() ?? b.name);
+      if (b.text.toLowerCase().includes(q)) files.push(`blobs/${b.name.split("/").pop() ?? b.name}`);
     });
-  const refs = [...blobHits].map((f) => `blobs/${f}`);
-  let from = 0;
-  const PAGE = 5000;
-  for (;;) {
-    opts.signal?.throwIfAborted();
-    const rows = await db.steps
-      .where("[mind_id+seq]")
-      .between([owner, from], [owner, Dexie.maxKey], false, true)
-      .limit(PAGE)
-      .toArray();
-    if (rows.length === 0) break;
-    for (const r of rows) {
-      const json = r.json.toLowerCase();
-      if (json.includes(q) || (refs.length > 0 && refs.some((ref) => r.json.includes(ref)))) {
-        hits.push({ seq: r.seq ?? 0, id: r.step_id, traj: r.traj_id });
-        if (hits.length >= limit) return { hits, truncated: true };
+  return files;
+}
+
+const matches = (json: string, q: string, refs: string[]) => json.toLowerCase().includes(q) || (refs.length > 0 && refs.some((r) => json.includes(r)));
+
+// ---- a live mind: one row per step ----------------------------------------
+
+function rowEntries(rows: StepRow[]): IndexEntry[] {
+  const parsed = parseRows(rows);
+  return parsed.steps.map((s, i) => entryOf(parsed.seqs[i] ?? 0, s));
+}
+
+export function rowSource(db: ReverieDb, owner: string): StepSource {
+  const range = (traj: string, from: unknown, to: unknown, includeTo = true) =>
+    db.steps.where("[mind_id+traj_id+seq]").between([owner, traj, from], [owner, traj, to], true, includeTo);
+  return {
+    async newest(traj, n) {
+      const rows = await range(traj, Dexie.minKey, Dexie.maxKey).reverse().limit(n).toArray();
+      return rowEntries(rows.reverse());
+    },
+    async older(traj, beforeSeq, onPage, signal) {
+      let from = 0;
+      for (;;) {
+        signal?.throwIfAborted();
+        const rows = await range(traj, from, beforeSeq, false).limit(PAGE).toArray();
+        if (rows.length) onPage(rowEntries(rows));
+        if (rows.length < PAGE) return;
+        from = (rows[rows.length - 1]?.seq ?? beforeSeq) + 1;
       }
-    }
-    from = rows[rows.length - 1]?.seq ?? from;
-    if (rows.length < PAGE) break;
+    },
+    async bodies(seqs) {
+      const rows = (await db.steps.bulkGet([...seqs])).filter((r): r is StepRow => r !== undefined && r.mind_id === owner);
+      const parsed = parseRows(rows);
+      return new Map(parsed.steps.map((s, i) => [parsed.seqs[i] ?? 0, s]));
+    },
+    async locate(stepId) {
+      const row = await db.steps.get({ mind_id: owner, step_id: stepId.toLowerCase() });
+      return row?.seq ? { seq: row.seq, traj: row.traj_id } : null;
+    },
+    async search(query, opts = {}) {
+      const q = query.toLowerCase();
+      const limit = opts.limit ?? SEARCH_LIMIT;
+      const refs = await blobRefsMatching(db, owner, q);
+      const hits: SearchHit[] = [];
+      let from = 0;
+      for (;;) {
+        opts.signal?.throwIfAborted();
+        const rows = await db.steps.where("[mind_id+seq]").between([owner, from], [owner, Dexie.maxKey], true, true).limit(PAGE).toArray();
+        for (const r of rows) {
+          if (!matches(r.json, q, refs)) continue;
+          hits.push({ seq: r.seq ?? 0, id: r.step_id, traj: r.traj_id });
+          if (hits.length >= limit) return { hits, truncated: true };
+        }
+        if (rows.length < PAGE) return { hits, truncated: false };
+        from = (rows[rows.length - 1]?.seq ?? from) + 1;
+      }
+    },
+  };
+}
+
+/** Call `onEntries` with every step appended to a live mind's trajectory after `afterSeq`. */
+export function watchEntries(db: ReverieDb, owner: string, traj: string, afterSeq: number, onEntries: (entries: IndexEntry[]) => void): () => void {
+  let last = afterSeq;
+  const sub = liveQuery(() =>
+    db.steps
+      .where("[mind_id+traj_id+seq]")
+      .between([owner, traj, last + 1], [owner, traj, Dexie.maxKey], true, true)
+      .toArray(),
+  ).subscribe({
+    next: (rows) => {
+      if (rows.length === 0) return;
+      last = Math.max(last, rows[rows.length - 1]?.seq ?? last);
+      onEntries(rowEntries(rows));
+    },
+    error: () => undefined,
+  });
+  return () => sub.unsubscribe();
+}
+
+// ---- an imported archive: pages of lines ----------------------------------
+
+function pageSteps(page: PageRow): { seq: number; step: Step }[] {
+  const out: { seq: number; step: Step }[] = [];
+  const lines = page.lines.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const r = readLine(lines[i] ?? "");
+    if (r.ok) out.push({ seq: page.first + i, step: r.step });
   }
-  return { hits, truncated: false };
+  return out;
+}
+
+const pageEntries = (page: PageRow) => pageSteps(page).map(({ seq, step }) => entryOf(seq, step));
+
+/** Let the page breathe between chunks of parsing. */
+const yieldToPage = () => new Promise((r) => setTimeout(r, 0));
+
+export function pageSource(db: ReverieDb, owner: string): StepSource {
+  const pagesOf = (traj: string) => db.pages.where("[mind_id+traj_id+page]").between([owner, traj, Dexie.minKey], [owner, traj, Dexie.maxKey]);
+  const allPages = () => db.pages.where("[mind_id+first]").between([owner, Dexie.minKey], [owner, Dexie.maxKey]);
+  return {
+    async newest(traj, n) {
+      const out: IndexEntry[][] = [];
+      let count = 0;
+      await pagesOf(traj)
+        .reverse()
+        .until(() => count >= n)
+        .each((p) => {
+          const e = pageEntries(p);
+          out.unshift(e);
+          count += e.length;
+        });
+      return out.flat().slice(-n);
+    },
+    async older(traj, beforeSeq, onPage, signal) {
+      const pages = await pagesOf(traj).filter((p) => p.first < beforeSeq).toArray();
+      for (const p of pages) {
+        signal?.throwIfAborted();
+        onPage(pageEntries(p).filter((e) => e.seq < beforeSeq));
+        await yieldToPage();
+      }
+    },
+    async bodies(seqs) {
+      const out = new Map<number, Step>();
+      const want = new Set(seqs);
+      const sorted = [...want].sort((a, b) => a - b);
+      const seen = new Set<string>();
+      for (const seq of sorted) {
+        if (out.has(seq)) continue;
+        const page = await db.pages.where("[mind_id+first]").between([owner, Dexie.minKey], [owner, seq], true, true).last();
+        if (!page || seen.has(`${page.traj_id}:${page.page}`)) continue;
+        seen.add(`${page.traj_id}:${page.page}`);
+        for (const { seq: s, step } of pageSteps(page)) if (want.has(s)) out.set(s, step);
+      }
+      return out;
+    },
+    async locate(stepId) {
+      const id = stepId.toLowerCase();
+      let found: { seq: number; traj: string } | null = null;
+      await allPages()
+        .until(() => found !== null)
+        .each((p) => {
+          const at = p.ids.split(",").indexOf(id);
+          if (at >= 0) found = { seq: p.first + at, traj: p.traj_id };
+        });
+      return found;
+    },
+    async search(query, opts = {}) {
+      const q = query.toLowerCase();
+      const limit = opts.limit ?? SEARCH_LIMIT;
+      const refs = await blobRefsMatching(db, owner, q);
+      const hits: SearchHit[] = [];
+      let truncated = false;
+      await allPages()
+        .until(() => truncated || (opts.signal?.aborted ?? false))
+        .each((p) => {
+          const lines = p.lines.split("\n");
+          const ids = p.ids.split(",");
+          for (let i = 0; i < lines.length && !truncated; i++) {
+            if (!matches(lines[i] ?? "", q, refs)) continue;
+            hits.push({ seq: p.first + i, id: ids[i] ?? "", traj: p.traj_id });
+            truncated = hits.length >= limit;
+          }
+        });
+      opts.signal?.throwIfAborted();
+      return { hits, truncated };
+    },
+  };
 }

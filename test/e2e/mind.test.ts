@@ -122,7 +122,7 @@ describe("model failures", () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     // The first two calls fail: a 500, then a malformed stream.
-    model.enqueue({ status: 500, errorBody: "scripted outage" }, { status: 500, errorBody: "scripted outage" }, { malformed: true, text: "half a reply" });
+    model.enqueue({ status: 500, errorBody: "scripted outage" }, { malformed: true, text: "half a reply" });
     await createMind(page, "Bo");
     const error = page.locator('[data-testid="step"][data-step-type="error"]').first();
     await error.waitFor({ timeout: 30_000 });

@@ -184,7 +184,7 @@ describe("tolerant import", () => {
   });
 });
 
-/** Rows in the steps store of the app's IndexedDB, read with the raw API. */
+/** Rows of every store an import writes (steps, pages, blobs, trajectories), read with the raw IndexedDB API. */
 function countRows(p: Page): Promise<number> {
   return p.evaluate(
     () =>
@@ -193,10 +193,19 @@ function countRows(p: Page): Promise<number> {
         open.onerror = () => reject(open.error);
         open.onsuccess = () => {
           const idb = open.result;
-          if (!idb.objectStoreNames.contains("steps")) return resolve(0);
-          const req = idb.transaction("steps").objectStore("steps").count();
-          req.onsuccess = () => resolve(req.result);
-          req.onerror = () => reject(req.error);
+          const stores = ["steps", "pages", "blobs", "trajectories"].filter((s) => idb.objectStoreNames.contains(s));
+          if (stores.length === 0) return resolve(0);
+          const tx = idb.transaction(stores);
+          let total = 0;
+          let left = stores.length;
+          for (const name of stores) {
+            const req = tx.objectStore(name).count();
+            req.onsuccess = () => {
+              total += req.result;
+              if (--left === 0) resolve(total);
+            };
+            req.onerror = () => reject(req.error);
+          }
         };
       }),
   );

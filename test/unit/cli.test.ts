@@ -1,0 +1,198 @@
+// cli/reverie.ts: `reverie check` and `reverie show` over files on disk, run
+// in-process through main(argv, io) with the output captured. Exit codes: 0
+// done, 1 the file or the step is the problem, 2 the arguments are.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "@/cli/reverie";
+import { makeHeadlongTree } from "../fixtures/headlong-tree";
+import { pack, type Packing } from "./helpers/trees";
+
+const USAGE = `usage:
+  reverie check <path> [--json]
+  reverie show <path> <step-id|prefix> [--full]
+
+<path> is a trajectory.jsonl, or a Headlong folder tree packed as .zip or .tar.gz.
+`;
+
+async function run(...argv: string[]) {
+  let out = "";
+  let err = "";
+  const code = await main(argv, { out: (s) => void (out += s), err: (s) => void (err += s) });
+  return { code, out, err };
+}
+
+const TREE = makeHeadlongTree({ steps: 40, withChild: true });
+const BLOB = TREE.files.find((f) => f.path.includes("/blobs/"))!;
+const lineOf = (stepId: string) => TREE.files.flatMap((f) => (f.path.endsWith(".jsonl") ? f.data.split("\n") : [])).find((l) => l.includes(`"step_id":"${stepId}"`))!;
+
+const dir = mkdtempSync(join(tmpdir(), "reverie-cli-"));
+const file: Record<Packing, string> = { jsonl: join(dir, "trajectory.jsonl"), "tar.gz": join(dir, "tree.tar.gz"), zip: join(dir, "tree.zip") };
+
+beforeAll(async () => {
+  for (const packing of ["jsonl", "tar.gz", "zip"] as const) {
+    writeFileSync(file[packing], new Uint8Array(await (await pack(TREE.files, packing)).arrayBuffer()));
+  }
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("reverie check", () => {
+  const TREE_JSON =
+    '{"steps":49,"skipped":0,"byType":{"trajectory":2,"monolith-wake":10,"shellm-run":7,"prompt":7,"reasoning":7,"shell-output":7,"final":7,"fork":1,"merge":1},"runs":7,"forks":1,"trajectories":2}\n';
+
+  it("--json on a lone trajectory.jsonl", async () => {
+    expect(await run("check", file.jsonl, "--json")).toEqual({
+      code: 0,
+      out: '{"steps":43,"skipped":0,"byType":{"trajectory":1,"monolith-wake":10,"shellm-run":6,"prompt":6,"reasoning":6,"shell-output":6,"final":6,"fork":1,"merge":1},"runs":6,"forks":1,"trajectories":1}\n',
+      err: "",
+    });
+  });
+
+  for (const packing of ["tar.gz", "zip"] as const) {
+    it(`--json on a .${packing}, the flag before or after the path`, async () => {
+      expect(await run("check", file[packing], "--json")).toEqual({ code: 0, out: TREE_JSON, err: "" });
+      expect(await run("check", "--json", file[packing])).toEqual({ code: 0, out: TREE_JSON, err: "" });
+    });
+  }
+
+  it("reads a file by its bytes whatever its name", async () => {
+    const renamed = join(dir, "download.bin");
+    writeFileSync(renamed, new Uint8Array(await (await pack(TREE.files, "zip")).arrayBuffer()));
+    expect(await run("check", renamed, "--json")).toEqual({ code: 0, out: TREE_JSON, err: "" });
+  });
+
+  it("prints a summary for people: totals, then kinds by count", async () => {
+    expect(await run("check", file["tar.gz"])).toEqual({
+      code: 0,
+      out: [
+        "49 steps in 2 trajectories, 7 runs, 1 fork; 0 lines skipped",
+        "        10  monolith-wake",
+        "         7  shellm-run",
+        "         7  prompt",
+        "         7  reasoning",
+        "         7  shell-output",
+        "         7  final",
+        "         2  trajectory",
+        "         1  fork",
+        "         1  merge",
+        "",
+      ].join("\n"),
+      err: "",
+    });
+  });
+
+  it("counts skipped lines, in the singular when there is one", async () => {
+    const path = join(dir, "junk.jsonl");
+    writeFileSync(path, `${lineOf(TREE.rootId)}\nnot json\n`);
+    expect(await run("check", path)).toEqual({ code: 0, out: "1 step in 1 trajectory, 0 runs, 0 forks; 1 line skipped\n         1  trajectory\n", err: "" });
+    expect(await run("check", path, "--json")).toEqual({ code: 0, out: '{"steps":1,"skipped":1,"byType":{"trajectory":1},"runs":0,"forks":0,"trajectories":1}\n', err: "" });
+  });
+
+  it("warns on stderr when an archive holds no trajectory (people's output only)", async () => {
+    const path = join(dir, "empty.zip");
+    writeFileSync(path, new Uint8Array(await (await pack([{ path: "notes/readme.txt", data: "hi" }], "zip")).arrayBuffer()));
+    expect(await run("check", path)).toEqual({ code: 0, out: "0 steps in 0 trajectories, 0 runs, 0 forks; 0 lines skipped\n", err: "warning: No trajectory.jsonl was found in this file.\n" });
+    expect(await run("check", path, "--json")).toEqual({ code: 0, out: '{"steps":0,"skipped":0,"byType":{},"runs":0,"forks":0,"trajectories":0}\n', err: "" });
+  });
+});
+
+describe("reverie show", () => {
+  const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+  for (const packing of ["jsonl", "tar.gz", "zip"] as const) {
+    it(`prints a step of a .${packing}, by its 8-hex prefix, as pretty JSON of the original line`, async () => {
+      const stepId = TREE.ids.bigOutput;
+      expect(await run("show", file[packing], stepId.slice(0, 8))).toEqual({ code: 0, out: pretty(JSON.parse(lineOf(stepId))), err: "" });
+    });
+  }
+
+  it("finds a step of the child trajectory, by its whole id in any case", async () => {
+    const stepId = TREE.ids.childFinal!;
+    expect(await run("show", file.zip, stepId.toUpperCase())).toEqual({ code: 0, out: pretty(JSON.parse(lineOf(stepId))), err: "" });
+  });
+
+  for (const packing of ["tar.gz", "zip"] as const) {
+    it(`--full puts the whole blob text in place of the inline cut (.${packing})`, async () => {
+      const original = JSON.parse(lineOf(TREE.ids.bigOutput)) as Record<string, unknown>;
+      expect(original.stdout).not.toBe(BLOB.data);
+      const result = await run("show", file[packing], TREE.ids.bigOutput.slice(0, 8), "--full");
+      expect(result).toEqual({ code: 0, out: pretty({ ...original, stdout: BLOB.data }), err: "" });
+      expect(result.out).toContain("needle-in-blob-FOUND");
+    });
+  }
+
+  it("--full without the blob (a lone .jsonl) shows the inline text and says why", async () => {
+    const original = JSON.parse(lineOf(TREE.ids.bigOutput)) as Record<string, unknown>;
+    expect(await run("show", file.jsonl, TREE.ids.bigOutput.slice(0, 8), "--full")).toEqual({
+      code: 0,
+      out: pretty(original),
+      err: `warning: the blob ${String(original.stdout_ref)} is not in the archive; the inline text is shown\n`,
+    });
+  });
+
+  it("an ambiguous prefix lists the matching steps and exits 1", async () => {
+    const path = join(dir, "ambiguous.jsonl");
+    const a = "abcd1234-0000-4000-8000-000000000001";
+    const b = "abcd5678-0000-4000-8000-000000000002";
+    writeFileSync(path, [{ type: "thought", step_id: a, ts: "2026-01-01T00:00:00.000Z", content: "a" }, { type: "final", step_id: b, ts: "2026-01-01T00:00:01.000Z", content: "b" }].map((s) => JSON.stringify(s)).join("\n"));
+    expect(await run("show", path, "abcd")).toEqual({ code: 1, out: "", err: `reverie: abcd matches 2 steps; give more of the id:\n  ${a} thought\n  ${b} final\n` });
+    expect(await run("show", path, "abcd5")).toEqual({ code: 0, out: `${JSON.stringify({ type: "final", step_id: b, ts: "2026-01-01T00:00:01.000Z", content: "b" }, null, 2)}\n`, err: "" });
+  });
+
+  it("an unknown id exits 1", async () => {
+    expect(await run("show", file.zip, "deadbeef")).toEqual({ code: 1, out: "", err: `reverie: no step deadbeef in ${file.zip}\n` });
+  });
+
+  it("something that is not a hex id exits 2", async () => {
+    expect(await run("show", file.zip, "xyz-not-hex")).toEqual({ code: 2, out: "", err: "reverie: 'xyz-not-hex' is not a step id or a hex prefix of one\n" });
+    expect(await run("show", file.zip, "abc")).toEqual({ code: 2, out: "", err: "reverie: 'abc' is not a step id or a hex prefix of one\n" });
+  });
+});
+
+describe("errors", () => {
+  it("a missing file exits 1, naming it", async () => {
+    const path = join(dir, "nope.tar.gz");
+    expect(await run("check", path)).toEqual({ code: 1, out: "", err: `reverie: no such file: ${path}\n` });
+    expect(await run("show", path, "deadbeef")).toEqual({ code: 1, out: "", err: `reverie: no such file: ${path}\n` });
+  });
+
+  it("a folder exits 1 and says how to pack it", async () => {
+    const folder = join(dir, "a-folder");
+    mkdirSync(folder, { recursive: true });
+    expect(await run("check", folder)).toEqual({ code: 1, out: "", err: "reverie: that is a folder; pack it as .zip or .tar.gz, or give its trajectory.jsonl\n" });
+  });
+
+  it("a damaged archive exits 1 with the reader's message", async () => {
+    const path = join(dir, "cut.tar.gz");
+    const whole = new Uint8Array(await (await pack(TREE.files, "tar.gz")).arrayBuffer());
+    writeFileSync(path, whole.subarray(0, Math.floor(whole.length / 2)));
+    expect(await run("check", path, "--json")).toEqual({ code: 1, out: "", err: "reverie: This .tar.gz file is damaged: the compressed data is cut short or corrupt.\n" });
+  });
+
+  it("a file that is no archive exits 1", async () => {
+    const path = join(dir, "picture.png");
+    writeFileSync(path, new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3, 0xff]));
+    expect(await run("check", path)).toEqual({
+      code: 1,
+      out: "",
+      err: "reverie: This file is not something Reverie can import: expected a .zip, .tar.gz, .tar or .jsonl file.\n",
+    });
+  });
+
+  it.each([
+    [["check"]],
+    [["check", "a", "b"]],
+    [["show", "a"]],
+    [["show", "a", "b", "c"]],
+    [["frobnicate", "x"]],
+  ])("bad arguments %j exit 2 with the usage on stderr", async (argv) => {
+    expect(await run(...argv)).toEqual({ code: 2, out: "", err: `reverie: unknown command or arguments: ${argv.join(" ")}\n${USAGE}` });
+  });
+
+  it("no command prints the usage and exits 2; help and --help exit 0", async () => {
+    expect(await run()).toEqual({ code: 2, out: USAGE, err: "" });
+    expect(await run("help")).toEqual({ code: 0, out: USAGE, err: "" });
+    expect(await run("frobnicate", "--help")).toEqual({ code: 0, out: USAGE, err: "" });
+  });
+});
