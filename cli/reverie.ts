@@ -20,6 +20,12 @@ export async function main(argv: string[], io: Out = std): Promise<number> {
   const [command, ...rest] = argv;
   const flags = new Set(rest.filter((a) => a.startsWith("--")));
   const args = rest.filter((a) => !a.startsWith("--"));
+  const known = command === "check" ? ["--json", "--help"] : command === "show" ? ["--full", "--help"] : ["--help"];
+  const unknown = [...flags].filter((f) => !known.includes(f));
+  if (unknown.length) {
+    io.err(`reverie: unknown option ${unknown.join(", ")}\n${USAGE}\n`);
+    return 2;
+  }
   try {
     if (command === "check" && args.length === 1) return await check(args[0] as string, flags.has("--json"), io);
     if (command === "show" && args.length === 2) return await show(args[0] as string, args[1] as string, flags.has("--full"), io);
@@ -65,6 +71,7 @@ async function check(path: string, json: boolean, io: Out): Promise<number> {
   const summary = checkSummary(stats);
   if (json) {
     io.out(`${JSON.stringify(summary)}\n`);
+    for (const w of stats.warnings) io.err(`warning: ${w}\n`);
   } else {
     io.out(`${plural(summary.steps, "step")} in ${plural(summary.trajectories, "trajectory", "trajectories")}, ${plural(summary.runs, "run")}, ${plural(summary.forks, "fork")}; ${plural(summary.skipped, "line")} skipped\n`);
     for (const [type, n] of Object.entries(summary.byType).sort((a, b) => b[1] - a[1])) io.out(`  ${String(n).padStart(8)}  ${type}\n`);

@@ -4,20 +4,12 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { useArchive } from "@/lib/store/hooks";
 import { ExportButton } from "./ExportButton";
+import { NotFound } from "./OwnerList";
 import { TrajectoryViewer } from "./viewer/TrajectoryViewer";
 
 export function ArchiveView({ id }: { id: string }) {
   const archive = useArchive(id);
-  if (archive === null) {
-    return (
-      <main className="mx-auto max-w-3xl px-4 py-10">
-        <p role="alert">There is no imported trajectory with this id in this browser.</p>
-        <Link href="/" className="text-indigo-600 underline">
-          Back home
-        </Link>
-      </main>
-    );
-  }
+  if (archive === null) return <NotFound what="imported trajectory" />;
   return (
     <main className="mx-auto flex h-screen max-w-5xl flex-col gap-3 px-4 py-3">
       <header className="flex flex-wrap items-baseline gap-3 border-b border-stone-200 pb-3 dark:border-stone-800">

@@ -1,8 +1,8 @@
 "use client";
-import Link from "next/link";
 import { useArchives, useMinds } from "@/lib/store/hooks";
 import { ImportPanel } from "./ImportPanel";
 import { NewMindForm } from "./NewMindForm";
+import { OwnerList } from "./OwnerList";
 
 export function Home() {
   const minds = useMinds();
@@ -24,18 +24,15 @@ export function Home() {
         ) : minds.length === 0 ? (
           <p className="mt-2 text-sm text-stone-500">None yet. Create one below.</p>
         ) : (
-          <ul className="mt-2 divide-y divide-stone-200 rounded border border-stone-200 dark:divide-stone-800 dark:border-stone-800" data-testid="mind-list">
-            {minds.map((m) => (
-              <li key={m.id}>
-                <Link href={`/mind/${m.id}`} className="flex items-baseline justify-between gap-4 px-3 py-2 hover:bg-stone-100 focus:bg-stone-100 focus:outline-none dark:hover:bg-stone-900 dark:focus:bg-stone-900">
-                  <span className="font-medium">{m.name}</span>
-                  <span className="truncate text-xs text-stone-500">
-                    {m.model.provider}/{m.model.model} · {m.running ? "running" : "stopped"} · created {m.created_at.slice(0, 10)}
-                  </span>
-                </Link>
-              </li>
-            ))}
-          </ul>
+          <OwnerList
+            testId="mind-list"
+            items={minds.map((m) => ({
+              id: m.id,
+              href: `/mind/${m.id}`,
+              name: m.name,
+              detail: `${m.model.provider}/${m.model.model} · ${m.running ? "running" : "stopped"} · created ${m.created_at.slice(0, 10)}`,
+            }))}
+          />
         )}
       </section>
 
@@ -47,18 +44,15 @@ export function Home() {
           <h2 id="archives-heading" className="text-lg font-medium">
             Opened trajectories
           </h2>
-          <ul className="mt-2 divide-y divide-stone-200 rounded border border-stone-200 dark:divide-stone-800 dark:border-stone-800" data-testid="archive-list">
-            {archives.map((a) => (
-              <li key={a.id}>
-                <Link href={`/view/${a.id}`} className="flex items-baseline justify-between gap-4 px-3 py-2 hover:bg-stone-100 focus:bg-stone-100 focus:outline-none dark:hover:bg-stone-900 dark:focus:bg-stone-900">
-                  <span className="font-medium">{a.name}</span>
-                  <span className="truncate text-xs text-stone-500">
-                    {a.stats.steps.toLocaleString()} steps · from {a.source} · {a.created_at.slice(0, 10)}
-                  </span>
-                </Link>
-              </li>
-            ))}
-          </ul>
+          <OwnerList
+            testId="archive-list"
+            items={archives.map((a) => ({
+              id: a.id,
+              href: `/view/${a.id}`,
+              name: a.name,
+              detail: `${a.stats.steps.toLocaleString()} steps · from ${a.source} · ${a.created_at.slice(0, 10)}`,
+            }))}
+          />
         </section>
       )}
     </main>

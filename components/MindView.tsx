@@ -3,6 +3,7 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { useMind } from "@/lib/store/hooks";
 import { ExportButton } from "./ExportButton";
+import { NotFound } from "./OwnerList";
 import { useMindRunner } from "./hooks/useMindRunner";
 import { MessageBox } from "./MessageBox";
 import { StatusBar } from "./StatusBar";
@@ -12,16 +13,7 @@ export function MindView({ mindId }: { mindId: string }) {
   const mind = useMind(mindId);
   const runner = useMindRunner(mindId, mind ? mind.running : mind === null ? false : undefined);
 
-  if (mind === null) {
-    return (
-      <main className="mx-auto max-w-3xl px-4 py-10">
-        <p role="alert">There is no mind with this id in this browser.</p>
-        <Link href="/" className="text-indigo-600 underline">
-          Back to your minds
-        </Link>
-      </main>
-    );
-  }
+  if (mind === null) return <NotFound what="mind" />;
 
   const partial = runner.partial ? (
     <p data-testid="partial-reply" className="mt-2 whitespace-pre-wrap border-l-2 border-dashed border-indigo-300 pl-3 text-sm text-stone-500">

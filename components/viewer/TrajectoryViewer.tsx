@@ -168,7 +168,7 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
   return (
     <div className="flex min-h-0 flex-1 flex-col gap-2" onKeyDown={onKeyDown}>
       <div className="flex flex-wrap items-start gap-3">
-        {trajs && trajs.length > 1 && <ForkTree trajectories={trajs} current={trajId} onOpen={(t) => setUrl({ traj: t, step: null })} />}
+        {trajs && (trajs.length > 1 || !live) && <ForkTree trajectories={trajs} current={trajId} onOpen={(t) => setUrl({ traj: t, step: null })} />}
         <div className="flex min-w-0 flex-1 flex-col gap-2">
           <SearchBox source={source} initial={url.q} onQuery={(q) => setUrl({ q })} onHit={(hit) => setUrl({ traj: hit.traj, step: hit.id })} onMatches={setMatches} />
           <TypeFilter counts={typeCounts} selected={url.types} onChange={(types) => setUrl({ types })} />

@@ -68,6 +68,7 @@ export async function importArchive(source: Blob, sink: ImportSink, opts: Import
     } else if (role.kind === "mind") {
       if ((entry.size ?? 0) > MAX_MIND_JSON) {
         await entry.skip();
+        stats.warnings.push("mind.json is over 1 MB and was not read; the trajectory was imported without it.");
         continue;
       }
       try {
@@ -174,7 +175,10 @@ async function importTrajectory(stream: ReadableStream<Uint8Array>, dir: string,
   } finally {
     reader.releaseLock();
   }
-  traj ??= await open(null);
+  if (!traj) {
+    await open(null);
+    stats.warnings.push(`${dir ? `${dir}/` : ""}trajectory.jsonl holds no readable steps.`);
+  }
   await flush();
 }
 

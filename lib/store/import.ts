@@ -86,7 +86,7 @@ function archiveName(mindJson: unknown, fileName: string): string {
 /** A mind.json from elsewhere might carry a key; never keep one. */
 function stripKeys(json: unknown): unknown {
   if (!json || typeof json !== "object") return undefined;
-  return JSON.parse(JSON.stringify(json, (k, v) => (/key|token|secret|password/i.test(k) ? undefined : v)));
+  return JSON.parse(JSON.stringify(json, (k, v) => (/^(api[_-]?key|key|token|access[_-]?token|secret|password|authorization)$/i.test(k) ? undefined : v)));
 }
 
 /**
@@ -142,16 +142,17 @@ function pageWriter(db: ReverieDb, owner: string) {
     ready = [];
     await inFlight; // one write at a time; a failure surfaces here
     inFlight = db.pages.bulkAdd(rows);
+    // Reported when the next write or finish() awaits it; not an unhandled rejection meanwhile.
+    inFlight.catch(() => undefined);
   };
 
   return {
     async add(trajId: string, batch: StepBatchItem[]): Promise<void> {
-      let p = open.get(trajId);
-      if (!p) open.set(trajId, (p = { page: 0, first: seq, lines: [], ids: [] }));
+      if (!open.has(trajId)) open.set(trajId, { page: 0, first: seq, lines: [], ids: [] });
       for (const item of batch) {
         const cur = open.get(trajId) as { lines: string[]; ids: string[] };
         cur.lines.push(item.raw);
-        cur.ids.push(item.step.step_id);
+        cur.ids.push(item.step.step_id.toLowerCase());
         seq++;
         if (cur.lines.length >= PAGE_LINES) seal(trajId);
       }

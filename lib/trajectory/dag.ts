@@ -136,7 +136,7 @@ export function forkStep(stepId: string, childId: string, childRef: string, ts: 
 }
 
 /** The merge step written back into the parent: the child's final answer. */
-export function mergeStep(stepId: string, child: { trajId: string; finalStepId: string; content: string }, ts: string, runId?: string) {
+export function mergeStep(stepId: string, child: { trajId: string; finalStepId: string; content: string; childRef: string }, ts: string, runId?: string) {
   return {
     type: "merge" as const,
     step_id: stepId,
@@ -144,7 +144,7 @@ export function mergeStep(stepId: string, child: { trajId: string; finalStepId: 
     content: child.content,
     from_traj: child.trajId,
     from_step: child.finalStepId,
-    from_traj_ref: "",
+    from_traj_ref: child.childRef,
     ...(runId ? { run_id: runId } : {}),
   };
 }

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "@/cli/reverie";
 import { makeHeadlongTree } from "../fixtures/headlong-tree";
-import { pack, type Packing } from "./helpers/trees";
+import { expectedCounts, pack, type Packing } from "./helpers/trees";
 
 const USAGE = `usage:
   reverie check <path> [--json]
@@ -38,15 +38,21 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("reverie check", () => {
-  const TREE_JSON =
-    '{"steps":49,"skipped":0,"byType":{"trajectory":2,"monolith-wake":10,"shellm-run":7,"prompt":7,"reasoning":7,"shell-output":7,"final":7,"fork":1,"merge":1},"runs":7,"forks":1,"trajectories":2}\n';
+  // One line of JSON: the counts, keys in this order, types in the order first seen.
+  const jsonOf = (c: ReturnType<typeof expectedCounts>) =>
+    `{"steps":${c.steps},"skipped":${c.skipped},"byType":{${Object.entries(c.byType)
+      .map(([type, n]) => `"${type}":${n}`)
+      .join(",")}},"runs":${c.runs},"forks":${c.forks},"trajectories":${c.trajectories}}\n`;
+  const TREE_JSON = jsonOf(expectedCounts(TREE, "zip"));
+
+  it("the fixture's tree, as --json should print it", () => {
+    expect(TREE_JSON).toBe(
+      '{"steps":50,"skipped":0,"byType":{"trajectory":2,"monolith-wake":10,"shellm-run":7,"prompt":7,"reasoning":7,"shell-output":7,"final":7,"fork":1,"merge":1,"message":1},"runs":7,"forks":1,"trajectories":2}\n',
+    );
+  });
 
   it("--json on a lone trajectory.jsonl", async () => {
-    expect(await run("check", file.jsonl, "--json")).toEqual({
-      code: 0,
-      out: '{"steps":43,"skipped":0,"byType":{"trajectory":1,"monolith-wake":10,"shellm-run":6,"prompt":6,"reasoning":6,"shell-output":6,"final":6,"fork":1,"merge":1},"runs":6,"forks":1,"trajectories":1}\n',
-      err: "",
-    });
+    expect(await run("check", file.jsonl, "--json")).toEqual({ code: 0, out: jsonOf(expectedCounts(TREE, "jsonl")), err: "" });
   });
 
   for (const packing of ["tar.gz", "zip"] as const) {
@@ -66,7 +72,7 @@ describe("reverie check", () => {
     expect(await run("check", file["tar.gz"])).toEqual({
       code: 0,
       out: [
-        "49 steps in 2 trajectories, 7 runs, 1 fork; 0 lines skipped",
+        "50 steps in 2 trajectories, 7 runs, 1 fork; 0 lines skipped",
         "        10  monolith-wake",
         "         7  shellm-run",
         "         7  prompt",
@@ -76,6 +82,7 @@ describe("reverie check", () => {
         "         2  trajectory",
         "         1  fork",
         "         1  merge",
+        "         1  message",
         "",
       ].join("\n"),
       err: "",
@@ -89,11 +96,30 @@ describe("reverie check", () => {
     expect(await run("check", path, "--json")).toEqual({ code: 0, out: '{"steps":1,"skipped":1,"byType":{"trajectory":1},"runs":0,"forks":0,"trajectories":1}\n', err: "" });
   });
 
-  it("warns on stderr when an archive holds no trajectory (people's output only)", async () => {
+  it("warns on stderr when an archive holds no trajectory, with --json too (stdout stays the JSON line)", async () => {
     const path = join(dir, "empty.zip");
     writeFileSync(path, new Uint8Array(await (await pack([{ path: "notes/readme.txt", data: "hi" }], "zip")).arrayBuffer()));
     expect(await run("check", path)).toEqual({ code: 0, out: "0 steps in 0 trajectories, 0 runs, 0 forks; 0 lines skipped\n", err: "warning: No trajectory.jsonl was found in this file.\n" });
-    expect(await run("check", path, "--json")).toEqual({ code: 0, out: '{"steps":0,"skipped":0,"byType":{},"runs":0,"forks":0,"trajectories":0}\n', err: "" });
+    expect(await run("check", path, "--json")).toEqual({ code: 0, out: '{"steps":0,"skipped":0,"byType":{},"runs":0,"forks":0,"trajectories":0}\n', err: "warning: No trajectory.jsonl was found in this file.\n" });
+  });
+
+  it("warns on stderr, one line each, when a trajectory.jsonl holds no readable steps", async () => {
+    const lone = join(dir, "blank.jsonl");
+    writeFileSync(lone, "not json\n\n");
+    expect(await run("check", lone, "--json")).toEqual({
+      code: 0,
+      out: '{"steps":0,"skipped":1,"byType":{},"runs":0,"forks":0,"trajectories":1}\n',
+      err: "warning: trajectory.jsonl holds no readable steps.\n",
+    });
+    const zip = join(dir, "hollow.zip");
+    const files = [
+      { path: "a/trajectory.jsonl", data: "" },
+      { path: "b/trajectory.jsonl", data: "[1]\n" },
+    ];
+    writeFileSync(zip, new Uint8Array(await (await pack(files, "zip")).arrayBuffer()));
+    const warnings = "warning: a/trajectory.jsonl holds no readable steps.\nwarning: b/trajectory.jsonl holds no readable steps.\n";
+    expect(await run("check", zip, "--json")).toEqual({ code: 0, out: '{"steps":0,"skipped":1,"byType":{},"runs":0,"forks":0,"trajectories":2}\n', err: warnings });
+    expect(await run("check", zip)).toEqual({ code: 0, out: "0 steps in 2 trajectories, 0 runs, 0 forks; 1 line skipped\n", err: warnings });
   });
 });
 
@@ -188,6 +214,28 @@ describe("errors", () => {
     [["frobnicate", "x"]],
   ])("bad arguments %j exit 2 with the usage on stderr", async (argv) => {
     expect(await run(...argv)).toEqual({ code: 2, out: "", err: `reverie: unknown command or arguments: ${argv.join(" ")}\n${USAGE}` });
+  });
+
+  it.each([
+    [["check", "x.zip", "--jsn"], "--jsn"],
+    [["check", "--jsn", "x.zip"], "--jsn"],
+    [["check", "x.zip", "--full"], "--full"],
+    [["show", "x.zip", "deadbeef", "--json"], "--json"],
+    [["show", "x.zip", "deadbeef", "--ful"], "--ful"],
+    [["frobnicate", "--json"], "--json"],
+  ])("an unknown option %j exits 2 with the usage on stderr, before reading any file", async (argv, option) => {
+    expect(await run(...argv)).toEqual({ code: 2, out: "", err: `reverie: unknown option ${option}\n${USAGE}` });
+  });
+
+  it("several unknown options are named together", async () => {
+    expect(await run("check", file.zip, "--jsn", "--json", "--verbose")).toEqual({ code: 2, out: "", err: `reverie: unknown option --jsn, --verbose\n${USAGE}` });
+  });
+
+  it("each command's known options still work: --help for both, --json for check, --full for show", async () => {
+    expect(await run("check", "--help")).toEqual({ code: 0, out: USAGE, err: "" });
+    expect(await run("show", "--help")).toEqual({ code: 0, out: USAGE, err: "" });
+    expect((await run("check", file.zip, "--json")).code).toBe(0);
+    expect((await run("show", file.zip, TREE.ids.bigOutput.slice(0, 8), "--full")).code).toBe(0);
   });
 
   it("no command prints the usage and exits 2; help and --help exit 0", async () => {

@@ -186,11 +186,14 @@ describe("fork and merge steps", () => {
     expect(parseStep(loose).ok).toBe(true);
   });
 
-  it("mergeStep is a valid merge step carrying the child's answer", () => {
-    const merge = mergeStep(id(5), { trajId: child, finalStepId: id(6), content: "the answer" }, TS, run);
-    expect(merge).toEqual({ type: "merge", step_id: id(5), ts: TS, content: "the answer", from_traj: child, from_step: id(6), from_traj_ref: "", run_id: run });
+  it("mergeStep is a valid merge step carrying the child's answer and its folder, with run_id only when given", () => {
+    const merge = mergeStep(id(5), { trajId: child, finalStepId: id(6), content: "the answer", childRef: "00000002-subtask" }, TS, run);
+    expect(merge).toEqual({ type: "merge", step_id: id(5), ts: TS, content: "the answer", from_traj: child, from_step: id(6), from_traj_ref: "00000002-subtask", run_id: run });
     expect(parseStep(merge)).toEqual({ ok: true, step: merge });
-    expect("run_id" in mergeStep(id(5), { trajId: child, finalStepId: id(6), content: "" }, TS)).toBe(false);
+    const loose = mergeStep(id(5), { trajId: child, finalStepId: id(6), content: "", childRef: "00000002-subtask" }, TS);
+    expect(loose).toEqual({ type: "merge", step_id: id(5), ts: TS, content: "", from_traj: child, from_step: id(6), from_traj_ref: "00000002-subtask" });
+    expect(Object.keys(loose)).toEqual(["type", "step_id", "ts", "content", "from_traj", "from_step", "from_traj_ref"]);
+    expect(parseStep(loose).ok).toBe(true);
   });
 
   it("finalAnswer is the last final, not the last step", () => {

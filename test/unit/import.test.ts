@@ -48,16 +48,26 @@ const parsed = (line: string): Step => {
 };
 
 describe("the fixture, as these tests count it", () => {
-  it("a 40-step tree with a child: 43 root lines, 6 child lines, one blob", () => {
-    expect([ROOT_LINES.length, CHILD_LINES.length]).toEqual([43, 6]);
+  it("a 40-step tree with a child: 44 root lines (a message among them), 6 child lines, one blob", () => {
+    expect([ROOT_LINES.length, CHILD_LINES.length]).toEqual([44, 6]);
+    expect(TREE.counts).toEqual({ [TREE.rootId]: 44, [TREE.childId!]: 6 });
     expect(TREE.files.map((f) => f.path)).toEqual([`${ROOT_DIR}/trajectory.jsonl`, BLOB.path, `${CHILD_DIR}/trajectory.jsonl`]);
+    expect(ROOT_LINES.filter((l) => l.includes(`"step_id":"${TREE.ids.message}"`)).map((l) => (JSON.parse(l) as Step).type)).toEqual(["message"]);
     expect(expectedCounts(TREE, "zip")).toEqual({
-      steps: 49,
+      steps: 50,
       skipped: 0,
-      byType: { trajectory: 2, "monolith-wake": 10, "shellm-run": 7, prompt: 7, reasoning: 7, "shell-output": 7, final: 7, fork: 1, merge: 1 },
+      byType: { trajectory: 2, "monolith-wake": 10, "shellm-run": 7, prompt: 7, reasoning: 7, "shell-output": 7, final: 7, fork: 1, merge: 1, message: 1 },
       runs: 7,
       forks: 1,
       trajectories: 2,
+    });
+    expect(expectedCounts(TREE, "jsonl")).toEqual({
+      steps: 44,
+      skipped: 0,
+      byType: { trajectory: 1, "monolith-wake": 10, "shellm-run": 6, prompt: 6, reasoning: 6, "shell-output": 6, final: 6, fork: 1, merge: 1, message: 1 },
+      runs: 6,
+      forks: 1,
+      trajectories: 1,
     });
   });
 });
@@ -70,22 +80,22 @@ describe("importArchive: a Headlong tree", () => {
   it("a lone .jsonl: exact stats, one trajectory, every line as it was", async () => {
     const sink = new MemorySink();
     const stats = await importArchive(await pack(TREE.files, "jsonl"), sink, { name: "trajectory.jsonl" });
+    const want = expectedCounts(TREE, "jsonl");
     expect(stats).toEqual({
-      steps: 43,
+      steps: want.steps,
       skipped: 0,
       skippedReasons: {},
       invalid: 0,
-      byType: { trajectory: 1, "monolith-wake": 10, "shellm-run": 6, prompt: 6, reasoning: 6, "shell-output": 6, final: 6, fork: 1, merge: 1 },
+      byType: want.byType,
       runIds: runIdsOf(ROOT_LINES),
-      forks: 1,
+      forks: want.forks,
       trajectories: 1,
       blobs: 0,
       warnings: [],
     } satisfies ImportStats);
-    expect(checkSummary(stats)).toEqual(expectedCounts(TREE, "jsonl"));
     expect(sink.calls).toEqual([
       { call: "trajectory", t: { ...rootTraj, dir: "" } },
-      { call: "steps", trajId: TREE.rootId, count: 43 },
+      { call: "steps", trajId: TREE.rootId, count: ROOT_LINES.length },
     ]);
     expect(sink.rawLines()).toEqual(new Map([[TREE.rootId, ROOT_LINES]]));
   });
@@ -94,24 +104,25 @@ describe("importArchive: a Headlong tree", () => {
     it(`a .${packing}: exact stats, both trajectories with their parent links, the blob, every line as it was`, async () => {
       const sink = new MemorySink();
       const stats = await importArchive(await pack(TREE.files, packing), sink, { name: `tree.${packing}` });
+      const want = expectedCounts(TREE, packing);
       expect(stats).toEqual({
-        steps: 49,
+        steps: want.steps,
         skipped: 0,
         skippedReasons: {},
         invalid: 0,
-        byType: { trajectory: 2, "monolith-wake": 10, "shellm-run": 7, prompt: 7, reasoning: 7, "shell-output": 7, final: 7, fork: 1, merge: 1 },
+        byType: want.byType,
         runIds: runIdsOf([...ROOT_LINES, ...CHILD_LINES]),
-        forks: 1,
+        forks: want.forks,
         trajectories: 2,
         blobs: 1,
         warnings: [],
       } satisfies ImportStats);
       expect(sink.calls).toEqual([
         { call: "trajectory", t: rootTraj },
-        { call: "steps", trajId: TREE.rootId, count: 43 },
+        { call: "steps", trajId: TREE.rootId, count: ROOT_LINES.length },
         { call: "blob", path: BLOB.path, length: BLOB.data.length },
         { call: "trajectory", t: childTraj },
-        { call: "steps", trajId: TREE.childId, count: 6 },
+        { call: "steps", trajId: TREE.childId, count: CHILD_LINES.length },
       ]);
       expect(sink.rawLines()).toEqual(
         new Map([
@@ -220,12 +231,37 @@ describe("importArchive: tolerance", () => {
     expect(sink.rawLines().get("11111111-1111-4111-8111-111111111111")).toEqual([thought]);
   });
 
-  it("an empty .jsonl is one empty trajectory, with no warning", async () => {
+  it("an empty .jsonl is one empty trajectory, with a warning that names no folder", async () => {
     const sink = new MemorySink();
     const stats = await importArchive(new Blob([]), sink, { name: "empty.jsonl", newId: () => TRAJ });
     expect(checkSummary(stats)).toEqual({ steps: 0, skipped: 0, byType: {}, runs: 0, forks: 0, trajectories: 1 });
-    expect(stats.warnings).toEqual([]);
+    expect(stats.warnings).toEqual(["trajectory.jsonl holds no readable steps."]);
     expect(sink.calls).toEqual([{ call: "trajectory", t: { trajId: TRAJ, dir: "", name: "trajectory", parentTraj: undefined, parentStep: undefined } }]);
+  });
+
+  it("a trajectory.jsonl of junk lines and duplicates in an archive is an empty trajectory, with a warning naming its folder", async () => {
+    const first = "11111111-1111-4111-8111-111111111111";
+    const second = "22222222-2222-4222-8222-222222222222";
+    const ids = [first, second];
+    const sink = new MemorySink();
+    const stats = await importArchive(
+      await writeZip([
+        { path: "export/a/trajectory.jsonl", data: `${header}\n${thought}\n` },
+        { path: "export/a/junk/trajectory.jsonl", data: `not json\n\n${thought}\n[1]\n` },
+        { path: "export/b/trajectory.jsonl", data: "" },
+      ]),
+      sink,
+      { name: "junk.zip", newId: () => ids.shift() ?? "none left" },
+    );
+    expect(checkSummary(stats)).toEqual({ steps: 2, skipped: 3, byType: { trajectory: 1, thought: 1 }, runs: 0, forks: 0, trajectories: 3 });
+    expect(stats.skippedReasons).toEqual({ "not JSON": 1, "duplicate step_id": 1, "not a JSON object": 1 });
+    expect(stats.warnings).toEqual(["export/a/junk/trajectory.jsonl holds no readable steps.", "export/b/trajectory.jsonl holds no readable steps."]);
+    expect(sink.calls).toEqual([
+      { call: "trajectory", t: { trajId: TRAJ, dir: "export/a", name: "hand made", parentTraj: undefined, parentStep: undefined } },
+      { call: "steps", trajId: TRAJ, count: 2 },
+      { call: "trajectory", t: { trajId: first, dir: "export/a/junk", name: "junk", parentTraj: TRAJ, parentStep: undefined } },
+      { call: "trajectory", t: { trajId: second, dir: "export/b", name: "b", parentTraj: undefined, parentStep: undefined } },
+    ]);
   });
 
   it("an archive without a trajectory.jsonl: no trajectories, and a warning", async () => {
@@ -266,7 +302,7 @@ describe("importArchive: tolerance", () => {
     expect(splitsACharacter(parts)).toBe(true);
     const sink = new MemorySink();
     const stats = await importArchive(new Blob(parts), sink, { name: "t.jsonl" });
-    expect([stats.steps, stats.skipped]).toEqual([43, 0]);
+    expect([stats.steps, stats.skipped]).toEqual([ROOT_LINES.length, 0]);
     expect(sink.rawLines()).toEqual(new Map([[TREE.rootId, ROOT_LINES]]));
   });
 
@@ -344,14 +380,14 @@ const collect = async (entries: AsyncIterable<OutEntry>) => {
 const byPath = (files: { path: string; data: string | Uint8Array }[]) => [...files].sort((a, b) => a.path.localeCompare(b.path));
 const stepIdOf = (line: string) => (JSON.parse(line) as Step).step_id;
 
-/** The pages an import should write: each trajectory's lines in pages of PAGE_LINES, seqs shared by the owner. */
+/** The pages an import should write: each trajectory's lines in pages of PAGE_LINES, seqs shared by the owner, ids lower-cased. */
 function expectedPages(owner: string, trajectories: [string, string[]][]): PageRow[] {
   const out: PageRow[] = [];
   let seq = 0;
   for (const [traj, lines] of trajectories) {
     for (let page = 0; page * PAGE_LINES < lines.length; page++) {
       const chunk = lines.slice(page * PAGE_LINES, (page + 1) * PAGE_LINES);
-      out.push({ mind_id: owner, traj_id: traj, page, first: seq, lines: chunk.join("\n"), ids: chunk.map(stepIdOf).join(",") });
+      out.push({ mind_id: owner, traj_id: traj, page, first: seq, lines: chunk.join("\n"), ids: chunk.map((l) => stepIdOf(l).toLowerCase()).join(",") });
       seq += chunk.length;
     }
   }
@@ -380,7 +416,7 @@ describe("importIntoDb", () => {
       name: "tree",
       created_at: record?.created_at,
       source: "tree.tar.gz",
-      stats: { steps: 49, skipped: 0, trajectories: 2, forks: 1, runs: 7, blobs: 1 },
+      stats: { steps: ROOT_LINES.length + CHILD_LINES.length, skipped: 0, trajectories: 2, forks: 1, runs: 7, blobs: 1 },
     });
     const created = Date.parse(record?.created_at ?? "");
     expect(created >= before - 1 && created <= after + 1).toBe(true);
@@ -424,8 +460,79 @@ describe("importIntoDb", () => {
   it("names the archive after its mind.json, and keeps that mind.json without keys", async () => {
     const mind = { name: "  Ada  ", persona: "curious", model: { provider: "openai", model: "gpt", apiKey: "sk-secret" }, access_token: "t", notes: ["kept"] };
     const { id: owner } = await importIntoDb(db, await writeZip([{ path: "mind.json", data: JSON.stringify(mind) }, ...TREE.files]), { name: "x.zip" });
-    expect(await getArchive(db, owner)).toMatchObject({ name: "Ada", source: "x.zip", mind: { name: "  Ada  ", persona: "curious", model: { provider: "openai", model: "gpt" }, notes: ["kept"] } });
+    const record = await getArchive(db, owner);
+    const c = expectedCounts(TREE, "zip");
+    expect(record).toEqual({
+      kind: "imported",
+      id: owner,
+      name: "Ada",
+      created_at: record?.created_at,
+      source: "x.zip",
+      stats: { steps: c.steps, skipped: 0, trajectories: c.trajectories, forks: c.forks, runs: c.runs, blobs: 1 },
+      mind: { name: "  Ada  ", persona: "curious", model: { provider: "openai", model: "gpt" }, notes: ["kept"] },
+    });
     expect(JSON.stringify(await db.minds.get(owner))).not.toMatch(/sk-secret|access_token/);
+  });
+
+  it("drops only fields named like a credential, in any case and at any depth: max_tokens and the like are kept", async () => {
+    const mind = {
+      name: "Ada",
+      model: {
+        provider: "openai",
+        model: "gpt",
+        max_tokens: 4096,
+        apiKey: "sk-1",
+        api_key: "sk-2",
+        "API-KEY": "sk-3",
+        headers: { Authorization: "Bearer sk-4", "X-Trace": "kept" },
+      },
+      Token: "sk-5",
+      ACCESS_TOKEN: "sk-6",
+      "access-token": "sk-7",
+      secret: "sk-8",
+      Password: "sk-9",
+      key: "sk-10",
+      keyboard: "qwerty",
+      tokens_used: 12,
+      secret_santa: "Bob",
+      api_keys_note: "kept",
+      monkey: "kept",
+    };
+    const { id: owner } = await importIntoDb(db, await writeZip([{ path: "mind.json", data: JSON.stringify(mind) }, ...TREE.files]), { name: "m.zip" });
+    expect((await getArchive(db, owner))?.mind).toEqual({
+      name: "Ada",
+      model: { provider: "openai", model: "gpt", max_tokens: 4096, headers: { "X-Trace": "kept" } },
+      keyboard: "qwerty",
+      tokens_used: 12,
+      secret_santa: "Bob",
+      api_keys_note: "kept",
+      monkey: "kept",
+    });
+    expect(JSON.stringify(await db.minds.get(owner))).not.toMatch(/sk-/);
+  });
+
+  it("stores a page's step ids lower-cased, its lines as they were, so any case of an id is found", async () => {
+    const upper = (n: number) => id(n, "ABCDEFABCDEF").toUpperCase();
+    const lines = [
+      JSON.stringify({ type: "trajectory", step_id: upper(0xa1), ts: "2025-01-01T00:00:00.000Z", name: "Shouting" }),
+      JSON.stringify({ type: "thought", step_id: upper(0xa2), ts: "2025-01-01T00:00:01.000Z", content: "ID IN CAPITALS" }),
+      JSON.stringify({ type: "final", step_id: "000000a3-0000-4000-8000-abcdefabcdef", ts: "2025-01-01T00:00:02.000Z", content: "done" }),
+    ];
+    const { id: owner } = await importIntoDb(db, new Blob([`${lines.join("\n")}\n`]), { name: "upper.jsonl" });
+    expect(await pagesOf(db, owner)).toEqual([
+      {
+        mind_id: owner,
+        traj_id: "000000A1-0000-4000-8000-ABCDEFABCDEF",
+        page: 0,
+        first: 0,
+        lines: lines.join("\n"),
+        ids: "000000a1-0000-4000-8000-abcdefabcdef,000000a2-0000-4000-8000-abcdefabcdef,000000a3-0000-4000-8000-abcdefabcdef",
+      },
+    ]);
+    const source = pageSource(db, owner);
+    expect(await source.locate("000000A2-0000-4000-8000-ABCDEFABCDEF")).toEqual({ seq: 1, traj: "000000A1-0000-4000-8000-ABCDEFABCDEF" });
+    expect(await source.locate("000000a2-0000-4000-8000-abcdefabcdef")).toEqual({ seq: 1, traj: "000000A1-0000-4000-8000-ABCDEFABCDEF" });
+    expect(await source.locate("000000a3-0000-4000-8000-ABCDEFABCDEF")).toEqual({ seq: 2, traj: "000000A1-0000-4000-8000-ABCDEFABCDEF" });
   });
 
   it("imports the same file twice as two owners", async () => {

@@ -1,0 +1,30 @@
+"use client";
+// A list of minds or opened trajectories, each a link with a one-line detail.
+import Link from "next/link";
+
+export function OwnerList({ items, testId }: { items: { id: string; href: string; name: string; detail: string }[]; testId: string }) {
+  return (
+    <ul className="mt-2 divide-y divide-stone-200 rounded border border-stone-200 dark:divide-stone-800 dark:border-stone-800" data-testid={testId}>
+      {items.map((it) => (
+        <li key={it.id}>
+          <Link href={it.href} className="flex items-baseline justify-between gap-4 px-3 py-2 hover:bg-stone-100 focus:bg-stone-100 focus:outline-none dark:hover:bg-stone-900 dark:focus:bg-stone-900">
+            <span className="font-medium">{it.name}</span>
+            <span className="truncate text-xs text-stone-500">{it.detail}</span>
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Shown when a page's id names nothing in this browser. */
+export function NotFound({ what }: { what: string }) {
+  return (
+    <main className="mx-auto max-w-3xl px-4 py-10">
+      <p role="alert">There is no {what} with this id in this browser.</p>
+      <Link href="/" className="text-indigo-600 underline">
+        Back home
+      </Link>
+    </main>
+  );
+}
