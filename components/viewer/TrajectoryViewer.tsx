@@ -4,7 +4,7 @@
 // on demand, virtualized past a few hundred rows, with the fork tree, search,
 // type filters and the selected step kept in the URL.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { db } from "@/lib/store/db";
 import { blobText, pageSource, rowSource, trajectoriesOf } from "@/lib/store/view";
 import type { TrajectoryRow } from "@/lib/store/db";
@@ -33,7 +33,11 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
   const [openFolds, setOpenFolds] = useState<Set<string>>(new Set());
   const [matches, setMatches] = useState<ReadonlySet<string>>(new Set());
   const scroller = useRef<HTMLDivElement>(null);
+  // Following: kept at the newest step as the stream grows and rows are measured.
   const follow = useRef(true);
+  // When the reader last scrolled by hand; only their scrolling can stop the following.
+  const userScrolledAt = useRef(0);
+  const list = useRef<HTMLOListElement>(null);
 
   useEffect(() => {
     let cancelled = false;
@@ -70,10 +74,22 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
     [virtual, virtualizer],
   );
 
-  // Follow the newest steps while the reader is at the bottom.
+  // Follow the newest steps while the reader is at the bottom: after each
+  // render, and whenever the list's height changes (bodies loaded, rows measured).
+  const selected = useRef(url.step);
+  selected.current = url.step;
+  const stick = useCallback(() => {
+    const el = scroller.current;
+    if (el && follow.current && !selected.current) el.scrollTop = el.scrollHeight;
+  }, []);
+  useLayoutEffect(stick);
   useEffect(() => {
-    if (follow.current && !url.step) scrollToRow(rows.length - 1, "end");
-  }, [rows.length, url.step, scrollToRow]);
+    const el = list.current;
+    if (!el || typeof ResizeObserver === "undefined") return;
+    const ro = new ResizeObserver(stick);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [stick, virtual, index.loaded]);
 
   // A selected step (deep link, search hit, click): open what hides it, then bring it into view.
   const located = useRef<string | null>(null);
@@ -194,7 +210,13 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
         ref={scroller}
         tabIndex={0}
         className="min-h-[50vh] flex-1 overflow-auto rounded border border-stone-200 p-2 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400 dark:border-stone-800"
+        onWheel={() => (userScrolledAt.current = performance.now())}
+        onTouchMove={() => (userScrolledAt.current = performance.now())}
+        onPointerDown={() => (userScrolledAt.current = performance.now())}
+        onKeyDownCapture={() => (userScrolledAt.current = performance.now())}
         onScroll={(e) => {
+          // Scrolls we cause (following, measuring) must not stop the following.
+          if (performance.now() - userScrolledAt.current > 1000) return;
           const el = e.currentTarget;
           follow.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
         }}
@@ -202,7 +224,7 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
         {!index.loaded ? (
           <p className="text-sm text-stone-500">Loading…</p>
         ) : virtual ? (
-          <ol data-testid="thought-stream" className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
+          <ol ref={list} data-testid="thought-stream" className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
             {items.map((item) => {
               const row = rows[item.index];
               if (!row) return null;
@@ -214,7 +236,7 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
             })}
           </ol>
         ) : (
-          <ol data-testid="thought-stream" className="flex flex-col gap-2">
+          <ol ref={list} data-testid="thought-stream" className="flex flex-col gap-2">
             {rows.map((row, i) => (
               <li key={row.key} data-row={i}>
                 {renderRow(row)}
