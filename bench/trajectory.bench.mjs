@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/* global document, requestAnimationFrame, Buffer */
+/* global document, requestAnimationFrame, Buffer, crossOriginIsolated */
 // Benchmark: a 100,000-step Headlong-format trajectory in Chromium.
 // Measures import throughput (steps/s), time until the viewer shows the newest
 // steps, the page's JS heap once the whole index is loaded, and frame times
@@ -94,6 +94,13 @@ try {
   const { metrics } = await cdp.send("Performance.getMetrics");
   const heapMb = (metrics.find((m) => m.name === "JSHeapUsedSize")?.value ?? 0) / 1024 / 1024;
   const rendered = await page.locator('[data-testid="step"]').count();
+  // The whole page's memory (JS, DOM, workers), where the browser can say:
+  // needs cross-origin isolation, which the app has.
+  const pageMb = await page.evaluate(async () => {
+    if (!crossOriginIsolated || !performance.measureUserAgentSpecificMemory) return null;
+    const m = await Promise.race([performance.measureUserAgentSpecificMemory(), new Promise((r) => setTimeout(() => r(null), 30_000))]);
+    return m ? m.bytes / 1024 / 1024 : null;
+  });
 
   // Scrolling: jump through the list and time the frames.
   const frames = await page.evaluate(async () => {
@@ -120,13 +127,14 @@ try {
     import_steps_per_s: Math.round(steps / (importMs / 1000)),
     first_render_ms: Math.round(firstRenderMs),
     heap_mb: Math.round(heapMb * 10) / 10,
+    page_memory_mb: pageMb === null ? null : Math.round(pageMb * 10) / 10,
     rows_in_dom: rendered,
     scroll_frame_p95_ms: Math.round(p95 * 10) / 10,
     targets: TARGETS,
     ratios: {
       import: Math.round((steps / (importMs / 1000) / TARGETS.import_steps_per_s) * 100) / 100,
       first_render: Math.round((TARGETS.first_render_ms / firstRenderMs) * 100) / 100,
-      memory: Math.round((TARGETS.heap_mb / heapMb) * 100) / 100,
+      memory: Math.round((TARGETS.heap_mb / Math.max(heapMb, pageMb ?? 0)) * 100) / 100,
     },
     when: new Date().toISOString(),
   };
@@ -135,7 +143,8 @@ try {
   row("steps imported", steps.toLocaleString(), "", undefined);
   row("import throughput (steps/s)", result.import_steps_per_s.toLocaleString(), `≥ ${TARGETS.import_steps_per_s.toLocaleString()}`, result.ratios.import);
   row("first render (ms)", result.first_render_ms, `< ${TARGETS.first_render_ms}`, result.ratios.first_render);
-  row("JS heap, index loaded (MB)", result.heap_mb, `< ${TARGETS.heap_mb}`, result.ratios.memory);
+  row("JS heap, index loaded (MB)", result.heap_mb, `< ${TARGETS.heap_mb}`, TARGETS.heap_mb / result.heap_mb);
+  row("page memory, all (MB)", result.page_memory_mb ?? "n/a", `< ${TARGETS.heap_mb}`, result.page_memory_mb ? TARGETS.heap_mb / result.page_memory_mb : undefined);
   row("step rows in the DOM", rendered, "", undefined);
   row("scroll frame p95 (ms)", result.scroll_frame_p95_ms, "", undefined);
   mkdirSync("bench/results", { recursive: true });
