@@ -1,17 +1,19 @@
 "use client";
 import Link from "next/link";
-import { Suspense } from "react";
+import { Suspense, useState } from "react";
 import { useMind } from "@/lib/store/hooks";
 import { ExportButton } from "./ExportButton";
 import { NotFound } from "./OwnerList";
 import { useMindRunner } from "./hooks/useMindRunner";
 import { MessageBox } from "./MessageBox";
+import { SettingsPanel } from "./SettingsPanel";
 import { StatusBar } from "./StatusBar";
 import { TrajectoryViewer } from "./viewer/TrajectoryViewer";
 
 export function MindView({ mindId }: { mindId: string }) {
   const mind = useMind(mindId);
   const runner = useMindRunner(mindId, mind ? mind.running : mind === null ? false : undefined);
+  const [showSettings, setShowSettings] = useState(false);
 
   if (mind === null) return <NotFound what="mind" />;
 
@@ -34,10 +36,20 @@ export function MindView({ mindId }: { mindId: string }) {
               {mind.model.provider}/{mind.model.model}
             </span>
           )}
-          <span className="ml-auto">
+          <span className="ml-auto flex items-center gap-2">
+            <button
+              type="button"
+              data-testid="mind-settings"
+              aria-expanded={showSettings}
+              onClick={() => setShowSettings((v) => !v)}
+              className="rounded border border-stone-300 px-3 py-1 text-sm hover:bg-stone-100 dark:border-stone-700 dark:hover:bg-stone-900"
+            >
+              Settings
+            </button>
             <ExportButton owner={mindId} name={mind?.name ?? "mind"} />
           </span>
         </div>
+        {showSettings && mind && <SettingsPanel mind={mind} />}
         <StatusBar status={runner.status} role={runner.role} onStart={() => void runner.start()} onStop={() => void runner.stop()} />
         {runner.fatal && (
           <p role="alert" data-testid="mind-fatal" className="rounded bg-red-50 px-2 py-1 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">

@@ -1,14 +1,12 @@
 "use client";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { PROVIDER_LABELS, PROVIDERS, settingsProblems, type Provider } from "@/lib/llm/settings";
+import { settingsProblems, type Provider } from "@/lib/llm/settings";
 import { db, requestPersistence } from "@/lib/store/db";
 import { createMind, NewMindInput } from "@/lib/store/minds";
+import { inputClass as input, ModelFields, readModelFields } from "./ModelFields";
 
 const DEFAULT_PERSONA = "Curious and patient. You like to understand how things work, keep notes in your workspace, and answer people kindly and briefly.";
-
-const input =
-  "mt-1 w-full rounded border border-stone-300 bg-white px-2 py-1.5 text-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500 dark:border-stone-700 dark:bg-stone-900";
 
 export function NewMindForm() {
   const router = useRouter();
@@ -23,7 +21,7 @@ export function NewMindForm() {
     const parsed = NewMindInput.safeParse({
       name: field("name"),
       persona: field("persona"),
-      model: { provider, baseURL: field("baseURL") || undefined, model: field("model"), apiKey: field("apiKey") || undefined },
+      model: readModelFields(f, provider),
     });
     if (!parsed.success) {
       setErrors(parsed.error.issues.map((i) => i.message));
@@ -61,37 +59,7 @@ export function NewMindForm() {
           Persona
           <textarea name="persona" data-testid="new-mind-persona" className={`${input} h-24`} defaultValue={DEFAULT_PERSONA} />
         </label>
-        <fieldset className="grid gap-3 sm:grid-cols-2">
-          <legend className="mb-1 text-sm font-medium">Model</legend>
-          <label className="block text-sm">
-            Provider
-            <select
-              name="provider"
-              data-testid="model-provider"
-              className={input}
-              value={provider}
-              onChange={(e) => setProvider(e.target.value as Provider)}
-            >
-              {PROVIDERS.map((p) => (
-                <option key={p} value={p}>
-                  {PROVIDER_LABELS[p]}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label className="block text-sm">
-            Model name
-            <input name="model" data-testid="model-name" className={input} placeholder={provider === "anthropic" ? "claude-sonnet-4-5" : "gpt-4o-mini"} autoComplete="off" />
-          </label>
-          <label className="block text-sm">
-            Base URL {provider === "openai-compatible" ? "" : "(optional)"}
-            <input name="baseURL" data-testid="model-base-url" className={input} placeholder={provider === "openai-compatible" ? "http://localhost:11434/v1" : "default"} autoComplete="off" />
-          </label>
-          <label className="block text-sm">
-            API key {provider === "openai-compatible" ? "(if the server needs one)" : ""}
-            <input name="apiKey" type="password" data-testid="model-api-key" className={input} autoComplete="off" />
-          </label>
-        </fieldset>
+        <ModelFields provider={provider} onProvider={setProvider} />
         <p className="text-xs text-stone-500">The key stays in this browser&apos;s storage. The mind calls the model directly from this tab.</p>
         {errors.length > 0 && (
           <ul role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200" data-testid="form-errors">

@@ -36,6 +36,8 @@ export const systemClock: Clock = {
 export interface HostEvents {
   onStatus: (status: MindStatus) => void;
   onPartial?: (text: string) => void;
+  /** The human changed the settings (a `config` step appeared): run again with them. */
+  onConfigChanged?: () => void;
 }
 
 export interface RunningMind {
@@ -72,6 +74,7 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   // offered to the loop, which wakes on messages from others.
   const unwatch = watchSteps(db, mindId, await lastSeq(db, mindId), (steps) => {
     for (const step of steps) void loop.notify(step);
+    if (steps.some((s) => s.type === "config")) events.onConfigChanged?.();
   });
 
   const done = loop.start().finally(unwatch);

@@ -22,17 +22,29 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
     }
     running = start(msg.mindId);
   } else if (msg.type === "stop") {
-    const mind = await running;
-    await mind?.stop();
-    running = null;
+    await stop();
     post({ type: "status", status: { state: "stopped" } });
   }
 };
+
+/** Settings changed (from this tab or another): stop, then start with the new ones. */
+async function restart(mindId: string): Promise<void> {
+  if (!running) return;
+  await stop();
+  running = start(mindId);
+}
+
+async function stop(): Promise<void> {
+  const mind = await running;
+  await mind?.stop();
+  running = null;
+}
 
 async function start(mindId: string): Promise<RunningMind | null> {
   post({ type: "status", status: { state: "starting" } });
   try {
     const mind = await runMind(db(), mindId, {
+        onConfigChanged: () => void restart(mindId),
         onStatus: (status) => {
           lastStatus = { type: "status", status };
           post(lastStatus);

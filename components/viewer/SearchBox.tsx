@@ -17,6 +17,19 @@ export function SearchBox(props: {
   const [at, setAt] = useState(-1);
   const [busy, setBusy] = useState(false);
   const running = useRef<AbortController | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+
+  // "/" anywhere on the page (outside a text field) jumps to the search box.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey || t?.closest("input,textarea,select,[contenteditable]")) return;
+      e.preventDefault();
+      input.current?.focus();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
 
   async function run(query: string): Promise<SearchHit[]> {
     running.current?.abort();
@@ -59,14 +72,17 @@ export function SearchBox(props: {
   return (
     <div className="flex items-center gap-2">
       <input
+        ref={input}
         type="search"
         data-testid="step-search"
         aria-label="Search steps and outputs"
-        placeholder="Search steps and outputs (Enter: next, Shift+Enter: previous)"
+        placeholder="Search steps and outputs ( / )"
         className="w-full max-w-md rounded border border-stone-300 bg-white px-2 py-1 text-sm dark:border-stone-700 dark:bg-stone-900"
         value={q}
         onChange={(e) => setQ(e.target.value)}
+        title="Enter: next hit · Shift+Enter: previous · Escape: leave the box"
         onKeyDown={(e) => {
+          if (e.key === "Escape") e.currentTarget.blur();
           if (e.key === "Enter") {
             e.preventDefault();
             void go(e.shiftKey ? -1 : 1);

@@ -2,12 +2,10 @@
 // in this tab or another (Dexie broadcasts changes between tabs and workers).
 "use client";
 import { useLiveQuery } from "dexie-react-hooks";
-import type { Step } from "../trajectory/schema";
 import { getArchive, listArchives, type ImportedArchive } from "./archives";
 import { db } from "./db";
 import { getMind, listMinds, type Mind } from "./minds";
 import { getSenderName } from "./settings";
-import { parseRows, tailRows } from "./steps";
 
 export function useMinds(): Mind[] | undefined {
   return useLiveQuery(() => listMinds(db()), []);
@@ -16,10 +14,6 @@ export function useMinds(): Mind[] | undefined {
 /** undefined while loading, null when there is no such mind. */
 export function useMind(id: string): Mind | null | undefined {
   return useLiveQuery(() => getMind(db(), id), [id]);
-}
-
-export function useStepTail(mindId: string, limit: number): { steps: Step[]; skipped: number } | undefined {
-  return useLiveQuery(async () => parseRows(await tailRows(db(), mindId, limit)), [mindId, limit]);
 }
 
 export function useSenderName(): string | undefined {

@@ -36,21 +36,49 @@ export function parseMind(json: unknown): Mind | null {
   return r.success ? r.data : null;
 }
 
-export async function createMind(db: ReverieDb, input: NewMindInput, now = Date.now()): Promise<Mind> {
-  const id = crypto.randomUUID();
-  const mind: Mind = Mind.parse({ id, ...input, created_at: formatTs(now), running: true });
-  const ts = formatTs(now);
-  const first: Step = { type: "trajectory", step_id: id, ts, name: mind.name, source: "system" };
-  const config: Step = {
+/** The `config` step that records a mind's settings (never its key). */
+function configStep(mind: Mind, now: number): Step {
+  return {
     type: "config",
     step_id: crypto.randomUUID(),
-    ts,
+    ts: formatTs(now),
     source: "system",
     pacing: mind.pacing,
     max_iterations: mind.max_iterations,
     provider: mind.model.provider,
     model: mind.model.model,
   };
+}
+
+export const SettingsInput = z.object({
+  model: ModelSettings,
+  pacing: PacingConfig,
+  max_iterations: z.number().int().min(1).max(100),
+});
+export type SettingsInput = z.infer<typeof SettingsInput>;
+
+/**
+ * The human changes a mind's model, pacing or limits: saved, and recorded as
+ * a `config` step in the same transaction, so the log says when and what.
+ */
+export async function updateSettings(db: ReverieDb, id: string, input: SettingsInput, now = Date.now()): Promise<Mind> {
+  const settings = SettingsInput.parse(input);
+  return db.transaction("rw", db.minds, db.steps, async () => {
+    const mind = await getMind(db, id);
+    if (!mind) throw new Error(`No mind ${id} in this browser.`);
+    const next: Mind = { ...mind, ...settings };
+    await db.minds.put({ id, json: next });
+    await appendStep(db, id, configStep(next, now));
+    return next;
+  });
+}
+
+export async function createMind(db: ReverieDb, input: NewMindInput, now = Date.now()): Promise<Mind> {
+  const id = crypto.randomUUID();
+  const mind: Mind = Mind.parse({ id, ...input, created_at: formatTs(now), running: true });
+  const ts = formatTs(now);
+  const first: Step = { type: "trajectory", step_id: id, ts, name: mind.name, source: "system" };
+  const config = configStep(mind, now);
   await db.transaction("rw", db.minds, db.steps, db.trajectories, async () => {
     await db.minds.add({ id, json: mind });
     await db.trajectories.add({ mind_id: id, traj_id: id, name: mind.name, dir: "" });

@@ -153,10 +153,6 @@ export function parseStep(value: unknown): ParseResult {
   return { ok: true, step: full.data as KnownStep };
 }
 
-/** Narrow a step to one known kind. */
-export function isStep<K extends KnownKind>(step: Step, type: K): step is StepOf<K> {
-  return step.type === type;
-}
 
 function describe(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.join(".") || "(step)"}: ${i.message}`).join("; ");

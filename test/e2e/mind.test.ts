@@ -106,6 +106,21 @@ describe("a mind in a browser tab", () => {
     page = second;
   });
 
+  it("changes its model in settings: recorded as a config step, used from the next call", async () => {
+    const configs = await page.locator('[data-testid="step"][data-step-type="config"]').count();
+    await page.getByTestId("mind-settings").click();
+    await page.getByTestId("settings-model-name").fill("scripted-2");
+    await page.getByTestId("settings-base_s").fill("2");
+    await page.getByTestId("settings-save").click();
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="step"][data-step-type="config"]').length > n, configs);
+    const newest = page.locator('[data-testid="step"][data-step-type="config"]').last();
+    await expect(newest.textContent()).resolves.toContain("openai-compatible/scripted-2");
+    // The running loop restarts with the new settings; the key was kept.
+    await expect.poll(() => model.requests.at(-1)?.model, { timeout: 20_000 }).toBe("scripted-2");
+    expect(model.requests.at(-1)?.headers.authorization).toBe("Bearer test-key");
+    await page.getByTestId("mind-settings").click();
+  });
+
   it("stops and starts", async () => {
     await page.getByTestId("mind-stop").click();
     await page.getByTestId("mind-status").filter({ hasText: "stopped" }).waitFor({ timeout: 10_000 });

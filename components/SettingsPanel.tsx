@@ -1,0 +1,74 @@
+"use client";
+// A mind's settings, changed only by its human: the model, the pacing and
+// the iteration limit. Saving records a `config` step and restarts the loop.
+import { useState, type FormEvent } from "react";
+import { settingsProblems, type Provider } from "@/lib/llm/settings";
+import { db } from "@/lib/store/db";
+import { SettingsInput, updateSettings, type Mind } from "@/lib/store/minds";
+import { inputClass, ModelFields, readModelFields } from "./ModelFields";
+
+// The running tab's worker sees the `config` step and restarts with the new settings.
+export function SettingsPanel({ mind }: { mind: Mind }) {
+  const [provider, setProvider] = useState<Provider>(mind.model.provider);
+  const [errors, setErrors] = useState<string[]>([]);
+  const [saved, setSaved] = useState(false);
+
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    const num = (k: string) => Number(f.get(k));
+    const parsed = SettingsInput.safeParse({
+      model: readModelFields(f, provider, provider === mind.model.provider ? mind.model.apiKey : undefined),
+      pacing: { base_s: num("base_s"), cap_s: num("cap_s"), ticks_per_level: num("ticks_per_level") },
+      max_iterations: num("max_iterations"),
+    });
+    if (!parsed.success) return setErrors(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+    const problems = settingsProblems(parsed.data.model);
+    if (parsed.data.pacing.cap_s < parsed.data.pacing.base_s) problems.push("The longest pause cannot be shorter than the first one.");
+    if (problems.length) return setErrors(problems);
+    try {
+      await updateSettings(db(), mind.id, parsed.data);
+      setErrors([]);
+      setSaved(true);
+    } catch (err) {
+      setErrors([`The settings could not be saved: ${err instanceof Error ? err.message : String(err)}`]);
+    }
+  }
+
+  const num = (name: string, label: string, value: number, min: number, max: number) => (
+    <label className="block text-sm">
+      {label}
+      <input name={name} type="number" min={min} max={max} step="any" defaultValue={value} className={inputClass} data-testid={`settings-${name}`} />
+    </label>
+  );
+
+  return (
+    <form onSubmit={onSubmit} onChange={() => setSaved(false)} className="grid gap-3 rounded border border-stone-200 p-3 dark:border-stone-800" data-testid="settings-panel" noValidate>
+      <ModelFields provider={provider} onProvider={setProvider} testIdPrefix="settings-" initial={mind.model} keepKeyHint />
+      <fieldset className="grid gap-3 sm:grid-cols-4">
+        <legend className="mb-1 text-sm font-medium">Pacing when idle</legend>
+        {num("base_s", "First pause (s)", mind.pacing.base_s, 1, 3600)}
+        {num("cap_s", "Longest pause (s)", mind.pacing.cap_s, 1, 86400)}
+        {num("ticks_per_level", "Idle wakes per level", mind.pacing.ticks_per_level, 1, 100)}
+        {num("max_iterations", "Steps per run", mind.max_iterations, 1, 100)}
+      </fieldset>
+      {errors.length > 0 && (
+        <ul role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+          {errors.map((e) => (
+            <li key={e}>{e}</li>
+          ))}
+        </ul>
+      )}
+      <div className="flex items-center gap-3">
+        <button type="submit" data-testid="settings-save" className="rounded bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500">
+          Save
+        </button>
+        {saved && (
+          <span role="status" className="text-sm text-stone-500">
+            Saved; the change is recorded in the trajectory.
+          </span>
+        )}
+      </div>
+    </form>
+  );
+}
