@@ -4,7 +4,9 @@ import { Suspense, useState } from "react";
 import { useMind } from "@/lib/store/hooks";
 import { ExportButton } from "./ExportButton";
 import { NotFound } from "./OwnerList";
-import { useMindRunner } from "./hooks/useMindRunner";
+import { db } from "@/lib/store/db";
+import { setRunning } from "@/lib/store/minds";
+import { useRunnerState } from "./runner/runner-store";
 import { MessageBox } from "./MessageBox";
 import { SettingsPanel } from "./SettingsPanel";
 import { StatusBar } from "./StatusBar";
@@ -12,7 +14,9 @@ import { TrajectoryViewer } from "./viewer/TrajectoryViewer";
 
 export function MindView({ mindId }: { mindId: string }) {
   const mind = useMind(mindId);
-  const runner = useMindRunner(mindId, mind ? mind.running : mind === null ? false : undefined);
+  const runner = useRunnerState(mindId);
+  // Start and Stop set the flag; the tab that runs the mind (this one or another) follows it.
+  const setRun = (on: boolean) => void setRunning(db(), mindId, on);
   const [showSettings, setShowSettings] = useState(false);
 
   if (mind === null) return <NotFound what="mind" />;
@@ -50,7 +54,7 @@ export function MindView({ mindId }: { mindId: string }) {
           </span>
         </div>
         {showSettings && mind && <SettingsPanel mind={mind} />}
-        <StatusBar status={runner.status} role={runner.role} onStart={() => void runner.start()} onStop={() => void runner.stop()} />
+        <StatusBar status={runner.status} role={runner.role} running={mind?.running} onStart={() => setRun(true)} onStop={() => setRun(false)} />
         {runner.fatal && (
           <p role="alert" data-testid="mind-fatal" className="rounded bg-red-50 px-2 py-1 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
             {runner.fatal}

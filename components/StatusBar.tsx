@@ -1,7 +1,7 @@
 "use client";
 import { useEffect, useState } from "react";
 import type { MindStatus } from "@/lib/protocol";
-import type { Role } from "./hooks/useMindRunner";
+import type { Role } from "./runner/runner-store";
 
 function useNow(active: boolean): number {
   const [now, setNow] = useState(() => Date.now());
@@ -28,13 +28,19 @@ function statusText(status: MindStatus): string {
   }
 }
 
-export function StatusBar(props: { status: MindStatus; role: Role; onStart: () => void; onStop: () => void }) {
+function viewingText(running: boolean | undefined): string {
+  return running === false ? "viewing — stopped; another tab holds this mind" : statusText({ state: "viewing" });
+}
+
+export function StatusBar(props: { status: MindStatus; role: Role; running: boolean | undefined; onStart: () => void; onStop: () => void }) {
   const { status, role } = props;
   const now = useNow(status.state === "waiting");
   const next = status.state === "waiting" ? Math.max(0, Math.ceil((status.nextWakeAt - now) / 1000)) : null;
   const error = (status.state === "waiting" || status.state === "stopped") && status.lastError ? status.lastError : null;
-  const canControl = role === "runner";
-  const isStopped = status.state === "stopped";
+  // The runner tab knows from its worker; a viewing tab goes by the mind's flag,
+  // which the runner (in another tab) follows.
+  const isStopped = role === "runner" ? status.state === "stopped" : props.running === false;
+  const canControl = role === "runner" || (role === "viewer" && props.running !== undefined);
   return (
     <div className="flex flex-wrap items-center gap-3 text-sm">
       <span
@@ -42,7 +48,7 @@ export function StatusBar(props: { status: MindStatus; role: Role; onStart: () =
         className={`rounded px-2 py-0.5 font-medium ${status.state === "thinking" ? "bg-indigo-100 text-indigo-800 dark:bg-indigo-950 dark:text-indigo-200" : "bg-stone-200 dark:bg-stone-800"}`}
         aria-live="polite"
       >
-        {statusText(status)}
+        {status.state === "viewing" ? viewingText(props.running) : statusText(status)}
       </span>
       <span data-testid="next-wake" className="text-stone-500">
         {next === null ? "" : next === 0 ? "next thought now" : `next thought in ${next} s`}

@@ -12,26 +12,41 @@ let running: Promise<RunningMind | null> | null = null;
 let lastStatus: FromWorker | null = null;
 let lastPartial = 0;
 
-scope.onmessage = async (event: MessageEvent<ToWorker>) => {
+// Commands run one after another: a Start that arrives while a Stop is still
+// winding the loop down must wait for it, not be dropped.
+let queue: Promise<void> = Promise.resolve();
+const enqueue = (task: () => Promise<void>) => {
+  queue = queue.then(task, task);
+};
+
+scope.onmessage = (event: MessageEvent<ToWorker>) => {
   const msg = event.data;
   if (msg.type === "start") {
-    // Already running (or starting): one loop per worker at a time. Say where it is.
-    if (running) {
-      if (lastStatus) post(lastStatus);
-      return;
-    }
-    running = start(msg.mindId);
+    enqueue(async () => {
+      // Already running: one loop per worker at a time. Say where it is.
+      if (running) {
+        if (lastStatus) post(lastStatus);
+        return;
+      }
+      running = start(msg.mindId);
+      await running;
+    });
   } else if (msg.type === "stop") {
-    await stop();
-    post({ type: "status", status: { state: "stopped" } });
+    enqueue(async () => {
+      await stop();
+      post({ type: "status", status: { state: "stopped" } });
+    });
   }
 };
 
 /** Settings changed (from this tab or another): stop, then start with the new ones. */
-async function restart(mindId: string): Promise<void> {
-  if (!running) return;
-  await stop();
-  running = start(mindId);
+function restart(mindId: string): void {
+  enqueue(async () => {
+    if (!running) return;
+    await stop();
+    running = start(mindId);
+    await running;
+  });
 }
 
 async function stop(): Promise<void> {
@@ -44,7 +59,7 @@ async function start(mindId: string): Promise<RunningMind | null> {
   post({ type: "status", status: { state: "starting" } });
   try {
     const mind = await runMind(db(), mindId, {
-        onConfigChanged: () => void restart(mindId),
+        onConfigChanged: () => restart(mindId),
         onStatus: (status) => {
           lastStatus = { type: "status", status };
           post(lastStatus);

@@ -95,7 +95,12 @@ describe("a mind in a browser tab", () => {
     const second = await context.newPage();
     await second.goto(mindUrl);
     await second.getByTestId("mind-status").filter({ hasText: "viewing" }).waitFor({ timeout: 10_000 });
-    await expect(second.getByTestId("mind-stop").isDisabled()).resolves.toBe(true);
+    // Stop and Start work from the viewing tab too: the running tab follows the mind's flag.
+    await second.getByTestId("mind-stop").click();
+    await page.getByTestId("mind-status").filter({ hasText: "stopped" }).waitFor({ timeout: 10_000 });
+    await second.getByTestId("mind-status").filter({ hasText: "viewing — stopped" }).waitFor();
+    await second.getByTestId("mind-start").click();
+    await page.getByTestId("mind-status").filter({ hasText: /thinking|waiting/ }).waitFor({ timeout: 10_000 });
     // It still shows the live stream.
     await second.locator('[data-testid="step"][data-step-type="shell-output"]').first().waitFor();
     // The first tab still runs it (its worker may still be booting after the reload).
@@ -104,6 +109,16 @@ describe("a mind in a browser tab", () => {
     await page.close();
     await second.getByTestId("mind-status").filter({ hasText: /thinking|waiting/ }).waitFor({ timeout: 15_000 });
     page = second;
+  });
+
+  it("keeps thinking while its person browses the rest of the app", async () => {
+    const wakes = await page.locator('[data-testid="step"][data-step-type="wake"]').count();
+    await page.getByRole("link", { name: "← minds" }).click();
+    await page.getByTestId("mind-list").waitFor();
+    await page.waitForTimeout(3000);
+    await page.getByTestId("mind-list").getByRole("link").first().click();
+    await page.waitForURL(/\/mind\//);
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="step"][data-step-type="wake"]').length > n, wakes, { timeout: 5_000 });
   });
 
   it("changes its model in settings: recorded as a config step, used from the next call", async () => {
