@@ -183,3 +183,37 @@ describe("model failures", () => {
     await context.close();
   });
 });
+
+describe("nothing is lost", () => {
+  it("a huge output keeps 4096 bytes inline and the whole text in a blob, loaded on demand", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    model.enqueue({ text: "Let me count far.\n\n```bash\nseq 1 20000\nFINAL=counted\n```" });
+    await createMind(page, "Di");
+    const output = page.locator('[data-testid="step"][data-step-type="shell-output"]').first();
+    await output.waitFor({ timeout: 30_000 });
+    await expect(output.textContent()).resolves.not.toContain("19999");
+    await output.getByTestId("load-blob").click();
+    await output.getByText(/^1\n2\n[\s\S]*\n20000\n?$/).waitFor();
+    await context.close();
+  });
+
+  it("a tab closed mid-thought leaves the run marked interrupted when the mind comes back", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    // The first reply takes long: the tab closes while the mind waits for it.
+    model.enqueue({ text: "Slow thought.\n\n```bash\necho slow\nFINAL=slow\n```", delayMs: 20_000 });
+    const url = await createMind(page, "Ed");
+    await page.locator('[data-testid="step"][data-step-type="prompt"]').first().waitFor({ timeout: 30_000 });
+    const run = await page.locator('[data-testid="step"][data-step-type="shellm-run"]').first().getAttribute("data-step-id");
+    await page.close();
+    const again = await context.newPage();
+    await again.goto(url);
+    const interrupted = again.locator('[data-testid="step"][data-step-type="error"]', { hasText: "interrupted" });
+    await interrupted.waitFor({ timeout: 30_000 });
+    // It is shown inside the run it ends, which the trajectory links by run_id.
+    await expect(again.locator(`[data-step-id="${run}"] [data-testid="toggle-run"]`).count()).resolves.toBe(1);
+    await again.getByTestId("mind-status").filter({ hasText: /thinking|waiting/ }).waitFor({ timeout: 15_000 });
+    await context.close();
+  });
+});
