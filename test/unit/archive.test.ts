@@ -12,6 +12,7 @@ import { ArchiveError, type ArchiveEntry, detectFormat, type OutEntry, readArchi
 import { makeEntry } from "@/lib/archive/entry";
 import { BLOCK, encodeTarHeader } from "@/lib/archive/tar-header";
 import { buildZip } from "@/lib/archive/zip-write";
+import { errorOf } from "./helpers/errors";
 
 // Real subprocesses (tar, python3) and megabytes of data: generous on a loaded 2-core machine.
 vi.setConfig({ testTimeout: 30_000 });
@@ -90,14 +91,6 @@ async function withEntry<T>(blob: Blob, path: string, read: (entry: ArchiveEntry
   throw new Error(`no ${path}`);
 }
 
-async function errorOf(work: Promise<unknown>): Promise<unknown> {
-  try {
-    await work;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
 
 const tarGzBlob = async (files: Iterable<OutEntry> | AsyncIterable<OutEntry> = FILES) => new Blob([(await readBytes(writeTarGz(files))).bytes]);
 /** The standard archives, written once: most tests only read them, and Blobs do not change. */

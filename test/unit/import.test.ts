@@ -7,7 +7,7 @@ import { ArchiveError, type OutEntry, writeTarGz, writeZip } from "@/lib/archive
 import { importArchive } from "@/lib/import/importer";
 import { checkSummary, type ImportStats } from "@/lib/import/stats";
 import { getArchive, listArchives } from "@/lib/store/archives";
-import { type PageRow, ReverieDb, type StepRow, type TrajectoryRow } from "@/lib/store/db";
+import { type PageRow, type ReverieDb, type StepRow, type TrajectoryRow } from "@/lib/store/db";
 import { exportDirs, exportEntries, MIND_JSON_FORMAT, mindJson } from "@/lib/store/export";
 import { discardUncommitted, ImportError, importIntoDb, PAGE_LINES, sweepUnfinishedImports } from "@/lib/store/import";
 import { createMind } from "@/lib/store/minds";
@@ -19,6 +19,8 @@ import { parseStep, type Step } from "@/lib/trajectory/schema";
 import { makeHeadlongTree, type TreeFile } from "../fixtures/headlong-tree";
 import { id, stepMaker } from "./helpers/steps";
 import { expectedCounts, linesByDir, MemorySink, pack, streamBytes, unpack } from "./helpers/trees";
+import { openTestDb } from "./helpers/db";
+import { errorOf } from "./helpers/errors";
 
 const TREE = makeHeadlongTree({ steps: 40, withChild: true });
 const ROOT_DIR = TREE.files[0]!.path.split("/")[0]!;
@@ -27,14 +29,6 @@ const BLOB = TREE.files.find((f) => f.path.includes("/blobs/"))!;
 const ROOT_LINES = linesByDir(TREE.files).get(ROOT_DIR)!;
 const CHILD_LINES = linesByDir(TREE.files).get(CHILD_DIR)!;
 
-async function errorOf(work: Promise<unknown>): Promise<unknown> {
-  try {
-    await work;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
 
 /** Whether a chunk boundary of `parts` falls inside a UTF-8 character. */
 function splitsACharacter(parts: readonly Uint8Array[]): boolean {
@@ -347,12 +341,7 @@ describe("importArchive: abort", () => {
 // ---------------------------------------------------------------- IndexedDB
 
 let db: ReverieDb;
-let dbCount = 0;
-const openDb = async () => {
-  const d = new ReverieDb(`import-test-${process.pid}-${++dbCount}`);
-  await d.open();
-  return d;
-};
+const openDb = () => openTestDb("import-test");
 
 const TABLES = ["minds", "steps", "pages", "blobs", "trajectories"] as const;
 const counts = async (d: ReverieDb) => {

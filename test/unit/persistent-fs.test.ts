@@ -4,8 +4,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Bash, type IFileSystem } from "just-bash";
 import { openPersistentFs, type FileRecord, type FileStore } from "@/lib/shell/persistent-fs";
-import { ReverieDb } from "@/lib/store/db";
+import { type ReverieDb } from "@/lib/store/db";
 import { mindFiles } from "@/lib/store/files";
+import { openTestDb } from "./helpers/db";
 
 /** A FileStore over a Map that records every save it was asked for. */
 function mapStore() {
@@ -110,10 +111,8 @@ const EXPECTED_AFTER_CHANGE = [
 const brief = (e: Entry) => `${e.path} ${e.kind}${e.kind === "file" ? ` ${e.content}` : e.kind === "symlink" ? ` ${e.target}` : ""}`;
 
 let db: ReverieDb;
-let dbCount = 0;
 beforeEach(async () => {
-  db = new ReverieDb(`pfs-test-${process.pid}-${++dbCount}`);
-  await db.open();
+  db = await openTestDb("pfs-test");
 });
 afterEach(async () => {
   await db.delete();

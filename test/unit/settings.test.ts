@@ -1,16 +1,15 @@
 // A mind's settings change only through updateSettings: saved and recorded as
 // a config step in one transaction; the key is never in the step.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ReverieDb } from "@/lib/store/db";
+import { type ReverieDb } from "@/lib/store/db";
 import { createMind, getMind, updateSettings } from "@/lib/store/minds";
 import { tailSteps } from "@/lib/store/steps";
+import { openTestDb } from "./helpers/db";
 
 let db: ReverieDb;
-let n = 0;
 
 beforeEach(async () => {
-  db = new ReverieDb(`settings-test-${process.pid}-${++n}`);
-  await db.open();
+  db = await openTestDb("settings-test");
 });
 
 afterEach(async () => {

@@ -9,13 +9,14 @@ import { justBashSandbox } from "@/lib/shell/just-bash-sandbox";
 import type * as realLimits from "@/lib/shell/limits";
 import { SHELL_LIMITS, WORKSPACE } from "@/lib/shell/limits";
 import { openPersistentFs, type FileStore } from "@/lib/shell/persistent-fs";
-import { ReverieDb } from "@/lib/store/db";
+import { type ReverieDb } from "@/lib/store/db";
 import { mindFiles } from "@/lib/store/files";
 import { sendMessage } from "@/lib/store/messages";
 import { createMind, type Mind } from "@/lib/store/minds";
 import { mindLog, tailSteps } from "@/lib/store/steps";
 import type { Step } from "@/lib/trajectory/schema";
 import { stepLine } from "@/lib/trajectory/summary";
+import { openTestDb } from "./helpers/db";
 
 // The real limit is 30 s; tests lower it through the one limits module rather
 // than waiting. Only `timeoutMs` is made adjustable; everything else is real.
@@ -42,15 +43,13 @@ const RUN_ID = "5eed0000-0000-4000-8000-000000000001";
 const TRIGGER = "5eed0000-0000-4000-8000-000000000002";
 
 let db: ReverieDb;
-let dbCount = 0;
 let mind: Mind;
 let idCount = 0;
 /** Predictable ids for the journal: 0a000001-…, 0a000002-… */
 const ids = { uuid: () => `0a${String(++idCount).padStart(6, "0")}-0000-4000-8000-000000000000` };
 
 beforeEach(async () => {
-  db = new ReverieDb(`sandbox-test-${process.pid}-${++dbCount}`);
-  await db.open();
+  db = await openTestDb("sandbox-test");
   idCount = 0;
   mind = await createMind(db, { name: "Reverie", persona: "", model: { provider: "openai", model: "gpt-test", apiKey: "k" } }, NOW);
 });

@@ -1,7 +1,7 @@
 // lib/store over fake-indexeddb: steps are append-only and parsed on the way
 // out; minds, messages, files and settings round-trip and survive damage.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ReverieDb } from "@/lib/store/db";
+import { type ReverieDb } from "@/lib/store/db";
 import { mindFiles } from "@/lib/store/files";
 import { MAX_MESSAGE_CHARS, sendMessage } from "@/lib/store/messages";
 import { createMind, getMind, listMinds, saveShellState, setRunning } from "@/lib/store/minds";
@@ -23,13 +23,12 @@ import {
 } from "@/lib/store/steps";
 import type { Step } from "@/lib/trajectory/schema";
 import type { FileRecord } from "@/lib/shell/persistent-fs";
+import { openTestDb } from "./helpers/db";
 
 let db: ReverieDb;
-let dbCount = 0;
 
 beforeEach(async () => {
-  db = new ReverieDb(`store-test-${process.pid}-${++dbCount}`);
-  await db.open();
+  db = await openTestDb("store-test");
 });
 
 afterEach(async () => {
