@@ -1,10 +1,11 @@
 "use client";
 // The fork tree: every trajectory of this mind or archive, children nested
 // under their parent, to move between them. The current one is marked.
+import { memo } from "react";
 import { ancestors, forkTree, roots, type TrajectoryNode } from "@/lib/trajectory/dag";
 import type { TrajectoryRow } from "@/lib/store/db";
 
-export function ForkTree({ trajectories, current, onOpen }: { trajectories: TrajectoryRow[]; current: string | undefined; onOpen: (trajId: string) => void }) {
+export const ForkTree = memo(function ForkTree({ trajectories, current, onOpen }: { trajectories: TrajectoryRow[]; current: string | undefined; onOpen: (trajId: string) => void }) {
   const tree = forkTree(trajectories.map((t) => ({ type: "trajectory", step_id: t.traj_id, name: t.name, parent_traj: t.parent_traj, parent_step: t.parent_step })));
   const path = current ? ancestors(tree, current) : [];
   const Node = ({ node, depth }: { node: TrajectoryNode; depth: number }) => (
@@ -45,4 +46,4 @@ export function ForkTree({ trajectories, current, onOpen }: { trajectories: Traj
       </ul>
     </nav>
   );
-}
+});

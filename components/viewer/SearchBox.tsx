@@ -1,10 +1,10 @@
 "use client";
 // Search over step content and blobs. Enter jumps to the next hit,
 // Shift+Enter to the previous one; the query is kept in the URL.
-import { useEffect, useRef, useState } from "react";
+import { memo, useEffect, useRef, useState } from "react";
 import type { SearchHit, StepSource } from "@/lib/store/view";
 
-export function SearchBox(props: {
+export const SearchBox = memo(function SearchBox(props: {
   source: StepSource;
   initial: string;
   onQuery: (q: string) => void;
@@ -94,4 +94,4 @@ export function SearchBox(props: {
       </span>
     </div>
   );
-}
+});

@@ -6,7 +6,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { db } from "@/lib/store/db";
-import { blobText, pageSource, rowSource, trajectoriesOf } from "@/lib/store/view";
+import { blobText, pageSource, rowSource, trajectoriesOf, type SearchHit } from "@/lib/store/view";
 import type { TrajectoryRow } from "@/lib/store/db";
 import { buildRows, rowIndexOf, type DisplayRow } from "@/lib/trajectory/rows";
 import { ForkTree } from "./ForkTree";
@@ -60,6 +60,8 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
     estimateSize: () => 64,
     overscan: 12,
     getItemKey: (i) => rows[i]?.key ?? i,
+    // Render after the scroll event, not synchronously inside it: scrolling stays on the compositor's beat.
+    useFlushSync: false,
   });
   const items = virtual ? virtualizer.getVirtualItems() : [];
   const onScreen = virtual ? items.map((i) => rows[i.index]).filter((r): r is DisplayRow => !!r) : rows;
@@ -128,6 +130,11 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
     [owner, traj, setUrl],
   );
   const select = useCallback((id: string) => setUrl({ step: id }), [setUrl]);
+  // Stable handlers, so the toolbar's memoized parts skip the re-render on every scroll.
+  const openTraj = useCallback((t: string) => setUrl({ traj: t, step: null }), [setUrl]);
+  const setQuery = useCallback((q: string) => setUrl({ q }), [setUrl]);
+  const openHit = useCallback((hit: SearchHit) => setUrl({ traj: hit.traj, step: hit.id }), [setUrl]);
+  const setTypes = useCallback((types: string[] | null) => setUrl({ types }), [setUrl]);
   const toggleRun = useCallback((runId: string) => {
     setCollapsed((c) => {
       const n = new Set(c);
@@ -184,10 +191,10 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
   return (
     <div className="flex min-h-0 flex-1 flex-col gap-2" onKeyDown={onKeyDown}>
       <div className="flex flex-wrap items-start gap-3">
-        {trajs && (trajs.length > 1 || !live) && <ForkTree trajectories={trajs} current={trajId} onOpen={(t) => setUrl({ traj: t, step: null })} />}
+        {trajs && (trajs.length > 1 || !live) && <ForkTree trajectories={trajs} current={trajId} onOpen={openTraj} />}
         <div className="flex min-w-0 flex-1 flex-col gap-2">
-          <SearchBox source={source} initial={url.q} onQuery={(q) => setUrl({ q })} onHit={(hit) => setUrl({ traj: hit.traj, step: hit.id })} onMatches={setMatches} />
-          <TypeFilter counts={typeCounts} selected={url.types} onChange={(types) => setUrl({ types })} />
+          <SearchBox source={source} initial={url.q} onQuery={setQuery} onHit={openHit} onMatches={setMatches} />
+          <TypeFilter counts={typeCounts} selected={url.types} onChange={setTypes} />
           <div className="flex gap-3 text-xs text-stone-500">
             <span data-testid="step-count">
               {index.entries.length} step{index.entries.length === 1 ? "" : "s"}

@@ -1,8 +1,9 @@
 "use client";
 // Chips to show only some kinds of step; none selected shows all.
+import { memo } from "react";
 import { typeColour } from "./StepRow";
 
-export function TypeFilter({ counts, selected, onChange }: { counts: Map<string, number>; selected: ReadonlySet<string> | null; onChange: (types: string[] | null) => void }) {
+export const TypeFilter = memo(function TypeFilter({ counts, selected, onChange }: { counts: Map<string, number>; selected: ReadonlySet<string> | null; onChange: (types: string[] | null) => void }) {
   const types = [...counts.keys()].sort();
   const toggle = (t: string) => {
     const next = new Set(selected ?? []);
@@ -33,4 +34,4 @@ export function TypeFilter({ counts, selected, onChange }: { counts: Map<string,
       )}
     </div>
   );
-}
+});
