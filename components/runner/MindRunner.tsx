@@ -67,8 +67,9 @@ export function MindRunner({ mindId, shouldRun }: { mindId: string; shouldRun: b
       updateRunner(mindId, { fatal: null });
       send({ type: "start", mindId });
     } else {
+      // "stopped" is shown when the worker says so: after the cut run's last step is written.
       send({ type: "stop" });
-      updateRunner(mindId, { status: { state: "stopped" }, partial: "" });
+      updateRunner(mindId, { partial: "" });
     }
   }, [role, shouldRun, mindId]);
 
