@@ -1,16 +1,29 @@
 "use client";
 // Runs one mind in this tab, or views it: a Web Lock per mind makes exactly
 // one tab the runner; the others view, and one of them takes over when the
-// runner's tab goes away. The runner hosts the mind's Web Worker and starts
-// or stops it as the mind's `running` flag says (set from any tab).
+// runner's tab goes away. The runner starts the mind's Web Worker when the
+// mind's `running` flag (set from any tab) asks for it, and stops it when not.
 import { useEffect, useRef, useState } from "react";
 import { mindLockName, type FromWorker, type ToWorker } from "@/lib/protocol";
 import { forgetRunner, updateRunner, type Role } from "./runner-store";
 
+function spawnWorker(mindId: string): Worker {
+  const w = new Worker(new URL("../../workers/mind.worker.ts", import.meta.url), { type: "module", name: `mind-${mindId}` });
+  w.onmessage = (e: MessageEvent<FromWorker>) => {
+    const msg = e.data;
+    if (msg.type === "status") updateRunner(mindId, { status: msg.status });
+    else if (msg.type === "partial") updateRunner(mindId, { partial: msg.text });
+    else if (msg.type === "fatal") updateRunner(mindId, { fatal: msg.error, status: { state: "stopped", lastError: msg.error } });
+  };
+  w.onerror = (e) => updateRunner(mindId, { fatal: `The mind's worker failed: ${e.message || "unknown error"}` });
+  return w;
+}
+
+const send = (w: Worker, msg: ToWorker) => w.postMessage(msg);
+
 export function MindRunner({ mindId, shouldRun }: { mindId: string; shouldRun: boolean }) {
   const [role, setRole] = useState<Role>("pending");
   const worker = useRef<Worker | null>(null);
-  const send = (msg: ToWorker) => worker.current?.postMessage(msg);
 
   useEffect(() => {
     const abort = new AbortController();
@@ -18,15 +31,6 @@ export function MindRunner({ mindId, shouldRun }: { mindId: string; shouldRun: b
 
     const hold = async () => {
       if (abort.signal.aborted) return;
-      const w = new Worker(new URL("../../workers/mind.worker.ts", import.meta.url), { type: "module", name: `mind-${mindId}` });
-      w.onmessage = (e: MessageEvent<FromWorker>) => {
-        const msg = e.data;
-        if (msg.type === "status") updateRunner(mindId, { status: msg.status });
-        else if (msg.type === "partial") updateRunner(mindId, { partial: msg.text });
-        else if (msg.type === "fatal") updateRunner(mindId, { fatal: msg.error, status: { state: "stopped", lastError: msg.error } });
-      };
-      w.onerror = (e) => updateRunner(mindId, { fatal: `The mind's worker failed: ${e.message || "unknown error"}` });
-      worker.current = w;
       updateRunner(mindId, { role: "runner" });
       setRole("runner");
       // Hold the lock until this tab goes away (or the mind is forgotten).
@@ -34,7 +38,7 @@ export function MindRunner({ mindId, shouldRun }: { mindId: string; shouldRun: b
         release = resolve;
         abort.signal.addEventListener("abort", () => resolve(), { once: true });
       });
-      w.terminate();
+      worker.current?.terminate();
       worker.current = null;
     };
 
@@ -61,15 +65,19 @@ export function MindRunner({ mindId, shouldRun }: { mindId: string; shouldRun: b
   }, [mindId]);
 
   // The runner follows the `running` flag: its human's Start and Stop, from any tab.
+  // A stopped mind has no worker at all; it is started on the first Start.
   useEffect(() => {
     if (role !== "runner") return;
     if (shouldRun) {
+      worker.current ??= spawnWorker(mindId);
       updateRunner(mindId, { fatal: null });
-      send({ type: "start", mindId });
-    } else {
+      send(worker.current, { type: "start", mindId });
+    } else if (worker.current) {
       // "stopped" is shown when the worker says so: after the cut run's last step is written.
-      send({ type: "stop" });
+      send(worker.current, { type: "stop" });
       updateRunner(mindId, { partial: "" });
+    } else {
+      updateRunner(mindId, { status: { state: "stopped" } });
     }
   }, [role, shouldRun, mindId]);
 
