@@ -13,6 +13,7 @@ import { makeEntry } from "@/lib/archive/entry";
 import { BLOCK, encodeTarHeader } from "@/lib/archive/tar-header";
 import { buildZip } from "@/lib/archive/zip-write";
 import { errorOf } from "./helpers/errors";
+import { readChunks } from "./helpers/trees";
 
 // Real subprocesses (tar, python3) and megabytes of data: generous on a loaded 2-core machine.
 vi.setConfig({ testTimeout: 30_000 });
@@ -63,23 +64,11 @@ const FILES: OutEntry[] = [
 
 const expected = (files: OutEntry[]) => files.map((f) => ({ path: f.path, size: bytesOf(f.data).length, sha: sha(bytesOf(f.data)) }));
 
-async function readBytes(stream: ReadableStream<Uint8Array>): Promise<{ bytes: Uint8Array<ArrayBuffer>; chunks: number[] }> {
-  const parts: Uint8Array[] = [];
-  const reader = stream.getReader();
-  for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value);
-  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    bytes.set(p, at);
-    at += p.length;
-  }
-  return { bytes, chunks: parts.map((p) => p.length) };
-}
 
 async function readAll(blob: Blob, opts?: Parameters<typeof readArchive>[1]) {
   const out: { path: string; size: number | undefined; sha: string }[] = [];
   for await (const entry of readArchive(blob, opts)) {
-    const { bytes } = await readBytes(entry.stream());
+    const { bytes } = await readChunks(entry.stream());
     out.push({ path: entry.path, size: entry.size, sha: sha(bytes) });
   }
   return out;
@@ -92,12 +81,12 @@ async function withEntry<T>(blob: Blob, path: string, read: (entry: ArchiveEntry
 }
 
 
-const tarGzBlob = async (files: Iterable<OutEntry> | AsyncIterable<OutEntry> = FILES) => new Blob([(await readBytes(writeTarGz(files))).bytes]);
+const tarGzBlob = async (files: Iterable<OutEntry> | AsyncIterable<OutEntry> = FILES) => new Blob([(await readChunks(writeTarGz(files))).bytes]);
 /** The standard archives, written once: most tests only read them, and Blobs do not change. */
 const shared: { tarGz?: Promise<Blob>; zip?: Promise<Blob> } = {};
 const sharedTarGz = () => (shared.tarGz ??= tarGzBlob());
 const sharedZip = () => (shared.zip ??= writeZip(FILES));
-const gunzip = async (blob: Blob) => (await readBytes(blob.stream().pipeThrough(new DecompressionStream("gzip")))).bytes;
+const gunzip = async (blob: Blob) => (await readChunks(blob.stream().pipeThrough(new DecompressionStream("gzip")))).bytes;
 
 const temp = mkdtempSync(join(tmpdir(), "reverie-archive-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
@@ -187,7 +176,7 @@ describe("tar.gz", () => {
 
   it("writes what GNU tar extracts to the same files", async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, "out.tar.gz"), (await readBytes(writeTarGz(FILES))).bytes);
+    writeFileSync(join(dir, "out.tar.gz"), (await readChunks(writeTarGz(FILES))).bytes);
     mkdirSync(join(dir, "x"));
     execFileSync("tar", ["-xzf", join(dir, "out.tar.gz"), "-C", join(dir, "x")]);
     const listed = execFileSync("tar", ["-tzf", join(dir, "out.tar.gz")], { encoding: "utf8" }).trim().split("\n");
@@ -197,7 +186,7 @@ describe("tar.gz", () => {
 
   it("decodes multibyte text split across stream chunks", async () => {
     const blob = await sharedTarGz();
-    const { bytes, chunks } = await withEntry(blob, "a1b2c3d4-main/blobs/x.stdout", (e) => readBytes(e.stream()));
+    const { bytes, chunks } = await withEntry(blob, "a1b2c3d4-main/blobs/x.stdout", (e) => readChunks(e.stream()));
     expect(splitsACharacter(bytes, chunks)).toBe(true);
     expect(await withEntry(blob, "a1b2c3d4-main/blobs/x.stdout", (e) => e.text())).toBe(BIG);
   });
@@ -220,7 +209,7 @@ describe("tar.gz", () => {
       kept = entry;
       break;
     }
-    const error = await errorOf(readBytes(kept!.stream()));
+    const error = await errorOf(readChunks(kept!.stream()));
     expect((error as Error).message).toBe("The archive was closed, so its entries can no longer be read.");
   });
 
@@ -272,7 +261,7 @@ describe("zip", () => {
   it("decodes multibyte text split across stream chunks", async () => {
     // Inflate happens to stop between characters here, so the split is shown on a stored entry.
     const stored = new Blob([zipSync({ "x.stdout": [enc.encode(BIG), { level: 0 }] })]);
-    const { bytes, chunks } = await withEntry(stored, "x.stdout", (e) => readBytes(e.stream()));
+    const { bytes, chunks } = await withEntry(stored, "x.stdout", (e) => readChunks(e.stream()));
     expect(splitsACharacter(bytes, chunks)).toBe(true);
     expect(await withEntry(stored, "x.stdout", (e) => e.text())).toBe(BIG);
     expect(await withEntry(await sharedZip(), "a1b2c3d4-main/blobs/x.stdout", (e) => e.text())).toBe(BIG);
@@ -349,7 +338,7 @@ describe("jsonl", () => {
     const entries: { path: string; size?: number; text: string }[] = [];
     for await (const entry of readArchive(blob, { name: "run.jsonl" })) entries.push({ path: entry.path, size: entry.size, text: await entry.text() });
     expect(entries).toEqual([{ path: "trajectory.jsonl", size: blob.size, text: BIG }]);
-    const { bytes, chunks } = await withEntry(blob, "trajectory.jsonl", (e) => readBytes(e.stream()), { name: "run.jsonl" });
+    const { bytes, chunks } = await withEntry(blob, "trajectory.jsonl", (e) => readChunks(e.stream()), { name: "run.jsonl" });
     expect(splitsACharacter(bytes, chunks)).toBe(true);
   });
 
@@ -385,7 +374,7 @@ describe("damaged or foreign files", () => {
   });
 
   it("a gzip that holds no tar", async () => {
-    const gz = (await readBytes(new Blob(["just some text, gzipped\n"]).stream().pipeThrough(new CompressionStream("gzip")))).bytes;
+    const gz = (await readChunks(new Blob(["just some text, gzipped\n"]).stream().pipeThrough(new CompressionStream("gzip")))).bytes;
     expect(await message(new Blob([gz]), "notes.txt.gz")).toBe("This .tar.gz file is not a tar archive, or is damaged at its start.");
   });
 
@@ -482,7 +471,7 @@ describe("progress", () => {
   const track = async (blob: Blob, name: string, read: "all" | "none") => {
     const calls: [number, number][] = [];
     for await (const entry of readArchive(blob, { name, onProgress: (done, total) => calls.push([done, total]) })) {
-      if (read === "all") await readBytes(entry.stream());
+      if (read === "all") await readChunks(entry.stream());
     }
     const monotonic = calls.every(([done, total], i) => total === blob.size && done <= total && (i === 0 || done > calls[i - 1]![0]));
     return { monotonic, last: calls.at(-1), many: calls.length > 3 };
@@ -554,7 +543,7 @@ describe("writers", () => {
   it("refuse paths other tools would unpack somewhere else", async () => {
     for (const path of ["../x", "/abs", "a//b", "./a", "a/./b", ""]) {
       expect(await errorOf(writeZip([{ path, data: "" }]))).toBeInstanceOf(TypeError);
-      expect(await errorOf(readBytes(writeTarGz([{ path, data: "" }])))).toBeInstanceOf(TypeError);
+      expect(await errorOf(readChunks(writeTarGz([{ path, data: "" }])))).toBeInstanceOf(TypeError);
     }
   });
 });

@@ -7,17 +7,22 @@ import type { Tree, TreeFile } from "../../fixtures/headlong-tree";
 
 export type Packing = "jsonl" | "tar.gz" | "zip";
 
-export async function streamBytes(stream: ReadableStream<Uint8Array>): Promise<Uint8Array<ArrayBuffer>> {
+/** A stream's bytes, and the sizes of the chunks they came in. */
+export async function readChunks(stream: ReadableStream<Uint8Array>): Promise<{ bytes: Uint8Array<ArrayBuffer>; chunks: number[] }> {
   const parts: Uint8Array[] = [];
   const reader = stream.getReader();
   for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value);
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
-    out.set(p, at);
+    bytes.set(p, at);
     at += p.length;
   }
-  return out;
+  return { bytes, chunks: parts.map((p) => p.length) };
+}
+
+export async function streamBytes(stream: ReadableStream<Uint8Array>): Promise<Uint8Array<ArrayBuffer>> {
+  return (await readChunks(stream)).bytes;
 }
 
 /** The root trajectory.jsonl alone, or the whole tree as .tar.gz or .zip. */
