@@ -1,6 +1,7 @@
 // Imported trajectories: read-only owners of steps, listed beside the minds.
 import { z } from "zod";
 import type { ReverieDb } from "./db";
+import { getOwner, listOwners } from "./owners";
 
 export const ImportedArchive = z.object({
   kind: z.literal("imported"),
@@ -27,12 +28,6 @@ export function parseArchive(json: unknown): ImportedArchive | null {
   return r.success ? r.data : null;
 }
 
-export async function getArchive(db: ReverieDb, id: string): Promise<ImportedArchive | null> {
-  const row = await db.minds.get(id);
-  return row ? parseArchive(row.json) : null;
-}
+export const getArchive = (db: ReverieDb, id: string) => getOwner(db, id, parseArchive);
 
-export async function listArchives(db: ReverieDb): Promise<ImportedArchive[]> {
-  const rows = await db.minds.toArray();
-  return rows.flatMap((r) => parseArchive(r.json) ?? []).sort((a, b) => b.created_at.localeCompare(a.created_at));
-}
+export const listArchives = (db: ReverieDb) => listOwners(db, parseArchive);

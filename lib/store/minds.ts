@@ -6,6 +6,7 @@ import { DEFAULT_PACING } from "../mind/pacing";
 import { DEFAULT_RUN_LIMITS } from "../mind/run";
 import { formatTs, PacingConfig, type Step } from "../trajectory/schema";
 import type { ReverieDb } from "./db";
+import { getOwner, listOwners } from "./owners";
 import { appendStep } from "./steps";
 
 export const Mind = z.object({
@@ -88,15 +89,9 @@ export async function createMind(db: ReverieDb, input: NewMindInput, now = Date.
   return mind;
 }
 
-export async function getMind(db: ReverieDb, id: string): Promise<Mind | null> {
-  const row = await db.minds.get(id);
-  return row ? parseMind(row.json) : null;
-}
+export const getMind = (db: ReverieDb, id: string) => getOwner(db, id, parseMind);
 
-export async function listMinds(db: ReverieDb): Promise<Mind[]> {
-  const rows = await db.minds.toArray();
-  return rows.flatMap((r) => parseMind(r.json) ?? []).sort((a, b) => b.created_at.localeCompare(a.created_at));
-}
+export const listMinds = (db: ReverieDb) => listOwners(db, parseMind);
 
 async function updateMind(db: ReverieDb, id: string, change: (m: Mind) => Mind): Promise<void> {
   await db.transaction("rw", db.minds, async () => {

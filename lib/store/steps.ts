@@ -99,20 +99,25 @@ export function mindLog(db: ReverieDb, mindId: string): StepLog {
 }
 
 /**
- * Call `onSteps` with every step appended to a mind after `afterSeq`, by this
- * context or any other tab or worker (Dexie broadcasts changes between them).
- * Returns the unsubscribe function.
+ * Call `onRows` with the rows appended after `afterSeq`, by this context or
+ * any other tab or worker (Dexie broadcasts changes between them). `after`
+ * reads the rows past a seq. Returns the unsubscribe function.
  */
-export function watchSteps(db: ReverieDb, mindId: string, afterSeq: number, onSteps: (steps: Step[]) => void): () => void {
+export function watchRows(afterSeq: number, after: (seq: number) => Promise<StepRow[]>, onRows: (rows: StepRow[]) => void): () => void {
   let seen = afterSeq;
-  const subscription = liveQuery(() => rowsAfter(db, mindId, seen)).subscribe({
+  const subscription = liveQuery(() => after(seen)).subscribe({
     next: (rows) => {
       if (rows.length === 0) return;
       seen = Math.max(seen, ...rows.map((r) => r.seq ?? 0));
-      onSteps(parseRows(rows).steps);
+      onRows(rows);
     },
-    // A failed query is retried by the next change; the loop keeps its own schedule meanwhile.
+    // A failed query is retried by the next change; callers keep their own schedule meanwhile.
     error: () => undefined,
   });
   return () => subscription.unsubscribe();
+}
+
+/** Every step appended to a mind (any of its trajectories) after `afterSeq`. */
+export function watchSteps(db: ReverieDb, mindId: string, afterSeq: number, onSteps: (steps: Step[]) => void): () => void {
+  return watchRows(afterSeq, (seq) => rowsAfter(db, mindId, seq), (rows) => onSteps(parseRows(rows).steps));
 }

@@ -2,12 +2,12 @@
 // rows, or an imported archive's pages. The newest entries come first (so
 // the viewer shows something at once), then every older one in pages; bodies,
 // blobs and search on demand.
-import Dexie, { liveQuery } from "dexie";
+import Dexie from "dexie";
 import { readLine } from "../trajectory/headlong";
 import { entryOf, type IndexEntry } from "../trajectory/rows";
 import type { Step } from "../trajectory/schema";
 import type { PageRow, ReverieDb, StepRow, TrajectoryRow } from "./db";
-import { parseRows } from "./steps";
+import { parseRows, watchRows } from "./steps";
 
 export interface SearchHit {
   seq: number;
@@ -116,21 +116,11 @@ export function rowSource(db: ReverieDb, owner: string): StepSource {
 
 /** Call `onEntries` with every step appended to a live mind's trajectory after `afterSeq`. */
 export function watchEntries(db: ReverieDb, owner: string, traj: string, afterSeq: number, onEntries: (entries: IndexEntry[]) => void): () => void {
-  let last = afterSeq;
-  const sub = liveQuery(() =>
-    db.steps
-      .where("[mind_id+traj_id+seq]")
-      .between([owner, traj, last + 1], [owner, traj, Dexie.maxKey], true, true)
-      .toArray(),
-  ).subscribe({
-    next: (rows) => {
-      if (rows.length === 0) return;
-      last = Math.max(last, rows[rows.length - 1]?.seq ?? last);
-      onEntries(rowEntries(rows));
-    },
-    error: () => undefined,
-  });
-  return () => sub.unsubscribe();
+  return watchRows(
+    afterSeq,
+    (seq) => db.steps.where("[mind_id+traj_id+seq]").between([owner, traj, seq + 1], [owner, traj, Dexie.maxKey], true, true).toArray(),
+    (rows) => onEntries(rowEntries(rows)),
+  );
 }
 
 // ---- an imported archive: pages of lines ----------------------------------
