@@ -47,10 +47,9 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
     };
   }, [owner]);
 
-  const groupRuns = useMemo(() => index.entries.some((e) => e.type === "shellm-run" || e.run), [index.entries]);
   const rows = useMemo(
-    () => buildRows(index.entries, { collapsedRuns: collapsed, openFolds, types: url.types, groupRuns }),
-    [index.entries, collapsed, openFolds, url.types, groupRuns],
+    () => buildRows(index.entries, { collapsedRuns: collapsed, openFolds, types: url.types }),
+    [index.entries, collapsed, openFolds, url.types],
   );
   // Virtualize a long stream, and a big one from the start (before its older steps have loaded).
   const virtual = rows.length > PLAIN_LIMIT || !index.complete;
@@ -187,6 +186,7 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
     for (const e of index.entries) c.set(e.type, (c.get(e.type) ?? 0) + 1);
     return c;
   }, [index.entries]);
+  const hasRuns = typeCounts.has("shellm-run");
 
   return (
     <div className="flex min-h-0 flex-1 flex-col gap-2" onKeyDown={onKeyDown}>
@@ -200,7 +200,7 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
               {index.entries.length} step{index.entries.length === 1 ? "" : "s"}
               {!index.complete && index.loaded ? " (loading older…)" : ""}
             </span>
-            {groupRuns && (
+            {hasRuns && (
               <>
                 <button type="button" className="underline" onClick={() => setCollapsed(new Set(index.entries.filter((e) => e.type === "shellm-run").map((e) => e.id)))}>
                   collapse runs

@@ -55,8 +55,6 @@ export interface RowOptions {
   openFolds: ReadonlySet<string>;
   /** Only these types (null: all). A run is shown when any of its steps match. */
   types: ReadonlySet<string> | null;
-  /** Group by run_id. Off for logs without run links (never regroup by guessing). */
-  groupRuns: boolean;
   /** Consecutive idle markers folded from this many on. */
   foldFrom?: number;
 }
@@ -66,7 +64,9 @@ const IDLE_MARKERS = new Set(["idle", "monolith-wake", "wake"]);
 export function buildRows(entries: readonly IndexEntry[], opts: RowOptions): DisplayRow[] {
   const members = new Map<string, IndexEntry[]>();
   const headers = new Set<string>();
-  if (opts.groupRuns) {
+  // Only runs whose header is in the log are gathered: a log without run links
+  // is shown as a plain stream, never regrouped by guessing.
+  {
     for (const e of entries) if (e.type === "shellm-run") headers.add(e.id);
     for (const e of entries) {
       if (e.type === "shellm-run" || !e.run || !headers.has(e.run)) continue;
@@ -92,7 +92,7 @@ export function buildRows(entries: readonly IndexEntry[], opts: RowOptions): Dis
 
   for (const e of entries) {
     if (e.run && members.has(e.run) && e.type !== "shellm-run") continue; // shown under its header
-    if (e.type === "shellm-run" && opts.groupRuns) {
+    if (e.type === "shellm-run") {
       const steps = members.get(e.id) ?? [];
       const shown = steps.filter(keep);
       if (!keep(e) && shown.length === 0) continue;
