@@ -52,6 +52,7 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   const { fs, flush } = await openPersistentFs(mindFiles(db, mindId));
   const journal = new Journal(mindLog(db, mindId), { uuid: () => crypto.randomUUID() }, clock);
   const shellState = mind.shell ?? { env: {}, cwd: WORKSPACE };
+  let savedShell = JSON.stringify(shellState);
   const loop = new MindLoop({
     journal,
     model: modelPort(createModel(mind.model), modelLabel(mind.model)),
@@ -64,8 +65,13 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     shellState,
     onStatus: (status) => {
       events.onStatus(status);
-      // Between wakes: keep the shell's env and cwd for the next reload.
-      if (status.state === "waiting") saveShellState(db, mindId, shellState).catch(() => undefined);
+      // Between wakes: keep the shell's env and cwd for the next reload. Only
+      // when they changed: the write would wake every tab's list of minds.
+      if (status.state !== "waiting") return;
+      const now = JSON.stringify(shellState);
+      if (now === savedShell) return;
+      savedShell = now;
+      saveShellState(db, mindId, shellState).catch(() => (savedShell = ""));
     },
     onPartial: events.onPartial,
   });

@@ -7,7 +7,7 @@ import { readLine } from "../trajectory/headlong";
 import { entryOf, type IndexEntry } from "../trajectory/rows";
 import type { Step } from "../trajectory/schema";
 import type { PageRow, ReverieDb, StepRow, TrajectoryRow } from "./db";
-import { parseRows, watchRows } from "./steps";
+import { getBlob, parseRows, watchRows } from "./steps";
 
 export interface SearchHit {
   seq: number;
@@ -41,8 +41,7 @@ export function trajectoriesOf(db: ReverieDb, owner: string): Promise<Trajectory
 
 /** The blob a step field points to (`blobs/<file>`), relative to its trajectory's folder. */
 export async function blobText(db: ReverieDb, owner: string, traj: TrajectoryRow | undefined, ref: string): Promise<string | undefined> {
-  const key = traj?.dir ? `${traj.dir}/${ref}` : ref;
-  return (await db.blobs.get([owner, key]))?.text;
+  return getBlob(db, owner, traj?.dir ? `${traj.dir}/${ref}` : ref);
 }
 
 /** Blob files whose text contains the query; steps naming them count as hits. */
