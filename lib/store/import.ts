@@ -53,6 +53,7 @@ async function importWithId(
     },
   };
   let stats: ImportStats;
+  await markImportStarted(db, id);
   try {
     stats = await importArchive(file, sink, { name: opts.name, signal: opts.signal, onProgress: opts.onProgress });
     await pages.finish();
@@ -68,7 +69,11 @@ async function importWithId(
       stats: { steps: summary.steps, skipped: summary.skipped, trajectories: summary.trajectories, forks: summary.forks, runs: summary.runs, blobs: stats.blobs },
       mind: stripKeys(mindJson),
     };
-    await db.minds.add({ id, json: record });
+    // The commit: the record appears and the in-progress marker goes, together.
+    await db.transaction("rw", db.minds, db.settings, async () => {
+      await db.minds.add({ id, json: record });
+      await db.settings.delete(markerKey(id));
+    });
   } catch (e) {
     await pages.finish().catch(() => undefined);
     await discardUncommitted(db, id);
@@ -94,23 +99,42 @@ function stripKeys(json: unknown): unknown {
  * has a record: a mind's or a committed archive's steps are never deleted.
  */
 export async function discardUncommitted(db: ReverieDb, ownerId: string): Promise<void> {
-  await db.transaction("rw", [db.minds, db.steps, db.pages, db.blobs, db.trajectories], async () => {
+  await db.transaction("rw", [db.minds, db.steps, db.pages, db.blobs, db.trajectories, db.settings], async () => {
     if (await db.minds.get(ownerId)) throw new Error("Refusing to delete the steps of a committed owner.");
     await db.steps.where("[mind_id+seq]").between([ownerId, Dexie.minKey], [ownerId, Dexie.maxKey]).delete();
     await db.pages.where("[mind_id+first]").between([ownerId, Dexie.minKey], [ownerId, Dexie.maxKey]).delete();
     await db.blobs.where("[mind_id+name]").between([ownerId, Dexie.minKey], [ownerId, Dexie.maxKey]).delete();
     await db.trajectories.where("mind_id").equals(ownerId).delete();
+    await db.settings.delete(markerKey(ownerId));
   });
 }
 
-/** At start-up: sweep imports a closed tab left unfinished (trajectories or blobs without an owner record). */
+const MARKER = "import-in-progress:";
+const markerKey = (id: string) => `${MARKER}${id}`;
+
+/**
+ * Written before an import writes anything, removed by its commit or discard:
+ * what is left marked belongs to an import that never finished.
+ */
+export async function markImportStarted(db: ReverieDb, id: string): Promise<void> {
+  await db.settings.put({ key: markerKey(id), value: { started: formatTs(Date.now()) } });
+}
+
+/**
+ * At start-up: sweep imports a closed tab left unfinished (still marked as in
+ * progress), sparing those `isRunning` says are under way in another tab.
+ * Reads only the markers, so it costs nothing when there is nothing to sweep.
+ */
 export async function sweepUnfinishedImports(db: ReverieDb, isRunning: (ownerId: string) => boolean = () => false): Promise<number> {
-  const owners = new Set((await db.trajectories.toArray()).map((t) => t.mind_id));
-  // An archive may list blobs/ before any trajectory.jsonl: an import closed then has blobs and nothing else.
-  for (const [owner] of await db.blobs.toCollection().primaryKeys()) owners.add(owner);
+  const markers = await db.settings.where("key").startsWith(MARKER).primaryKeys();
   let swept = 0;
-  for (const owner of owners) {
-    if (isRunning(owner) || (await db.minds.get(owner))) continue;
+  for (const key of markers) {
+    const owner = String(key).slice(MARKER.length);
+    if (isRunning(owner)) continue;
+    if (await db.minds.get(owner)) {
+      await db.settings.delete(key); // committed, only the marker was left
+      continue;
+    }
     await discardUncommitted(db, owner);
     swept++;
   }

@@ -9,7 +9,7 @@ import { checkSummary, type ImportStats } from "@/lib/import/stats";
 import { getArchive, listArchives } from "@/lib/store/archives";
 import { type PageRow, type ReverieDb, type StepRow, type TrajectoryRow } from "@/lib/store/db";
 import { exportDirs, exportEntries, MIND_JSON_FORMAT, mindJson } from "@/lib/store/export";
-import { discardUncommitted, ImportError, importIntoDb, PAGE_LINES, sweepUnfinishedImports } from "@/lib/store/import";
+import { discardUncommitted, ImportError, importIntoDb, markImportStarted, PAGE_LINES, sweepUnfinishedImports } from "@/lib/store/import";
 import { createMind } from "@/lib/store/minds";
 import { appendStep, mindLog } from "@/lib/store/steps";
 import { blobText, pageSource, rowSource, type StepSource, watchEntries } from "@/lib/store/view";
@@ -616,6 +616,8 @@ describe("importIntoDb", () => {
     const abandoned = "abandon0-0000-4000-8000-000000000000";
     const running = "running0-0000-4000-8000-000000000000";
     const blobOnly = "blobonly-0000-4000-8000-000000000000";
+    // Each import marks itself in progress before it writes anything.
+    for (const owner of [abandoned, running, blobOnly]) await markImportStarted(db, owner);
     for (const owner of [abandoned, running]) {
       await db.trajectories.put({ mind_id: owner, traj_id: owner, name: "half", dir: "half" });
       await db.pages.add({ mind_id: owner, traj_id: owner, page: 0, first: 0, lines: ROOT_LINES.slice(0, 3).join("\n"), ids: ROOT_LINES.slice(0, 3).map(stepIdOf).join(",") });
@@ -636,6 +638,8 @@ describe("importIntoDb", () => {
     expect(await sweepUnfinishedImports(db, (owner) => owner === running)).toBe(0);
     expect(await sweepUnfinishedImports(db)).toBe(1);
     expect(await owners("trajectories")).toEqual([committed, mind.id].sort());
+    // The committed import cleared its own marker; the swept ones lost theirs.
+    expect(await db.settings.toArray()).toEqual([]);
   });
 });
 
