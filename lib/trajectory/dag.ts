@@ -49,10 +49,6 @@ export function groupRuns<S extends StepLike>(steps: readonly S[]): Run<S>[] {
   return [...runs.values()];
 }
 
-/** Whether a log carries run links at all; older logs are shown as a plain stream. */
-export function hasRunLinks(steps: readonly StepLike[]): boolean {
-  return steps.some((s) => s.type === "shellm-run" || typeof s.run_id === "string");
-}
 
 export interface TrajectoryNode {
   /** The trajectory's id: the step_id of its `trajectory` first line. */

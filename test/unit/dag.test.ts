@@ -9,7 +9,6 @@ import {
   forkStep,
   forkTree,
   groupRuns,
-  hasRunLinks,
   mergeStep,
   neighbourhood,
   roots,
@@ -89,12 +88,6 @@ describe("groupRuns", () => {
     ]);
   });
 
-  it("hasRunLinks: a header or any run_id means the log carries run links", () => {
-    expect(hasRunLinks([message, st(4, "thought")])).toBe(false);
-    expect(hasRunLinks([])).toBe(false);
-    expect(hasRunLinks([message, st(10, "shellm-run")])).toBe(true);
-    expect(hasRunLinks([message, promptA])).toBe(true);
-  });
 });
 
 const traj = (n: number, fields: Record<string, unknown> = {}) => st(n, "trajectory", fields);
