@@ -21,6 +21,7 @@ export function SettingsPanel({ mind }: { mind: Mind }) {
       model: readModelFields(f, provider, provider === mind.model.provider ? mind.model.apiKey : undefined),
       pacing: { base_s: num("base_s"), cap_s: num("cap_s"), ticks_per_level: num("ticks_per_level") },
       max_iterations: num("max_iterations"),
+      permissions: mind.permissions,
     });
     if (!parsed.success) return setErrors(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
     const problems = settingsProblems(parsed.data.model);

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ModelSettings } from "../llm/settings";
 import { DEFAULT_PACING } from "../mind/pacing";
 import { DEFAULT_RUN_LIMITS } from "../mind/run";
+import { DEFAULT_PERMISSIONS, Permissions } from "../trajectory/permissions";
 import { formatTs, PacingConfig, type Step } from "../trajectory/schema";
 import type { ReverieDb } from "./db";
 import { getOwner, listOwners } from "./owners";
@@ -19,6 +20,8 @@ export const Mind = z.object({
   running: z.boolean(),
   pacing: PacingConfig.default(DEFAULT_PACING),
   max_iterations: z.number().int().positive().default(DEFAULT_RUN_LIMITS.maxIterations),
+  /** What the sandbox may do; only the human changes it (a `config` step each time). */
+  permissions: Permissions.default(DEFAULT_PERMISSIONS),
   /** The shell's variables and directory, carried across execs and reloads. */
   shell: z.object({ env: z.record(z.string(), z.string()), cwd: z.string() }).optional(),
 });
@@ -28,6 +31,7 @@ export const NewMindInput = z.object({
   name: z.string().trim().min(1, "A mind needs a name.").max(60, "Keep the name under 60 characters."),
   persona: z.string().max(20_000, "Keep the persona under 20,000 characters."),
   model: ModelSettings,
+  permissions: Permissions.default(DEFAULT_PERMISSIONS),
 });
 export type NewMindInput = z.infer<typeof NewMindInput>;
 
@@ -48,6 +52,7 @@ function configStep(mind: Mind, now: number): Step {
     max_iterations: mind.max_iterations,
     provider: mind.model.provider,
     model: mind.model.model,
+    permissions: mind.permissions,
   };
 }
 
@@ -55,28 +60,30 @@ export const SettingsInput = z.object({
   model: ModelSettings,
   pacing: PacingConfig,
   max_iterations: z.number().int().min(1).max(100),
+  /** Left out: the mind keeps the permissions it has. */
+  permissions: Permissions.optional(),
 });
 export type SettingsInput = z.infer<typeof SettingsInput>;
 
 /**
- * The human changes a mind's model, pacing or limits: saved, and recorded as
+ * The human changes a mind's model, pacing, limits or permissions: saved, and recorded as
  * a `config` step in the same transaction, so the log says when and what.
  */
-export async function updateSettings(db: ReverieDb, id: string, input: SettingsInput, now = Date.now()): Promise<Mind> {
+export async function updateSettings(db: ReverieDb, id: string, input: z.input<typeof SettingsInput>, now = Date.now()): Promise<Mind> {
   const settings = SettingsInput.parse(input);
   return db.transaction("rw", db.minds, db.steps, async () => {
     const mind = await getMind(db, id);
     if (!mind) throw new Error(`No mind ${id} in this browser.`);
-    const next: Mind = { ...mind, ...settings };
+    const next: Mind = { ...mind, ...settings, permissions: settings.permissions ?? mind.permissions };
     await db.minds.put({ id, json: next });
     await appendStep(db, id, configStep(next, now));
     return next;
   });
 }
 
-export async function createMind(db: ReverieDb, input: NewMindInput, now = Date.now()): Promise<Mind> {
+export async function createMind(db: ReverieDb, input: z.input<typeof NewMindInput>, now = Date.now()): Promise<Mind> {
   const id = crypto.randomUUID();
-  const mind: Mind = Mind.parse({ id, ...input, created_at: formatTs(now), running: true });
+  const mind: Mind = Mind.parse({ id, ...NewMindInput.parse(input), created_at: formatTs(now), running: true });
   const ts = formatTs(now);
   const first: Step = { type: "trajectory", step_id: id, ts, name: mind.name, source: "system" };
   const config = configStep(mind, now);

@@ -5,6 +5,7 @@
 // Unknown fields are kept (loose objects) so a Headlong log round-trips
 // unchanged; unknown kinds are kept too, as `UnknownStep`.
 import { z } from "zod";
+import { Permissions } from "./permissions";
 
 /** UUID v4 (what Reverie writes); Headlong logs may carry other UUID versions. */
 export const StepId = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "step_id must be a UUID");
@@ -102,6 +103,8 @@ export const ConfigStep = kind("config", {
   max_iterations: z.number().int().positive(),
   model: z.string(),
   provider: z.string(),
+  /** Absent in config steps written before permissions existed. */
+  permissions: Permissions.optional(),
 });
 
 export const KNOWN_KINDS = {
