@@ -3,16 +3,18 @@
 // mind's Web Worker; also importable by integration tests under Node.
 import { createModel, modelLabel } from "../lib/llm/model";
 import { modelPort } from "../lib/llm/complete";
-import { agentTools } from "../lib/mind/agent-tools";
 import { Journal } from "../lib/mind/journal";
 import { MindLoop } from "../lib/mind/loop";
-import type { Clock } from "../lib/mind/ports";
+import type { Clock, ModelPort } from "../lib/mind/ports";
 import { instructionsFor } from "../lib/mind/prompt";
 import { DEFAULT_RUN_LIMITS } from "../lib/mind/run";
 import type { MindStatus } from "../lib/protocol";
+import { commandList } from "../lib/shell/commands/registry";
 import { justBashSandbox } from "../lib/shell/just-bash-sandbox";
 import { WORKSPACE } from "../lib/shell/limits";
 import { openPersistentFs } from "../lib/shell/persistent-fs";
+import type { RuntimePort } from "../lib/shell/ports";
+import { listSkills } from "../lib/shell/skills";
 import type { ReverieDb } from "../lib/store/db";
 import { mindFiles } from "../lib/store/files";
 import { getMind, saveShellState } from "../lib/store/minds";
@@ -40,41 +42,65 @@ export interface HostEvents {
   onConfigChanged?: () => void;
 }
 
+export interface HostOptions {
+  clock?: Clock;
+  /** Real Node on the page (a WebContainer), when the mind's permissions switch it on. */
+  runtime?: RuntimePort;
+  /** The model, when a test supplies its own; otherwise built from the mind's settings. */
+  model?: ModelPort;
+}
+
 export interface RunningMind {
   stop(): Promise<void>;
   /** Resolves when the loop has ended. */
   done: Promise<void>;
 }
 
-export async function runMind(db: ReverieDb, mindId: string, events: HostEvents, clock: Clock = systemClock): Promise<RunningMind> {
+const ids = { uuid: () => crypto.randomUUID() };
+
+export async function runMind(db: ReverieDb, mindId: string, events: HostEvents, options: HostOptions = {}): Promise<RunningMind> {
+  const clock = options.clock ?? systemClock;
   const mind = await getMind(db, mindId);
   if (!mind) throw new Error(`There is no mind ${mindId} in this browser (or its record is damaged).`);
-  const { fs, flush } = await openPersistentFs(mindFiles(db, mindId));
-  const journal = new Journal(mindLog(db, mindId), { uuid: () => crypto.randomUUID() }, clock);
-  const shellState = mind.shell ?? { env: {}, cwd: WORKSPACE };
-  let savedShell = JSON.stringify(shellState);
+  const { permissions } = mind;
+  const { fs, flush } = await openPersistentFs(mindFiles(db, mindId), { maxBytes: permissions.limits.max_workspace_bytes });
+  const journal = new Journal(mindLog(db, mindId), ids, clock);
+  const shell = justBashSandbox({
+    fs,
+    flush,
+    permissions,
+    ids,
+    clock,
+    fetch: (url, init) => fetch(url, init),
+    runtime: permissions.webcontainer ? options.runtime : undefined,
+  });
   const loop = new MindLoop({
     journal,
-    model: modelPort(createModel(mind.model), modelLabel(mind.model)),
-    shell: justBashSandbox({ fs, flush, tools: agentTools(journal, mind.name) }),
+    model: options.model ?? modelPort(createModel(mind.model), modelLabel(mind.model)),
+    shell,
     clock,
     selfName: mind.name,
-    instructions: instructionsFor(mind),
+    instructions: async () => instructionsFor(mind, { commands: commandList(), skills: await listSkills(fs).catch(() => []) }),
     pacing: mind.pacing,
     limits: { ...DEFAULT_RUN_LIMITS, maxIterations: mind.max_iterations },
-    shellState,
+    nesting: { maxDepth: permissions.limits.recursion_depth, childIterations: permissions.limits.child_iterations },
+    shellState: mind.shell ?? { env: {}, cwd: WORKSPACE },
     onStatus: (status) => {
       events.onStatus(status);
       // Between wakes: keep the shell's env and cwd for the next reload. Only
       // when they changed: the write would wake every tab's list of minds.
-      if (status.state !== "waiting") return;
-      const now = JSON.stringify(shellState);
-      if (now === savedShell) return;
-      savedShell = now;
-      saveShellState(db, mindId, shellState).catch(() => (savedShell = ""));
+      if (status.state === "waiting") saveShell();
     },
     onPartial: events.onPartial,
   });
+  let savedShell = JSON.stringify(mind.shell ?? null);
+  const saveShell = () => {
+    const state = loop.shellState();
+    const now = JSON.stringify(state);
+    if (now === savedShell) return;
+    savedShell = now;
+    saveShellState(db, mindId, state).catch(() => (savedShell = ""));
+  };
 
   // The dispatcher: every step appended after this point (by any tab) is
   // offered to the loop, which wakes on messages from others.

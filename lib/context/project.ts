@@ -13,6 +13,8 @@ export interface ProjectOptions {
   selfName: string;
   /** Steps older than the tail that are not shown. */
   elided: number;
+  /** For a nested run: its ancestors' recent steps (read-only background), shown first as one message. */
+  ancestors?: readonly Step[];
 }
 
 const fence = (code: string) => "```bash\n" + code + "\n```";
@@ -76,6 +78,13 @@ export function projectMessages(steps: readonly Step[], opts: ProjectOptions): C
     if (last && last.role === m.role) last.content += `\n\n${m.content}`;
     else out.push({ ...m });
   };
+  if (opts.ancestors && opts.ancestors.length > 0) {
+    const lines = opts.ancestors.flatMap((s) => {
+      const m = renderStep(s, opts.selfName);
+      return m ? [`${m.role === "assistant" ? "(parent)" : "(to parent)"} ${m.content}`] : [];
+    });
+    push({ role: "user", content: `[Background: the recent steps of the trajectories you were forked from, up to the fork. They are not yours to continue.]\n\n${lines.join("\n\n")}` });
+  }
   if (opts.elided > 0) {
     push({ role: "user", content: `[${opts.elided} earlier steps not shown; \`traj tail -n N\` reads them]` });
   }

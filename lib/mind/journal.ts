@@ -1,54 +1,99 @@
-// The one writer of a mind's steps: stamps ids and times, links steps to the
-// run that is under way, and counts "work" so pacing can tell an empty wake
-// from a busy one. The shell's agent commands append through it too.
+// The one writer of a trajectory: stamps ids and times, and counts "work" so
+// pacing can tell an empty wake from a busy one. A run is an explicit scope:
+// `openRun` writes its header and returns the appender that the run and its
+// commands write through, so nothing reads a shared "current run" slot.
+import { childHeader } from "../trajectory/dag";
 import { formatTs, WORK_KINDS, type NewStep, type Step } from "../trajectory/schema";
 import type { Clock, Ids, StepLog } from "./ports";
 
 export { WORK_KINDS };
 
-export interface RunContext {
-  runId: string;
-  triggerStep?: string;
+/** What a trajectory's journals share with the children forked from it. */
+interface Shared {
+  work: number;
+  readonly listeners: Set<(step: Step) => void>;
+}
+
+export type Appendable = NewStep & { step_id?: string };
+
+export interface RunHeader {
+  model: string;
+  trigger_step?: string;
+  wake?: string;
+  launched_by: string;
+}
+
+/** One run: appends carry its run_id and trigger_step. */
+export interface RunScope {
+  readonly runId: string;
+  readonly triggerStep?: string;
+  readonly journal: Journal;
+  append(step: Appendable): Promise<Step>;
 }
 
 export class Journal {
-  private work = 0;
-  /** The run under way, if any: steps appended while it is set carry its id. */
-  run: RunContext | null = null;
-  private readonly listeners = new Set<(step: Step) => void>();
+  private readonly shared: Shared;
 
   constructor(
     readonly log: StepLog,
     private readonly ids: Ids,
     private readonly clock: Clock,
-  ) {}
+    shared?: Shared,
+  ) {
+    this.shared = shared ?? { work: 0, listeners: new Set() };
+  }
 
   newId(): string {
     return this.ids.uuid();
   }
 
+  now(): number {
+    return this.clock.now();
+  }
+
   /** Append a step; `step_id` may be given when a blob had to be named after it. */
-  async append(step: NewStep & { step_id?: string }): Promise<Step> {
+  async append(step: Appendable): Promise<Step> {
     const full = { ...step, step_id: step.step_id ?? this.ids.uuid(), ts: formatTs(this.clock.now()) } as Step;
     await this.log.append(full);
-    if (WORK_KINDS.has(full.type)) this.work++;
-    for (const l of this.listeners) l(full);
+    if (WORK_KINDS.has(full.type)) this.shared.work++;
+    for (const l of this.shared.listeners) l(full);
     return full;
   }
 
-  /** Append a step inside the current run (run_id and trigger_step filled in). */
-  inRun(step: NewStep): NewStep {
-    if (!this.run) return step;
-    return { run_id: this.run.runId, trigger_step: this.run.triggerStep, ...step } as NewStep;
+  /** Write a run's header and return the scope its steps are appended through. */
+  async openRun(header: RunHeader): Promise<RunScope> {
+    const head = await this.append({ type: "shellm-run", ...header });
+    const runId = head.step_id;
+    const triggerStep = header.trigger_step;
+    return {
+      runId,
+      triggerStep,
+      journal: this,
+      append: (step) => this.append({ run_id: runId, trigger_step: triggerStep, ...step } as Appendable),
+    };
+  }
+
+  /**
+   * Fork a child trajectory: register it, write its first line (pointing at
+   * `forkStepId` in this trajectory) and return a journal for it. Children
+   * share the work count and listeners, so a reply written by a nested run
+   * counts as the mind's.
+   */
+  async fork(child: { trajId: string; name: string; forkStepId: string }): Promise<Journal> {
+    const log = await this.log.fork({ trajId: child.trajId, name: child.name });
+    const journal = new Journal(log, this.ids, this.clock, this.shared);
+    const header = childHeader(child.trajId, child.name, { trajId: this.log.trajId, forkStepId: child.forkStepId }, formatTs(this.clock.now()));
+    await log.append({ ...header, source: "system" });
+    return journal;
   }
 
   /** How many work steps have been appended so far; compare two readings. */
   workCount(): number {
-    return this.work;
+    return this.shared.work;
   }
 
   onAppend(listener: (step: Step) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.shared.listeners.add(listener);
+    return () => this.shared.listeners.delete(listener);
   }
 }

@@ -3,11 +3,11 @@
 // decision that matters is a step.
 import type { MindStatus } from "../protocol";
 import type { PacingConfig, Step, StepOf } from "../trajectory/schema";
-import type { Journal } from "./journal";
+import type { Journal, RunScope } from "./journal";
 import { afterWake, delaySeconds, failureDelaySeconds, RESTED, type PacingState } from "./pacing";
 import type { Clock, ModelPort, ShellPort } from "./ports";
 import { messageLine, taskText, type WakeTask } from "./prompt";
-import { shellmRun, type RunLimits, type RunOutcome, type ShellState } from "./run";
+import { DEFAULT_NESTING, shellmRun, type Nesting, type RunLimits, type RunOutcome, type ShellState } from "./run";
 
 type Message = StepOf<"message">;
 
@@ -23,9 +23,12 @@ export interface LoopDeps {
   shell: ShellPort;
   clock: Clock;
   selfName: string;
-  instructions: string;
+  /** The standing instructions, read at each wake (installed skills can change between wakes). */
+  instructions: string | (() => Promise<string>);
   pacing: PacingConfig;
   limits: RunLimits;
+  nesting?: Nesting;
+  /** Where the shell starts; the loop keeps it from run to run (see `shellState()`). */
   shellState: ShellState;
   onStatus: (status: MindStatus) => void;
   onPartial?: (text: string) => void;
@@ -44,10 +47,19 @@ export class MindLoop {
   private wakeController = new AbortController();
   /** A message arrived between wakes: the next wait is skipped. */
   private wakeRequested = false;
-  private running = false;
+  /** The run under way, if any: messages that arrive meanwhile are appended to it as feedback. */
+  private run: RunScope | null = null;
+  private shell: ShellState;
   private done: Promise<void> | null = null;
 
-  constructor(private readonly deps: LoopDeps) {}
+  constructor(private readonly deps: LoopDeps) {
+    this.shell = { ...deps.shellState };
+  }
+
+  /** The shell's env and cwd as the last run left them. */
+  shellState(): ShellState {
+    return this.shell;
+  }
 
   /** Start the loop; resolves when it has stopped. */
   start(): Promise<void> {
@@ -72,11 +84,11 @@ export class MindLoop {
     if (m.from === this.deps.selfName) return;
     if (this.pending.some((p) => p.step_id === m.step_id)) return;
     this.pending.push(m);
-    if (this.running) {
+    const run = this.run;
+    if (run) {
       // The run under way sees it at its next iteration.
-      const { journal } = this.deps;
       try {
-        await journal.append(journal.inRun({ type: "feedback", content: `A message arrived while you were busy:\n${messageLine(m)}` }));
+        await run.append({ type: "feedback", content: `A message arrived while you were busy:\n${messageLine(m)}` });
       } catch {
         // Storage failed (the run itself will report it). The message stays
         // pending, so it still wakes the mind after this run; the dispatcher
@@ -172,27 +184,29 @@ export class MindLoop {
       if (s.type === "message" && reply.reply_to) answered.add(reply.reply_to);
     });
     const workBefore = journal.workCount();
-    this.running = true;
     deps.onStatus({ state: "thinking" });
     try {
+      this.run = await journal.openRun({ model: deps.model.name, trigger_step: trigger ?? wakeStep.step_id, wake: wakeStep.step_id, launched_by: "monolith" });
       const outcome = await shellmRun(
         {
-          journal,
           model: deps.model,
           shell: deps.shell,
           selfName: deps.selfName,
-          instructions: deps.instructions,
+          instructions: typeof deps.instructions === "string" ? deps.instructions : await deps.instructions(),
           limits: deps.limits,
-          shellState: deps.shellState,
+          nesting: deps.nesting ?? DEFAULT_NESTING,
+          depth: 0,
           signal: this.stopController.signal,
           onIteration: (runId, iteration) => deps.onStatus({ state: "thinking", runId, iteration }),
           onPartial: deps.onPartial,
         },
-        { prompt: taskText(task), triggerStep: trigger ?? wakeStep.step_id, wakeStep: wakeStep.step_id },
+        this.run,
+        { prompt: taskText(task), shell: this.shell },
       );
+      this.shell = outcome.shell;
       return { ...outcome, didWork: journal.workCount() > workBefore, answered };
     } finally {
-      this.running = false;
+      this.run = null;
       off();
     }
   }

@@ -5,15 +5,30 @@ import type { Step } from "../trajectory/schema";
 
 export type { ChatMessage };
 
-/** One mind's trajectory: append-only. */
+/** A step found by id, with the trajectory it belongs to. */
+export interface FoundStep {
+  step: Step;
+  trajId: string;
+}
+
+/** One trajectory of a mind (its root, or a forked child): append-only. */
 export interface StepLog {
+  readonly trajId: string;
   append(step: Step): Promise<void>;
+  /** Store a large output; `name` is the file name under this trajectory's `blobs/`. */
   putBlob(name: string, text: string): Promise<void>;
-  /** The newest `n` steps of the mind's own trajectory, oldest first. */
+  /** A large output by its ref (`blobs/<name>`), in trajectory `trajId` (default: this one). */
+  blob(ref: string, trajId?: string): Promise<string | undefined>;
+  /** The newest `n` steps of this trajectory, oldest first. */
   tail(n: number): Promise<Step[]>;
+  /** Steps in this trajectory. */
   count(): Promise<number>;
-  /** Steps whose id is or starts with `idOrPrefix` (at most `limit`). */
-  find(idOrPrefix: string, limit: number): Promise<Step[]>;
+  /** Steps of any of the mind's trajectories whose id is or starts with `idOrPrefix` (at most `limit`). */
+  find(idOrPrefix: string, limit: number): Promise<FoundStep[]>;
+  /** Steps of this trajectory whose text contains `text` (case-insensitive), newest first. */
+  search(text: string, limit: number): Promise<Step[]>;
+  /** Register a child trajectory forked from this one; returns its (empty) log. */
+  fork(child: { trajId: string; name: string }): Promise<StepLog>;
 }
 
 export interface ModelRequest {
@@ -33,9 +48,13 @@ export interface ModelPort {
   complete(req: ModelRequest): Promise<ModelResult>;
 }
 
-export interface ShellRequest {
+/** The shell's variables and directory, carried between blocks (just-bash resets them on every exec). */
+export interface ShellState {
   env: Record<string, string>;
   cwd: string;
+}
+
+export interface ShellRequest extends ShellState {
   signal: AbortSignal;
 }
 
@@ -48,10 +67,29 @@ export interface ShellResult {
   cwd: string;
   timedOut: boolean;
   execS: number;
+  /** Which limit ended the block, if one did: "silence", "wall", "commands", "output", "recursion", … */
+  limit?: string;
+}
+
+/** What the agent's commands may reach while a run's shell is open: scoped to that run and its trajectory. */
+export interface ShellScope {
+  /** Read-only view of the run's trajectory. */
+  traj: TrajPort;
+  /** Messages, appended inside the run. */
+  chat: ChatPort;
+  /** Nested runs from this one. */
+  shellm: ShellmPort;
+  /** How deep this run is (0: a thinker's own run). */
+  depth: number;
+}
+
+/** A shell bound to one run's scope. Each run opens its own, so a nested run never shares the parent's interpreter. */
+export interface ShellSession {
+  exec(code: string, req: ShellRequest): Promise<ShellResult>;
 }
 
 export interface ShellPort {
-  exec(code: string, req: ShellRequest): Promise<ShellResult>;
+  open(scope: ShellScope): ShellSession;
 }
 
 export interface Clock {
@@ -64,13 +102,28 @@ export interface Ids {
   uuid(): string;
 }
 
-/** What the agent's own shell commands (chat, traj) can do; backed by the journal. */
-export interface AgentTools {
-  readonly selfName: string;
-  sendMessage(m: { to: string; content: string; replyTo?: string }): Promise<Step>;
-  /** Steps whose id is or starts with `idOrPrefix`. */
-  findSteps(idOrPrefix: string): Promise<Step[]>;
-  /** The newest message from `name` to this mind, if any, among recent steps. */
-  latestMessageFrom(name: string): Promise<Step | undefined>;
+/** Read-only view of the mind's trajectory, scoped to the trajectory the shell runs in. */
+export interface TrajPort {
+  /** The newest `n` steps of this trajectory, oldest first. */
   tail(n: number): Promise<Step[]>;
+  count(): Promise<number>;
+  /** Steps of any of the mind's trajectories whose id is or starts with `idOrPrefix`. */
+  find(idOrPrefix: string, limit: number): Promise<FoundStep[]>;
+  /** Steps of this trajectory whose text contains `text` (case-insensitive), newest first. */
+  search(text: string, limit: number): Promise<Step[]>;
+  /** The whole text of a large output, by its `stdout_ref`/`stderr_ref`, in trajectory `trajId`. */
+  blob(ref: string, trajId: string): Promise<string | undefined>;
+}
+
+/** Messages the mind sends, appended to the trajectory inside the current run. */
+export interface ChatPort {
+  readonly selfName: string;
+  send(m: { to: string; content: string; replyTo?: string }): Promise<Step>;
+}
+
+export type NestedRunResult = { ok: true; answer: string; childId: string } | { ok: false; error: string; childId?: string };
+
+/** `shellm`: a nested run in a forked child trajectory. */
+export interface ShellmPort {
+  run(task: string, opts: { signal: AbortSignal; beacon: () => void; shell: ShellState }): Promise<NestedRunResult>;
 }

@@ -2,7 +2,17 @@
 // the task text of each wake.
 import type { StepOf } from "../trajectory/schema";
 
-export function instructionsFor(mind: { name: string; persona: string }): string {
+export interface PromptExtras {
+  /** The command list, one `- summary` a line (generated from the sandbox's registry). */
+  commands: string;
+  /** Installed skills, offered by one line each; `skills show <name>` reads one. */
+  skills: readonly { name: string; description: string }[];
+}
+
+export function instructionsFor(mind: { name: string; persona: string }, extras: PromptExtras): string {
+  const skills = extras.skills.length
+    ? `\n\nSkills you have installed (\`skills show <name>\` reads one):\n${extras.skills.map((s) => `- ${s.name}: ${s.description}`).join("\n")}`
+    : "";
   return `You are ${mind.name}, a persistent mind. You keep thinking in a loop, even when nobody talks to you.
 
 ${mind.persona.trim() || "(No persona was given.)"}
@@ -13,13 +23,11 @@ How you act:
 - Set the shell variable FINAL to a short summary (FINAL="…") in a block to end this run. Without FINAL you see the output and continue.
 - A reply without a bash block is recorded as a thought and ends the run.
 
-Your commands, besides ordinary shell tools:
-- chat reply <message-id> <text>   answer a message (the id may be its first 8 characters)
-- chat send --to <name> <text>     write to someone first
-- traj tail [-n N]                 read the newest steps of your own trajectory
+Your commands, besides ordinary shell tools (each takes --help):
+${extras.commands}
 
 People write to you as [message <id> from <name> to <you>]. A message does not oblige you to answer; decide if, when and how. Answer at most once per message.
-When nothing needs doing, say so in a sentence and set FINAL=idle: you will be woken again later.`;
+When nothing needs doing, say so in a sentence and set FINAL=idle: you will be woken again later.${skills}`;
 }
 
 type Message = StepOf<"message">;

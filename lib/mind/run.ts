@@ -1,16 +1,17 @@
 // One shellm run: project the context, call the model, run the first bash
 // block, record the output, repeat until the code sets FINAL or a guard ends
-// the run. Never throws: every ending is a step (final, error, thought).
+// the run. Never throws for the model or the shell: every ending is a step
+// (final, error, thought). The run's scope (its appender) is handed in; the
+// shell state it ends with is handed back.
 import { projectMessages } from "../context/project";
 import { blobFields, splitOutput } from "../trajectory/large-output";
-import type { Journal } from "./journal";
-import type { ModelPort, ShellPort, ShellResult } from "./ports";
+import type { Step } from "../trajectory/schema";
+import type { RunScope } from "./journal";
+import { nestedShellm } from "./nested";
+import type { ModelPort, ShellPort, ShellResult, ShellState } from "./ports";
 import { parseReply } from "./reply";
 
-export interface ShellState {
-  env: Record<string, string>;
-  cwd: string;
-}
+export type { ShellState };
 
 export interface RunLimits {
   maxIterations: number;
@@ -29,16 +30,26 @@ export const DEFAULT_RUN_LIMITS: RunLimits = {
   maxSameFailure: 3,
 };
 
+/** How far `shellm` may recurse, and the iteration budget of each nested run. */
+export interface Nesting {
+  maxDepth: number;
+  childIterations: number;
+}
+
+export const DEFAULT_NESTING: Nesting = { maxDepth: 2, childIterations: 8 };
+
 export interface RunDeps {
-  journal: Journal;
   model: ModelPort;
   shell: ShellPort;
   selfName: string;
   instructions: string;
   limits: RunLimits;
-  /** Carried between execs (just-bash resets them on every exec); updated in place. */
-  shellState: ShellState;
+  nesting: Nesting;
+  /** 0 for a thinker's own run; n for a run nested n deep. */
+  depth: number;
   signal: AbortSignal;
+  /** For a nested run: its ancestors' recent steps, shown before its own. */
+  ancestors?: readonly Step[];
   onIteration?: (runId: string, iteration: number) => void;
   onPartial?: (text: string) => void;
 }
@@ -48,8 +59,19 @@ export type RunEnd = "final" | "thought" | "error" | "model-error" | "stopped";
 export interface RunOutcome {
   end: RunEnd;
   runId: string;
+  /** The shell's env and cwd after the run's last block. */
+  shell: ShellState;
+  /** The FINAL text, when end is final. */
+  answer?: string;
+  /** The run's last step (its final, error or thought). */
+  lastStepId: string;
   /** The model's error text, for the status line, when end is model-error. */
   error?: string;
+}
+
+export interface RunTask {
+  prompt: string;
+  shell: ShellState;
 }
 
 /** Shell variables that belong to the shell itself and are not carried over. */
@@ -61,79 +83,79 @@ export function carriedEnv(env: Record<string, string>): Record<string, string> 
   return out;
 }
 
-export async function shellmRun(deps: RunDeps, task: { prompt: string; triggerStep?: string; wakeStep?: string }): Promise<RunOutcome> {
-  const { journal } = deps;
-  const header = await journal.append({
-    type: "shellm-run",
-    model: deps.model.name,
-    trigger_step: task.triggerStep,
-    wake: task.wakeStep,
-    launched_by: "monolith",
+export async function shellmRun(deps: RunDeps, run: RunScope, task: RunTask): Promise<RunOutcome> {
+  await run.append({ type: "prompt", content: task.prompt });
+  const state = { shell: { ...task.shell }, reasoning: "" };
+  const session = deps.shell.open({
+    traj: {
+      tail: (n) => run.journal.log.tail(n),
+      count: () => run.journal.log.count(),
+      find: (idOrPrefix, limit) => run.journal.log.find(idOrPrefix, limit),
+      search: (text, limit) => run.journal.log.search(text, limit),
+      blob: (ref, trajId) => run.journal.log.blob(ref, trajId),
+    },
+    chat: {
+      selfName: deps.selfName,
+      send: ({ to, content, replyTo }) => run.append({ type: "message", from: deps.selfName, to, content, reply_to: replyTo, source: "chat" }),
+    },
+    shellm: nestedShellm(deps, run, () => state.reasoning),
+    depth: deps.depth,
   });
-  const runId = header.step_id;
-  journal.run = { runId, triggerStep: task.triggerStep };
-  try {
-    await journal.append(journal.inRun({ type: "prompt", content: task.prompt }));
-    return { ...(await iterate(deps, runId)), runId };
-  } finally {
-    journal.run = null;
-  }
+  const ended = await iterate(deps, run, (code, signal) => session.exec(code, { ...state.shell, signal }), state);
+  return { ...ended, runId: run.runId, shell: state.shell };
 }
 
-async function iterate(deps: RunDeps, runId: string): Promise<Omit<RunOutcome, "runId">> {
-  const { journal, limits } = deps;
-  const stopped = async () => {
-    await journal.append(journal.inRun({ type: "error", reason: "stopped", content: "Stopped by its human in the middle of the run." }));
-    return { end: "stopped" as const };
+type Ending = Omit<RunOutcome, "runId" | "shell">;
+
+async function iterate(
+  deps: RunDeps,
+  run: RunScope,
+  exec: (code: string, signal: AbortSignal) => Promise<ShellResult>,
+  state: { shell: ShellState; reasoning: string },
+): Promise<Ending> {
+  const { limits } = deps;
+  const log = run.journal.log;
+  const end = async (e: Ending["end"], step: Parameters<RunScope["append"]>[0], extra: Partial<Ending> = {}): Promise<Ending> => {
+    const written = await run.append(step);
+    return { end: e, lastStepId: written.step_id, ...extra };
   };
+  const stopped = () => end("stopped", { type: "error", reason: "stopped", content: "Stopped by its human in the middle of the run." });
   let failuresInRow = 0;
   const failuresOf = new Map<string, number>();
 
   for (let i = 1; i <= limits.maxIterations; i++) {
     if (deps.signal.aborted) return stopped();
-    deps.onIteration?.(runId, i);
+    deps.onIteration?.(run.runId, i);
 
-    const [tail, total] = await Promise.all([journal.log.tail(limits.contextSteps), journal.log.count()]);
-    const messages = projectMessages(tail, { selfName: deps.selfName, elided: Math.max(0, total - tail.length) });
-    const reply = await deps.model.complete({
-      instructions: deps.instructions,
-      messages,
-      signal: deps.signal,
-      onDelta: deps.onPartial,
-    });
+    const [tail, total] = await Promise.all([log.tail(limits.contextSteps), log.count()]);
+    const messages = projectMessages(tail, { selfName: deps.selfName, elided: Math.max(0, total - tail.length), ancestors: deps.ancestors });
+    const reply = await deps.model.complete({ instructions: deps.instructions, messages, signal: deps.signal, onDelta: deps.onPartial });
     deps.onPartial?.("");
     if (!reply.ok) {
       if (reply.aborted || deps.signal.aborted) return stopped();
-      await journal.append(journal.inRun({ type: "error", reason: "model", content: reply.error }));
-      return { end: "model-error", error: reply.error };
+      return end("model-error", { type: "error", reason: "model", content: reply.error }, { error: reply.error });
     }
 
     const parsed = parseReply(reply.text);
     if (parsed.code === null) {
       const content = reply.text.trim();
-      if (!content) {
-        await journal.append(journal.inRun({ type: "error", reason: "empty-reply", content: "The model sent an empty reply." }));
-        return { end: "error" };
-      }
-      await journal.append(journal.inRun({ type: "thought", content, source: "monolith" }));
-      return { end: "thought" };
+      if (!content) return end("error", { type: "error", reason: "empty-reply", content: "The model sent an empty reply." });
+      return end("thought", { type: "thought", content, source: "monolith" });
     }
 
-    await journal.append(
-      journal.inRun({ type: "reasoning", thought: parsed.reasoning, cmd: parsed.code, in_tok: reply.inTokens, out_tok: reply.outTokens }),
-    );
-    const result = await deps.shell.exec(parsed.code, { env: deps.shellState.env, cwd: deps.shellState.cwd, signal: deps.signal });
-    deps.shellState.env = carriedEnv(result.env);
-    deps.shellState.cwd = result.cwd;
+    state.reasoning = parsed.reasoning;
+    await run.append({ type: "reasoning", thought: parsed.reasoning, cmd: parsed.code, in_tok: reply.inTokens, out_tok: reply.outTokens });
+    const result = await exec(parsed.code, deps.signal);
+    state.shell = { env: carriedEnv(result.env), cwd: result.cwd };
     const note = parsed.droppedBlocks > 0 ? `[reverie] ${parsed.droppedBlocks} more bash block(s) in the reply were not run: send one block per reply.\n` : "";
-    await recordOutput(journal, result, note);
+    await recordOutput(run, result, note);
     if (deps.signal.aborted) return stopped();
+    if (result.limit === "silence") {
+      await run.append({ type: "feedback", content: `The block was stopped: it was silent for too long (the watchdog). Its output so far is above. Split long work into shorter blocks, or run it with a time bound.` });
+    }
 
     const final = result.env.FINAL;
-    if (final !== undefined) {
-      await journal.append(journal.inRun({ type: "final", content: final }));
-      return { end: "final" };
-    }
+    if (final !== undefined) return end("final", { type: "final", content: final }, { answer: final });
 
     if (result.exit === 0) {
       failuresInRow = 0;
@@ -143,33 +165,28 @@ async function iterate(deps: RunDeps, runId: string): Promise<Omit<RunOutcome, "
       failuresOf.set(parsed.code, same);
       if (failuresInRow >= limits.maxFailuresInRow || same >= limits.maxSameFailure) {
         const why = same >= limits.maxSameFailure ? `the same command failed ${same} times` : `${failuresInRow} commands failed in a row`;
-        await journal.append(journal.inRun({ type: "error", reason: "stall", content: `Run stopped: ${why}.` }));
-        return { end: "error" };
+        return end("error", { type: "error", reason: "stall", content: `Run stopped: ${why}.` });
       }
     }
   }
-  await journal.append(
-    journal.inRun({ type: "error", reason: "iterations", content: `No FINAL after ${limits.maxIterations} iterations; the run was ended.` }),
-  );
-  return { end: "error" };
+  return end("error", { type: "error", reason: "iterations", content: `No FINAL after ${limits.maxIterations} iterations; the run was ended.` });
 }
 
-async function recordOutput(journal: Journal, result: ShellResult, note: string): Promise<void> {
+async function recordOutput(run: RunScope, result: ShellResult, note: string): Promise<void> {
+  const { journal } = run;
   const stepId = journal.newId();
   const stdout = splitOutput(result.stdout, `${stepId}.stdout`);
   const stderr = splitOutput(note + result.stderr, `${stepId}.stderr`);
   for (const out of [stdout, stderr]) if (out.blob) await journal.log.putBlob(out.blob.name, out.blob.text);
-  await journal.append({
-    ...journal.inRun({
-      type: "shell-output",
-      stdout: stdout.inline,
-      stderr: stderr.inline,
-      exit: result.exit,
-      exec_s: Math.round(result.execS * 1000) / 1000,
-      timed_out: result.timedOut,
-      ...blobFields("stdout", stdout),
-      ...blobFields("stderr", stderr),
-    }),
+  await run.append({
+    type: "shell-output",
+    stdout: stdout.inline,
+    stderr: stderr.inline,
+    exit: result.exit,
+    exec_s: Math.round(result.execS * 1000) / 1000,
+    timed_out: result.timedOut,
+    ...blobFields("stdout", stdout),
+    ...blobFields("stderr", stderr),
     step_id: stepId,
   });
 }

@@ -1,44 +1,66 @@
 // The default sandbox: just-bash over the persistent workspace, with the
-// agent's own commands. just-bash resets env and cwd on every exec, so the
-// caller passes them in and reads them back from the result.
+// agent's own commands. Each run opens a session (its own interpreter, bound
+// to that run's scope), so a nested run never shares its parent's shell.
+// just-bash resets env and cwd on every exec, so the caller passes them in
+// and reads them back from the result.
 import { Bash, defineCommand, type IFileSystem } from "just-bash";
-import type { AgentTools, ShellPort, ShellRequest, ShellResult } from "../mind/ports";
-import { chat } from "./commands/chat";
-import { traj } from "./commands/traj";
+import type { ShellPort, ShellRequest, ShellResult, ShellScope, ShellSession } from "../mind/ports";
+import type { Permissions } from "../trajectory/permissions";
 import { cutUtf8 } from "../trajectory/large-output";
-import { JUST_BASH_LIMITS, SHELL_LIMITS, WORKSPACE } from "./limits";
+import { bindCommands, COMMANDS } from "./commands/registry";
+import type { AgentCommand } from "./commands/command";
+import type { SandboxPorts } from "./commands/registry";
+import { FIXED_LIMITS, justBashLimits, WORKSPACE } from "./limits";
+import { allowListNet, type FetchFn } from "./net";
+import type { ClockPort, IdsPort, RuntimePort } from "./ports";
+import { limitNamed, softStop } from "./stop";
+import { startWatchdog, type StopReason } from "./watchdog";
 
 const TIMEOUT_EXIT = 124;
-const decoder = new TextDecoder();
-
-/**
- * just-bash hands stdin over as a ByteString: a string of one char per byte,
- * typed opaquely. Its decoder is not in the browser entry, so decode here.
- */
-function stdinText(stdin: unknown): string {
-  return decoder.decode(Uint8Array.from(String(stdin), (c) => c.charCodeAt(0) & 0xff));
-}
 
 export interface SandboxOptions {
   fs: IFileSystem;
-  tools: AgentTools;
   /** Saves the workspace after each exec; its failure is reported in stderr. */
   flush: () => Promise<void>;
+  permissions: Permissions;
+  ids: IdsPort;
+  /** Wall-clock time for the commands (memory dates); `now` times the blocks. */
+  clock: ClockPort;
   now?: () => number;
+  fetch?: FetchFn;
+  runtime?: RuntimePort;
+  /** Commands to offer; the registry's by default. */
+  commands?: readonly AgentCommand<SandboxPorts>[];
 }
+
+const NO_RUNTIME: RuntimePort = {
+  status: () => ({ state: "off" }),
+  spawn: async () => ({ output: "", exit: 127, files: [], ended: "no runtime" }),
+};
+
+const networkOff = (name: string) =>
+  defineCommand(name, async () => ({
+    stdout: "",
+    stderr: `${name}: the network is off for this mind. Its human can allow URL prefixes in Settings; nothing inside the sandbox can.\n`,
+    exitCode: 1,
+  }));
+
+const STOP_NOTES: Record<StopReason, (s: number) => string> = {
+  silence: (s) => `[reverie] stopped: no sign of life for ${s} s (the watchdog); the output above is what it printed before`,
+  wall: (s) => `[reverie] stopped: the block ran for ${s} s (the wall-time limit); the output above is what it printed before`,
+};
+
+const LIMIT_NOTES: Record<string, string> = {
+  commands: "[reverie] ended by the command limit (max_commands per block)",
+  output: "[reverie] ended by the output limit",
+  recursion: "[reverie] ended by the recursion limit",
+  wall: "[reverie] ended by the interpreter's time limit",
+};
 
 export function justBashSandbox(opts: SandboxOptions): ShellPort {
   const now = opts.now ?? (() => performance.now());
-  const bash = new Bash({
-    fs: opts.fs,
-    cwd: WORKSPACE,
-    env: { HOME: WORKSPACE },
-    executionLimits: JUST_BASH_LIMITS,
-    customCommands: [
-      defineCommand("chat", (args, ctx) => chat(args, stdinText(ctx.stdin), opts.tools)),
-      defineCommand("traj", (args) => traj(args, opts.tools)),
-    ],
-  });
+  const limits = opts.permissions.limits;
+  const allow = opts.permissions.network.allow;
   let ready: Promise<void> | null = null;
   // The filesystem starts bare; scripts expect /tmp to exist as well as the workspace.
   const ensureWorkspace = () =>
@@ -48,43 +70,110 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
     })());
 
   return {
-    async exec(code: string, req: ShellRequest): Promise<ShellResult> {
-      const started = now();
-      await ensureWorkspace();
-      const timeout = AbortSignal.timeout(SHELL_LIMITS.timeoutMs);
-      const signal = AbortSignal.any([req.signal, timeout]);
-      const cwd = (await opts.fs.exists(req.cwd).catch(() => false)) ? req.cwd : WORKSPACE;
-      let result: { stdout: string; stderr: string; exit: number; env: Record<string, string> };
-      try {
-        const r = await bash.exec(code, { env: { HOME: WORKSPACE, ...req.env }, cwd, signal, rawScript: true });
-        result = { stdout: r.stdout, stderr: r.stderr, exit: r.exitCode, env: r.env };
-      } catch (e) {
-        // The interpreter itself failed (a bug or a limit it throws on): report as a failed command.
-        result = { stdout: "", stderr: `[reverie] the shell failed: ${e instanceof Error ? e.message : String(e)}\n`, exit: 2, env: req.env };
-      }
-      const timedOut = timeout.aborted && !req.signal.aborted;
-      let stderr = limitOutput(result.stderr, "stderr");
-      if (timedOut) stderr += `[reverie] stopped after ${SHELL_LIMITS.timeoutMs / 1000} s (time limit)\n`;
-      try {
-        await opts.flush();
-      } catch (e) {
-        stderr += `[reverie] the workspace could not be saved (${e instanceof Error ? e.message : String(e)}); files written in this block may be lost on reload\n`;
-      }
+    open(scope: ShellScope): ShellSession {
+      /** The block under way: its watchdog and the signal that wakes a sleeping script when it is stopped. */
+      let current: { beacon: () => void; stopped: AbortSignal } | null = null;
+      const ports: SandboxPorts = {
+        ...scope,
+        activity: { beacon: () => current?.beacon() },
+        clock: opts.clock,
+        ids: opts.ids,
+        net: allowListNet(allow, opts.fetch),
+        runtime: opts.runtime ?? NO_RUNTIME,
+      };
+      const bash = new Bash({
+        fs: opts.fs,
+        cwd: WORKSPACE,
+        env: { HOME: WORKSPACE },
+        executionLimits: justBashLimits(limits),
+        ...(allow.length > 0 ? { network: { allowedUrlPrefixes: [...allow] } } : {}),
+        // A stopped block's `sleep` ends at once, so the script reaches its next command and ends there.
+        sleep: (ms) => sleepUnless(ms, current?.stopped),
+        customCommands: [...(allow.length > 0 ? [] : [networkOff("curl"), networkOff("wget")]), ...bindCommands(ports, opts.commands ?? COMMANDS)],
+      });
+
       return {
-        stdout: limitOutput(result.stdout, "stdout"),
-        stderr,
-        exit: timedOut ? TIMEOUT_EXIT : result.exit,
-        env: result.env,
-        cwd: result.env.PWD ?? cwd,
-        timedOut,
-        execS: (now() - started) / 1000,
+        async exec(code: string, req: ShellRequest): Promise<ShellResult> {
+          const started = now();
+          await ensureWorkspace();
+          const soft = new AbortController();
+          const hard = new AbortController();
+          let restore = () => {};
+          let grace: ReturnType<typeof setTimeout> | undefined;
+          const watchdog = startWatchdog({
+            silenceMs: limits.silence_s * 1000,
+            wallMs: limits.wall_s * 1000,
+            onStop: () => {
+              restore = softStop(bash).restore;
+              soft.abort();
+              grace = setTimeout(() => hard.abort(), FIXED_LIMITS.stopGraceMs);
+            },
+          });
+          current = { beacon: () => watchdog.beacon(), stopped: soft.signal };
+          const cwd = (await opts.fs.exists(req.cwd).catch(() => false)) ? req.cwd : WORKSPACE;
+          let result: { stdout: string; stderr: string; exit: number; env: Record<string, string> };
+          try {
+            // The braces make just-bash keep the output of the statements that finished when a later one is stopped.
+            const r = await bash.exec(`{\n${code}\n}`, {
+              env: { HOME: WORKSPACE, ...req.env },
+              cwd,
+              signal: AbortSignal.any([req.signal, hard.signal]),
+              rawScript: true,
+            });
+            result = { stdout: r.stdout, stderr: r.stderr, exit: r.exitCode, env: r.env };
+          } catch (e) {
+            // The interpreter itself failed (a bug or a limit it throws on): report as a failed command.
+            result = { stdout: "", stderr: `[reverie] the shell failed: ${e instanceof Error ? e.message : String(e)}\n`, exit: 2, env: req.env };
+          } finally {
+            watchdog.dispose();
+            clearTimeout(grace);
+            restore();
+            current = null;
+          }
+          const stoppedBy = req.signal.aborted ? null : watchdog.reason;
+          const limit = stoppedBy ?? limitNamed(result.stderr);
+          let stderr = limitOutput(result.stderr, "stderr", limits.max_output_bytes);
+          if (stoppedBy) {
+            stderr = stderr.replace(/^bash: (too many commands executed|.*too many iterations|.*execution aborted).*\n/m, "");
+            stderr += `${STOP_NOTES[stoppedBy](stoppedBy === "silence" ? limits.silence_s : limits.wall_s)}${hard.signal.aborted ? " (it did not end by itself, so its output was lost)" : ""}\n`;
+          } else if (limit && LIMIT_NOTES[limit]) {
+            stderr += `${LIMIT_NOTES[limit]}\n`;
+          }
+          try {
+            await opts.flush();
+          } catch (e) {
+            stderr += `[reverie] the workspace could not be saved (${e instanceof Error ? e.message : String(e)}); files written in this block may be lost on reload\n`;
+          }
+          return {
+            stdout: limitOutput(result.stdout, "stdout", limits.max_output_bytes),
+            stderr,
+            exit: stoppedBy ? TIMEOUT_EXIT : result.exit,
+            env: result.env,
+            cwd: result.env.PWD ?? cwd,
+            timedOut: stoppedBy !== null,
+            execS: (now() - started) / 1000,
+            ...(limit ? { limit } : {}),
+          };
+        },
       };
     },
   };
 }
 
-function limitOutput(text: string, name: string): string {
-  const max = SHELL_LIMITS.maxOutputBytes;
+function sleepUnless(ms: number, stopped: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (stopped?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      stopped?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    stopped?.addEventListener("abort", done, { once: true });
+  });
+}
+
+function limitOutput(text: string, name: string, max: number): string {
   if (text.length <= max / 4) return text; // fast path: cannot exceed max bytes
   const cut = cutUtf8(text, max);
   if (cut.length === text.length) return text;

@@ -22,9 +22,9 @@ const MUTATING = new Set<FsMethod>(["writeFile", "appendFile", "mkdir", "rm", "c
 
 const under = (path: string, root: string) => path === root || path.startsWith(root === "/" ? "/" : `${root}/`);
 
-/** Build the workspace from what was saved, and return it with its flush. */
-export async function openPersistentFs(store: FileStore): Promise<{ fs: IFileSystem; flush: () => Promise<void> }> {
-  const mem = new InMemoryFs();
+/** Build the workspace from what was saved, and return it with its flush. `maxBytes` caps what its files may hold. */
+export async function openPersistentFs(store: FileStore, opts: { maxBytes?: number } = {}): Promise<{ fs: IFileSystem; flush: () => Promise<void> }> {
+  const mem = new InMemoryFs(undefined, opts.maxBytes ? { maxTotalBytes: opts.maxBytes } : undefined);
   const saved = new Set<string>();
   const records = await store.loadAll();
   // Parents before children, so mkdir and writes find their directories.

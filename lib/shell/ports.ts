@@ -1,25 +1,7 @@
 // The ports the agent's commands may be given. Each command declares the few
 // it needs (see commands/command.ts); the sandbox's owner wires real ones.
-import type { Step } from "../trajectory/schema";
-
-/** Read-only view of the mind's trajectory, scoped to the trajectory the shell runs in. */
-export interface TrajPort {
-  /** The newest `n` steps of this trajectory, oldest first. */
-  tail(n: number): Promise<Step[]>;
-  count(): Promise<number>;
-  /** Steps of any of the mind's trajectories whose id is or starts with `idOrPrefix`. */
-  find(idOrPrefix: string, limit: number): Promise<Step[]>;
-  /** Steps of this trajectory whose text contains `text` (case-insensitive), newest first. */
-  search(text: string, limit: number): Promise<Step[]>;
-  /** The whole text of a large output, by its `stdout_ref`/`stderr_ref`. */
-  blob(ref: string): Promise<string | undefined>;
-}
-
-/** Messages the mind sends, appended to the trajectory inside the current run. */
-export interface ChatPort {
-  readonly selfName: string;
-  send(m: { to: string; content: string; replyTo?: string }): Promise<Step>;
-}
+// The trajectory-facing ports are the mind's own (lib/mind/ports.ts), re-exported here.
+export type { ChatPort, FoundStep, NestedRunResult, ShellmPort, TrajPort } from "../mind/ports";
 
 export interface ClockPort {
   now(): number;
@@ -39,13 +21,6 @@ export interface NetPort {
 /** A sign of life from a long-running command (a nested run while its model thinks); resets the watchdog. */
 export interface ActivityPort {
   beacon(): void;
-}
-
-export type NestedRunResult = { ok: true; answer: string; childId: string } | { ok: false; error: string; childId?: string };
-
-/** `shellm`: a nested run in a forked child trajectory. */
-export interface ShellmPort {
-  run(task: string, opts: { signal: AbortSignal; beacon: () => void }): Promise<NestedRunResult>;
 }
 
 /** Where real Node runs (a WebContainer on the page), as the worker sees it. */

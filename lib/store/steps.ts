@@ -1,9 +1,11 @@
 // Steps: append and read, never update or delete. Everything read back is
 // parsed with the schema; a row that does not parse is skipped and counted.
 import Dexie, { liveQuery } from "dexie";
-import type { StepLog } from "../mind/ports";
+import type { FoundStep, StepLog } from "../mind/ports";
+import { trajDirName } from "../trajectory/headlong";
 import { readLine } from "../trajectory/headlong";
 import { parseStep, type Step } from "../trajectory/schema";
+import { stepText } from "../trajectory/summary";
 import type { ReverieDb, StepRow } from "./db";
 
 export class InvalidStepError extends Error {}
@@ -40,14 +42,19 @@ export async function appendStep(db: ReverieDb, mindId: string, step: Step, traj
 const mindRange = (db: ReverieDb, mindId: string) =>
   db.steps.where("[mind_id+seq]").between([mindId, Dexie.minKey], [mindId, Dexie.maxKey]);
 
-/** The newest `n` rows of a mind, oldest first. */
+const trajRange = (db: ReverieDb, mindId: string, trajId: string) =>
+  db.steps.where("[mind_id+traj_id+seq]").between([mindId, trajId, Dexie.minKey], [mindId, trajId, Dexie.maxKey]);
+
+/** The newest `n` rows of a mind (all its trajectories), oldest first. */
 export async function tailRows(db: ReverieDb, mindId: string, n: number): Promise<StepRow[]> {
   const rows = await mindRange(db, mindId).reverse().limit(n).toArray();
   return rows.reverse();
 }
 
-export async function tailSteps(db: ReverieDb, mindId: string, n: number): Promise<Step[]> {
-  return parseRows(await tailRows(db, mindId, n)).steps;
+/** The newest `n` steps of one trajectory (the mind's root by default), oldest first. */
+export async function tailSteps(db: ReverieDb, mindId: string, n: number, trajId = mindId): Promise<Step[]> {
+  const rows = await trajRange(db, mindId, trajId).reverse().limit(n).toArray();
+  return parseRows(rows.reverse()).steps;
 }
 
 /** Rows appended after `seq`, oldest first. */
@@ -60,18 +67,43 @@ export async function lastSeq(db: ReverieDb, mindId: string): Promise<number> {
   return last?.seq ?? 0;
 }
 
-export function countSteps(db: ReverieDb, mindId: string): Promise<number> {
-  return mindRange(db, mindId).count();
+export function countSteps(db: ReverieDb, mindId: string, trajId = mindId): Promise<number> {
+  return trajRange(db, mindId, trajId).count();
 }
 
-export async function findSteps(db: ReverieDb, mindId: string, idOrPrefix: string, limit: number): Promise<Step[]> {
+export async function findSteps(db: ReverieDb, mindId: string, idOrPrefix: string, limit: number): Promise<FoundStep[]> {
   const prefix = idOrPrefix.toLowerCase();
   const rows = await db.steps
     .where("[mind_id+step_id]")
     .between([mindId, prefix], [mindId, `${prefix}\uffff`])
     .limit(limit)
     .toArray();
-  return parseRows(rows).steps;
+  return rows.flatMap((row) => {
+    const r = readLine(row.json);
+    return r.ok ? [{ step: r.step, trajId: row.traj_id }] : [];
+  });
+}
+
+// JSON.stringify escapes only quotes, backslashes and control characters, so
+// for a query without them the raw row containing it is a necessary condition:
+// a cheap filter before parsing.
+const JSON_ESCAPED = /["\\\u0000-\u001f]/;
+
+/** Steps of one trajectory whose text (as `stepText` renders it) contains `text`, newest first. */
+export async function searchSteps(db: ReverieDb, mindId: string, trajId: string, text: string, limit: number): Promise<Step[]> {
+  const q = text.toLowerCase();
+  if (!q) return [];
+  const raw = !JSON_ESCAPED.test(q);
+  const out: Step[] = [];
+  await trajRange(db, mindId, trajId)
+    .reverse()
+    .until(() => out.length >= limit)
+    .each((row) => {
+      if (raw && !row.json.toLowerCase().includes(q)) return;
+      const r = readLine(row.json);
+      if (r.ok && stepText(r.step).toLowerCase().includes(q)) out.push(r.step);
+    });
+  return out;
 }
 
 /** `name` is the blob's path within its owner: `[<dir>/]blobs/<file>`. */
@@ -84,19 +116,53 @@ export async function getBlob(db: ReverieDb, mindId: string, name: string): Prom
   return (await db.blobs.get([mindId, name]))?.text;
 }
 
-/** A mind's trajectory as the mind loop sees it. */
-export function mindLog(db: ReverieDb, mindId: string): StepLog {
+/** Where a trajectory's blobs live: `blobs/` for a live mind's root, `<dir>/blobs/` for the rest. */
+async function blobPrefix(db: ReverieDb, mindId: string, trajId: string): Promise<string> {
+  const row = await db.trajectories.get([mindId, trajId]);
+  return row?.dir ? `${row.dir}/blobs/` : "blobs/";
+}
+
+/**
+ * One trajectory of a mind as the mind loop sees it: its root (trajId = the
+ * mind's id) or a forked child. Reads are of this trajectory only, so a
+ * child's steps never reach its parent's context; `find` spans the mind.
+ */
+export function trajectoryLog(db: ReverieDb, mindId: string, trajId = mindId): StepLog {
+  let prefix: Promise<string> | null = null;
+  const ownPrefix = () => (prefix ??= blobPrefix(db, mindId, trajId));
   return {
+    trajId,
     append: async (step) => {
-      await appendStep(db, mindId, step);
+      await appendStep(db, mindId, step, trajId);
     },
-    // The mind's own trajectory is the root (dir ""), so its blobs are `blobs/<file>`.
-    putBlob: (name, text) => putBlob(db, mindId, `blobs/${name}`, text),
-    tail: (n) => tailSteps(db, mindId, n),
-    count: () => countSteps(db, mindId),
+    putBlob: async (name, text) => putBlob(db, mindId, `${await ownPrefix()}${name}`, text),
+    blob: async (ref, of = trajId) => {
+      const base = of === trajId ? await ownPrefix() : await blobPrefix(db, mindId, of);
+      // Refs are `blobs/<name>`, relative to the trajectory's folder.
+      return getBlob(db, mindId, `${base}${ref.replace(/^blobs\//, "")}`);
+    },
+    tail: (n) => tailSteps(db, mindId, n, trajId),
+    count: () => countSteps(db, mindId, trajId),
     find: (idOrPrefix, limit) => findSteps(db, mindId, idOrPrefix, limit),
+    search: (text, limit) => searchSteps(db, mindId, trajId, text, limit),
+    fork: async (child) => {
+      const parent = await db.trajectories.get([mindId, trajId]);
+      // A child lives in its own folder nested in its parent's (Headlong's layout), which is where export puts it.
+      const parentDir = parent?.dir || trajDirName(trajId, parent?.name ?? "trajectory");
+      await db.trajectories.add({
+        mind_id: mindId,
+        traj_id: child.trajId,
+        name: child.name,
+        dir: `${parentDir}/${trajDirName(child.trajId, child.name)}`,
+        parent_traj: trajId,
+      });
+      return trajectoryLog(db, mindId, child.trajId);
+    },
   };
 }
+
+/** A mind's root trajectory. */
+export const mindLog = (db: ReverieDb, mindId: string): StepLog => trajectoryLog(db, mindId, mindId);
 
 /**
  * Call `onRows` with the rows appended after `afterSeq`, by this context or

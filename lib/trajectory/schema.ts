@@ -143,6 +143,11 @@ export function isKnownKind(type: string): type is KnownKind {
   return Object.prototype.hasOwnProperty.call(KNOWN_KINDS, type);
 }
 
+/** Narrow a step to a known kind: `if (isKind(step, "message")) step.from …`. Steps come parsed, so the type is their schema's. */
+export function isKind<K extends KnownKind>(step: Step, kind: K): step is StepOf<K> {
+  return step.type === kind;
+}
+
 export type ParseResult = { ok: true; step: Step } | { ok: false; error: string };
 
 /** Parse one step; never throws. Known kinds must match their schema. */

@@ -3,7 +3,6 @@
 // failures. The model is MockLanguageModelV4 through the real modelPort; the
 // shell is a scripted fake that understands `FINAL=…` and `chat reply`.
 import { afterEach, describe, expect, it } from "vitest";
-import { agentTools } from "../../lib/mind/agent-tools";
 import { Journal } from "../../lib/mind/journal";
 import { MindLoop } from "../../lib/mind/loop";
 import { DEFAULT_PACING } from "../../lib/mind/pacing";
@@ -38,23 +37,22 @@ function setup(opts: { initial?: Step[]; turns?: Turn[] | ((n: number) => Turn);
   const log = new MemoryStepLog(opts.initial);
   const clock = new FakeClock(T0);
   const journal = new Journal(log, sequentialIds(), clock);
-  const tools = agentTools(journal, SELF);
   const model = scriptedModel(opts.turns ?? [IDLE]);
   const statuses: { at: number; status: MindStatus }[] = [];
   let messageIds = 0;
 
   // A tiny stand-in for the sandbox: `chat reply <id> <text>` lines reply
-  // through the agent tools (as lib/shell/commands/chat.ts does), and a
+  // through the run's scope (as lib/shell/commands/chat.ts does), and a
   // `FINAL=value` sets FINAL. `opts.shell` may take over any call.
-  const shell = new FakeShell(async (code, req, call) => {
+  const shell = new FakeShell(async (code, req, call, scope) => {
     const taken = await opts.shell?.(code, req, call);
     if (taken) return taken;
     let stdout = "";
     for (const line of code.split("\n")) {
       const m = /^chat reply (\S+) (.+)$/.exec(line);
       if (!m) continue;
-      const [target] = await tools.findSteps(m[1]!);
-      const sent = await tools.sendMessage({ to: (target as Message).from, content: m[2]!, replyTo: target!.step_id });
+      const [target] = await scope.traj.find(m[1]!, 2);
+      const sent = await scope.chat.send({ to: (target!.step as Message).from, content: m[2]!, replyTo: target!.step.step_id });
       stdout += `sent ${sent.step_id.slice(0, 8)}\n`;
     }
     const final = /FINAL=(\S*)/.exec(code);
@@ -607,7 +605,6 @@ describe("MindLoop: storage failures", () => {
     });
     void t.start();
     await t.asleep(1);
-    expect(t.journal.run).toBeNull();
     expect(t.waits()).toEqual([{ delay: 5, level: 0, lastError: "Storage failed: disk full" }]);
     t.log.failAppends = null;
     t.clock.advanceToNextWake();

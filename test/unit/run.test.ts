@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { modelPort } from "../../lib/llm/complete";
 import { createModel } from "../../lib/llm/model";
 import { Journal } from "../../lib/mind/journal";
-import { DEFAULT_RUN_LIMITS, shellmRun, type RunDeps, type RunLimits } from "../../lib/mind/run";
+import { DEFAULT_NESTING, DEFAULT_RUN_LIMITS, shellmRun, type RunDeps, type RunLimits, type RunOutcome } from "../../lib/mind/run";
 import { formatTs } from "../../lib/trajectory/schema";
 import { startModelServer, type ModelServer } from "../fixtures/model-server";
 import { FakeClock, until } from "./helpers/fake-clock";
@@ -41,19 +41,26 @@ function setup(opts: {
   const partials: string[] = [];
   const iterations: [string, number][] = [];
   const deps: RunDeps = {
-    journal,
     model: model.port,
     shell,
     selfName: "Reverie",
     instructions: INSTRUCTIONS,
     limits: { ...DEFAULT_RUN_LIMITS, ...opts.limits },
-    shellState: { env: { ...(opts.env ?? {}) }, cwd: "/workspace" },
+    nesting: DEFAULT_NESTING,
+    depth: 0,
     signal: controller.signal,
     onPartial: (t) => partials.push(t),
     onIteration: (runId, i) => iterations.push([runId, i]),
   };
-  const run = () => shellmRun(deps, { prompt: "Task: tidy the notes.", triggerStep: TRIGGER, wakeStep: WAKE });
-  return { log, clock, journal, model, shell, controller, deps, partials, iterations, run };
+  const result: { outcome: RunOutcome | null } = { outcome: null };
+  /** Runs once; returns how it ended (the whole outcome is in `result.outcome`). */
+  const run = async () => {
+    const scope = await journal.openRun({ model: model.port.name, trigger_step: TRIGGER, wake: WAKE, launched_by: "monolith" });
+    const outcome = await shellmRun(deps, scope, { prompt: "Task: tidy the notes.", shell: { env: { ...(opts.env ?? {}) }, cwd: "/workspace" } });
+    result.outcome = outcome;
+    return { end: outcome.end, runId: outcome.runId, ...(outcome.error !== undefined ? { error: outcome.error } : {}) };
+  };
+  return { log, clock, journal, model, shell, controller, deps, partials, iterations, run, result };
 }
 
 /** The fields every step in the run carries. */
@@ -79,7 +86,8 @@ describe("shellmRun: the FINAL contract", () => {
       { type: "final", step_id: jid(5), ts: formatTs(T0 + 1500), ...inRun, content: "done" },
     ]);
     expect(t.shell.calls).toEqual([{ code: "echo hi\nFINAL=done", env: {}, cwd: "/workspace" }]);
-    expect(t.journal.run).toBeNull();
+    // The whole outcome: the answer, the step that ended the run, and the shell it leaves.
+    expect(t.result.outcome).toEqual({ end: "final", runId: jid(1), answer: "done", lastStepId: jid(5), shell: { env: {}, cwd: "/workspace" } });
   });
 
   it("the model is called with the instructions and the projected trajectory", async () => {
@@ -324,7 +332,7 @@ describe("shellmRun: the shell between iterations", () => {
       { code: "export X=1\ncd sub", env: { HOME: "/workspace" }, cwd: "/workspace" },
       { code: "Y=2\nFINAL=ok", env: { HOME: "/workspace", X: "1" }, cwd: "/workspace/sub" },
     ]);
-    expect(t.deps.shellState).toEqual({ env: { HOME: "/workspace", X: "1", Y: "2" }, cwd: "/workspace/sub" });
+    expect(t.result.outcome?.shell).toEqual({ env: { HOME: "/workspace", X: "1", Y: "2" }, cwd: "/workspace/sub" });
   });
 
   it("an output over 4096 bytes keeps 4096 bytes inline and the whole text in a blob", async () => {

@@ -1,5 +1,6 @@
 // A mind's settings change only through updateSettings: saved and recorded as
 // a config step in one transaction; the key is never in the step.
+import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ReverieDb } from "@/lib/store/db";
 import { createMind, getMind, updateSettings } from "@/lib/store/minds";
@@ -39,6 +40,8 @@ describe("updateSettings", () => {
       max_iterations: 5,
       provider: "openai-compatible",
       model: "m2",
+      // Settings without permissions keep the mind's; the config step records them all the same.
+      permissions: DEFAULT_PERMISSIONS,
     });
     expect(JSON.stringify(steps)).not.toContain("fake-key-for-tests");
   });

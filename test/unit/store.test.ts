@@ -1,5 +1,6 @@
 // lib/store over fake-indexeddb: steps are append-only and parsed on the way
 // out; minds, messages, files and settings round-trip and survive damage.
+import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ReverieDb } from "@/lib/store/db";
 import { mindFiles } from "@/lib/store/files";
@@ -59,8 +60,8 @@ describe("steps: append-only", () => {
     expect(names).toContain("putBlob");
   });
 
-  it("mindLog's port has only append, blob, and reads", () => {
-    expect(Object.keys(mindLog(db, MIND)).sort()).toEqual(["append", "count", "find", "putBlob", "tail"]);
+  it("mindLog's port has only append, blob, fork and reads", () => {
+    expect(Object.keys(mindLog(db, MIND)).sort()).toEqual(["append", "blob", "count", "find", "fork", "putBlob", "search", "tail", "trajId"]);
   });
 
   it("appendStep writes the step exactly as given and returns its seq", async () => {
@@ -145,17 +146,20 @@ describe("steps: reading", () => {
   it("findSteps finds by an 8-hex prefix (any case) and by whole id, within the mind", async () => {
     await appendStep(db, MIND, thought(7, { step_id: "deadbeef-1111-4000-8000-000000000001" }));
     await appendStep(db, OTHER, thought(8, { step_id: "deadbeef-2222-4000-8000-000000000002" }));
-    expect(await findSteps(db, MIND, "deadbeef", 5)).toEqual([thought(7, { step_id: "deadbeef-1111-4000-8000-000000000001" })]);
+    expect(await findSteps(db, MIND, "deadbeef", 5)).toEqual([{ step: thought(7, { step_id: "deadbeef-1111-4000-8000-000000000001" }), trajId: MIND }]);
     expect(await findSteps(db, MIND, "DEADBEEF", 5)).toHaveLength(1);
     expect(await findSteps(db, OTHER, "deadbeef-2222-4000-8000-000000000002", 5)).toEqual([
-      thought(8, { step_id: "deadbeef-2222-4000-8000-000000000002" }),
+      { step: thought(8, { step_id: "deadbeef-2222-4000-8000-000000000002" }), trajId: OTHER },
     ]);
     expect(await findSteps(db, MIND, "deadbeef-2222", 5)).toEqual([]);
     expect(await findSteps(db, MIND, "12345678", 5)).toEqual([]);
   });
 
   it("findSteps stops at the limit", async () => {
-    expect(await findSteps(db, MIND, "c0ffee00", 2)).toEqual([thought(1), thought(2)]);
+    expect(await findSteps(db, MIND, "c0ffee00", 2)).toEqual([
+      { step: thought(1), trajId: MIND },
+      { step: thought(2), trajId: MIND },
+    ]);
   });
 });
 
@@ -218,6 +222,7 @@ describe("minds", () => {
       running: true,
       pacing: { base_s: 5, cap_s: 300, ticks_per_level: 3 },
       max_iterations: 12,
+      permissions: DEFAULT_PERMISSIONS,
     });
     expect(mind.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(await getMind(db, mind.id)).toEqual(mind);
@@ -234,6 +239,7 @@ describe("minds", () => {
         max_iterations: 12,
         provider: "openai-compatible",
         model: "llama3",
+        permissions: DEFAULT_PERMISSIONS,
       },
     ]);
     expect(steps[1]?.step_id).not.toBe(mind.id);
@@ -269,7 +275,7 @@ describe("minds", () => {
   it("fills defaults for an older mind row without pacing or limits", async () => {
     const old = { id: "old", name: "Old", persona: "", model: { provider: "openai", model: "gpt" }, created_at: TS, running: false };
     await db.minds.put({ id: "old", json: old });
-    expect(await getMind(db, "old")).toEqual({ ...old, pacing: { base_s: 5, cap_s: 300, ticks_per_level: 3 }, max_iterations: 12 });
+    expect(await getMind(db, "old")).toEqual({ ...old, pacing: { base_s: 5, cap_s: 300, ticks_per_level: 3 }, max_iterations: 12, permissions: DEFAULT_PERMISSIONS });
   });
 
   it("setRunning and saveShellState change only their field and write no step", async () => {

@@ -1,10 +1,14 @@
 // FAKE — an in-memory StepLog for tests of lib/mind. It behaves like the Dexie
-// log (lib/store/steps.ts mindLog): every append is checked with the schema
-// and refused when invalid, steps are stored as JSON (so `undefined` fields
-// vanish), a blob name can be written once. `failAppends` makes every append
-// reject, as a full disk would.
-import type { Ids, StepLog } from "../../../lib/mind/ports";
+// log (lib/store/steps.ts trajectoryLog): every append is checked with the
+// schema and refused when invalid, steps are stored as JSON (so `undefined`
+// fields vanish), a blob name can be written once, reads are of this
+// trajectory only, and `find` spans every trajectory forked from the root.
+// `failAppends` makes every append reject, as a full disk would.
+import type { FoundStep, Ids, StepLog } from "../../../lib/mind/ports";
 import { parseStep, type Step } from "../../../lib/trajectory/schema";
+import { stepText } from "../../../lib/trajectory/summary";
+
+export const ROOT_TRAJ = "00000000-0000-4000-8000-00000000beef";
 
 export class MemoryStepLog implements StepLog {
   readonly steps: Step[] = [];
@@ -13,8 +17,16 @@ export class MemoryStepLog implements StepLog {
   failAppends: Error | null = null;
   /** Appends that were refused because of `failAppends`. */
   refused = 0;
+  /** Every trajectory of the mind, the root first; shared with forked children. */
+  readonly all: Map<string, MemoryStepLog>;
 
-  constructor(initial: readonly Step[] = []) {
+  constructor(
+    initial: readonly Step[] = [],
+    readonly trajId = ROOT_TRAJ,
+    all?: Map<string, MemoryStepLog>,
+  ) {
+    this.all = all ?? new Map();
+    this.all.set(trajId, this);
     for (const s of initial) this.steps.push(this.checked(s));
   }
 
@@ -46,8 +58,31 @@ export class MemoryStepLog implements StepLog {
     return this.steps.length;
   }
 
-  async find(idOrPrefix: string, limit: number): Promise<Step[]> {
-    return this.steps.filter((s) => s.step_id.startsWith(idOrPrefix.toLowerCase())).slice(0, limit);
+  async find(idOrPrefix: string, limit: number): Promise<FoundStep[]> {
+    const out: FoundStep[] = [];
+    for (const log of this.all.values()) for (const step of log.steps) if (step.step_id.startsWith(idOrPrefix.toLowerCase())) out.push({ step, trajId: log.trajId });
+    return out.slice(0, limit);
+  }
+
+  async search(text: string, limit: number): Promise<Step[]> {
+    const q = text.toLowerCase();
+    return [...this.steps].reverse().filter((s) => stepText(s).toLowerCase().includes(q)).slice(0, limit);
+  }
+
+  async blob(ref: string, trajId = this.trajId): Promise<string | undefined> {
+    return this.all.get(trajId)?.blobs.get(ref.replace(/^blobs\//, ""));
+  }
+
+  async fork(child: { trajId: string; name: string }): Promise<StepLog> {
+    if (this.all.has(child.trajId)) throw new Error(`trajectory ${child.trajId} forked twice`);
+    return new MemoryStepLog([], child.trajId, this.all);
+  }
+
+  /** A trajectory of this mind by id. */
+  traj(trajId: string): MemoryStepLog {
+    const log = this.all.get(trajId);
+    if (!log) throw new Error(`no trajectory ${trajId}`);
+    return log;
   }
 
   ofType(type: string): Step[] {
