@@ -150,8 +150,9 @@ async function iterate(
     const note = parsed.droppedBlocks > 0 ? `[reverie] ${parsed.droppedBlocks} more bash block(s) in the reply were not run: send one block per reply.\n` : "";
     await recordOutput(run, result, note);
     if (deps.signal.aborted) return stopped();
-    if (result.limit === "silence") {
-      await run.append({ type: "feedback", content: `The block was stopped: it was silent for too long (the watchdog). Its output so far is above. Split long work into shorter blocks, or run it with a time bound.` });
+    const stoppedWhy = result.limit === "silence" ? "it showed no sign of life for too long (the watchdog)" : result.limit === "wall" && result.timedOut ? "it ran past the wall-time limit" : null;
+    if (stoppedWhy) {
+      await run.append({ type: "feedback", content: `The block was stopped: ${stoppedWhy}. Its output so far is above. Split long work into shorter blocks.` });
     }
 
     const final = result.env.FINAL;

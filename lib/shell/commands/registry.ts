@@ -4,8 +4,17 @@ import { defineCommand, type CustomCommand } from "just-bash";
 import type { ActivityPort, ChatPort, ClockPort, IdsPort, NetPort, RuntimePort, ShellmPort, TrajPort } from "../ports";
 import { chat } from "./chat";
 import type { AgentCommand, CommandIO } from "./command";
+import { focus } from "./focus";
+import { glob } from "./glob";
+import { mem } from "./mem";
+import { mktemp } from "./mktemp";
+import { put } from "./put";
 import { shellm } from "./shellm";
+import { skills } from "./skills";
+import { sub } from "./sub";
 import { traj } from "./traj";
+import { view } from "./view";
+import { yes } from "./yes";
 
 /** Everything any command may be given; each command takes only the part it declares. */
 export interface SandboxPorts {
@@ -20,7 +29,7 @@ export interface SandboxPorts {
 }
 
 // Listed by hand (literal imports, so bundlers follow them); order is the prompt's order.
-export const COMMANDS: readonly AgentCommand<SandboxPorts>[] = [chat, traj, shellm];
+export const COMMANDS: readonly AgentCommand<SandboxPorts>[] = [chat, traj, mem, focus, skills, view, put, glob, sub, shellm, mktemp, yes];
 
 const decoder = new TextDecoder();
 

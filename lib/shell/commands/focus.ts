@@ -1,0 +1,111 @@
+// focus: the mind's goals, kept as a Markdown checklist in /workspace/focus.md
+// so the mind (and its human) can also read and edit it by hand. Only the
+// checklist lines are touched; notes between them stay as they were.
+import { WORKSPACE } from "../limits";
+import type { ClockPort, IdsPort } from "../ports";
+import { defineAgentCommand, fail, ok, usageError, type CommandIO, type CommandResult } from "./command";
+
+export const FOCUS_FILE = `${WORKSPACE}/focus.md`;
+
+const USAGE = `usage: focus list              open goals, then done ones: <id> [ ] <goal> / <id> [x] <goal> (done <date>)
+       focus set <goal…>       add a goal (text from stdin when none is given); prints it with its id
+       focus done <id>         mark a goal done
+Goals are the checklist in ${FOCUS_FILE} ("- [ ] <id> <goal>"); other lines there are left alone.`;
+
+// `- [ ] 1a2b goal`; a hand-written item without an id is given one on the next write.
+const ITEM = /^- \[([ xX])\] (?:([0-9a-f]{4}) )?(.*)$/;
+const NO_ID = "----";
+
+interface Item {
+  line: number;
+  id: string;
+  done: boolean;
+  goal: string;
+}
+
+export const focus = defineAgentCommand<{ clock: ClockPort; ids: IdsPort }>({
+  name: "focus",
+  summary: "focus list|set|done   your goals (a checklist in focus.md)",
+  usage: USAGE,
+  async run(args, io, ports): Promise<CommandResult> {
+    if (args.includes("--help")) return ok(`${USAGE}\n`);
+    const [sub, ...rest] = args;
+    const lines = await readLines(io);
+    const items = parse(lines);
+    switch (sub) {
+      case "list": {
+        if (rest.length) return usageError(focus, `list takes no arguments, not '${rest.join(" ")}'`);
+        if (!items.length) return ok("no goals yet; focus set <goal> adds one\n");
+        const ordered = [...items.filter((i) => !i.done), ...items.filter((i) => i.done)];
+        return ok(ordered.map((i) => `${i.id} [${i.done ? "x" : " "}] ${i.goal}\n`).join(""));
+      }
+      case "set": {
+        const goal = (rest.length ? rest.join(" ") : io.stdin).replace(/\s+/g, " ").trim();
+        if (!goal) return usageError(focus, "set needs the goal, as arguments or on stdin");
+        const id = giveIds(lines, items, ports.ids) ? newId(items, ports.ids) : undefined;
+        if (!id) return fail("focus set: could not find a free id; try again");
+        lines.push(`- [ ] ${id} ${goal}`);
+        await write(io, lines);
+        return ok(`${id} [ ] ${goal}\n`);
+      }
+      case "done": {
+        if (rest.length !== 1) return usageError(focus, "done takes one goal id");
+        const id = rest[0] as string;
+        const item = items.find((i) => i.id === id && id !== NO_ID);
+        if (!item) return fail(`focus done: no goal '${id}'; focus list shows the ids`);
+        if (item.done) return fail(`focus done: ${id} is already done`);
+        if (!giveIds(lines, items, ports.ids)) return fail("focus done: could not find a free id; try again");
+        const date = new Date(ports.clock.now()).toISOString().slice(0, 10);
+        lines[item.line] = `- [x] ${id} ${item.goal} (done ${date})`;
+        await write(io, lines);
+        return ok(`${id} [x] ${item.goal} (done ${date})\n`);
+      }
+      case undefined:
+        return usageError(focus, "missing subcommand");
+      default:
+        return usageError(focus, `unknown subcommand '${sub}'`);
+    }
+  },
+});
+
+async function readLines(io: CommandIO): Promise<string[]> {
+  if (!(await io.fs.exists(FOCUS_FILE))) return [];
+  const text = await io.fs.readFile(FOCUS_FILE);
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop(); // the file's final newline, not an empty line
+  return lines;
+}
+
+function parse(lines: string[]): Item[] {
+  const items: Item[] = [];
+  lines.forEach((text, line) => {
+    const m = ITEM.exec(text.replace(/\r$/, ""));
+    if (m) items.push({ line, id: m[2] ?? NO_ID, done: m[1] !== " ", goal: m[3] as string });
+  });
+  return items;
+}
+
+/** Ids for hand-written items, so every goal can be marked done; false when none could be found. */
+function giveIds(lines: string[], items: Item[], ids: IdsPort): boolean {
+  for (const item of items.filter((i) => i.id === NO_ID)) {
+    const id = newId(items, ids);
+    if (!id) return false;
+    item.id = id;
+    lines[item.line] = `- [${item.done ? "x" : " "}] ${id} ${item.goal}`;
+  }
+  return true;
+}
+
+// Four hex characters from the end of a uuid (its random tail); redrawn while taken.
+function newId(items: Item[], ids: IdsPort): string | undefined {
+  for (let tries = 0; tries < 50; tries++) {
+    const id = ids.uuid().replace(/-/g, "").slice(-4).toLowerCase();
+    if (/^[0-9a-f]{4}$/.test(id) && !items.some((i) => i.id === id)) return id;
+  }
+  return undefined;
+}
+
+async function write(io: CommandIO, lines: string[]): Promise<void> {
+  await io.fs.mkdir(WORKSPACE, { recursive: true });
+  await io.fs.writeFile(FOCUS_FILE, `${lines.join("\n")}\n`);
+}
