@@ -5,6 +5,8 @@ import { settingsProblems, type Provider } from "@/lib/llm/settings";
 import { db, requestPersistence } from "@/lib/store/db";
 import { createMind, NewMindInput } from "@/lib/store/minds";
 import { inputClass as input, ModelFields, readModelFields } from "./ModelFields";
+import { PermissionsFields } from "./PermissionsFields";
+import { readPermissionFields } from "./permissions-form";
 
 const DEFAULT_PERSONA = "Curious and patient. You like to understand how things work, keep notes in your workspace, and answer people kindly and briefly.";
 
@@ -18,17 +20,16 @@ export function NewMindForm() {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
     const field = (k: string) => String(f.get(k) ?? "");
+    const perms = readPermissionFields(f);
     const parsed = NewMindInput.safeParse({
       name: field("name"),
       persona: field("persona"),
       model: readModelFields(f, provider),
+      permissions: perms.ok ? perms.permissions : undefined,
     });
-    if (!parsed.success) {
-      setErrors(parsed.error.issues.map((i) => i.message));
-      return;
-    }
-    const problems = settingsProblems(parsed.data.model);
-    if (problems.length) {
+    // Every problem at once, the permissions' too; nothing is saved while there is one.
+    const problems = [...(parsed.success ? settingsProblems(parsed.data.model) : parsed.error.issues.map((i) => i.message)), ...(perms.ok ? [] : perms.problems)];
+    if (!parsed.success || problems.length) {
       setErrors(problems);
       return;
     }
@@ -60,6 +61,7 @@ export function NewMindForm() {
           <textarea name="persona" data-testid="new-mind-persona" className={`${input} h-24`} defaultValue={DEFAULT_PERSONA} />
         </label>
         <ModelFields provider={provider} onProvider={setProvider} />
+        <PermissionsFields />
         <p className="text-xs text-stone-500">The key stays in this browser&apos;s storage. The mind calls the model directly from this tab.</p>
         {errors.length > 0 && (
           <ul role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200" data-testid="form-errors">

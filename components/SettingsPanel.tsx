@@ -1,11 +1,13 @@
 "use client";
-// A mind's settings, changed only by its human: the model, the pacing and
-// the iteration limit. Saving records a `config` step and restarts the loop.
+// A mind's settings, changed only by its human: the model, the pacing, the
+// iteration limit and the permissions. Saving records a `config` step and restarts the loop.
 import { useState, type FormEvent } from "react";
 import { settingsProblems, type Provider } from "@/lib/llm/settings";
 import { db } from "@/lib/store/db";
 import { SettingsInput, updateSettings, type Mind } from "@/lib/store/minds";
 import { inputClass, ModelFields, readModelFields } from "./ModelFields";
+import { PermissionsFields } from "./PermissionsFields";
+import { readPermissionFields } from "./permissions-form";
 
 // The running tab's worker sees the `config` step and restarts with the new settings.
 export function SettingsPanel({ mind }: { mind: Mind }) {
@@ -17,15 +19,18 @@ export function SettingsPanel({ mind }: { mind: Mind }) {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
     const num = (k: string) => Number(f.get(k));
+    const perms = readPermissionFields(f);
     const parsed = SettingsInput.safeParse({
       model: readModelFields(f, provider, provider === mind.model.provider ? mind.model.apiKey : undefined),
       pacing: { base_s: num("base_s"), cap_s: num("cap_s"), ticks_per_level: num("ticks_per_level") },
       max_iterations: num("max_iterations"),
-      permissions: mind.permissions,
+      permissions: perms.ok ? perms.permissions : mind.permissions,
     });
-    if (!parsed.success) return setErrors(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+    const permProblems = perms.ok ? [] : perms.problems;
+    if (!parsed.success) return setErrors([...parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`), ...permProblems]);
     const problems = settingsProblems(parsed.data.model);
     if (parsed.data.pacing.cap_s < parsed.data.pacing.base_s) problems.push("The longest pause cannot be shorter than the first one.");
+    problems.push(...permProblems);
     if (problems.length) return setErrors(problems);
     try {
       await updateSettings(db(), mind.id, parsed.data);
@@ -53,8 +58,9 @@ export function SettingsPanel({ mind }: { mind: Mind }) {
         {num("ticks_per_level", "Idle wakes per level", mind.pacing.ticks_per_level, 1, 100)}
         {num("max_iterations", "Steps per run", mind.max_iterations, 1, 100)}
       </fieldset>
+      <PermissionsFields initial={mind.permissions} />
       {errors.length > 0 && (
-        <ul role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+        <ul role="alert" data-testid="settings-errors" className="rounded bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
           {errors.map((e) => (
             <li key={e}>{e}</li>
           ))}

@@ -2,10 +2,13 @@
 // in this tab or another (Dexie broadcasts changes between tabs and workers).
 "use client";
 import { useLiveQuery } from "dexie-react-hooks";
+import { useMemo } from "react";
 import { getArchive, listArchives, type ImportedArchive } from "./archives";
 import { db } from "./db";
+import { listWorkspace, readWorkspaceFile, saveWorkspaceFile, type WorkspaceEntry } from "./files";
 import { getMind, listMinds, type Mind } from "./minds";
 import { getSenderName } from "./settings";
+import type { FileRecord } from "../shell/persistent-fs";
 
 export function useMinds(): Mind[] | undefined {
   return useLiveQuery(() => listMinds(db()), []);
@@ -26,4 +29,19 @@ export function useArchive(id: string): ImportedArchive | null | undefined {
 
 export function useArchives(): ImportedArchive[] | undefined {
   return useLiveQuery(() => listArchives(db()), []);
+}
+
+/** A mind's workspace, paths, kinds and sizes (no bytes): follows the worker's saves. */
+export function useWorkspaceTree(mindId: string): WorkspaceEntry[] | undefined {
+  return useLiveQuery(() => listWorkspace(db(), mindId), [mindId]);
+}
+
+/** One workspace entry with its bytes: undefined while loading, null when it is not there. */
+export function useWorkspaceFile(mindId: string, path: string | null): FileRecord | null | undefined {
+  return useLiveQuery(() => (path === null ? null : readWorkspaceFile(db(), mindId, path)), [mindId, path]);
+}
+
+/** What the human may do to a mind's workspace; refused while the mind runs. */
+export function useWorkspaceActions(mindId: string): { save: (path: string, text: string) => Promise<void> } {
+  return useMemo(() => ({ save: (path, text) => saveWorkspaceFile(db(), mindId, path, text) }), [mindId]);
 }

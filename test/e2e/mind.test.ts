@@ -72,7 +72,8 @@ describe("a mind in a browser tab", () => {
     await page.getByTestId("send-message").click();
     const mine = page.locator('[data-testid="step"][data-step-type="message"]', { hasText: "Hello Ada, are you there?" });
     await mine.waitFor({ timeout: 10_000 });
-    await expect(mine.textContent()).resolves.toContain("you");
+    // The step names who wrote to whom (the filter above matched only the text).
+    await expect(mine.textContent()).resolves.toContain("you → Ada:");
     const reply = page.locator('[data-testid="step"][data-step-type="message"]', { hasText: "Hello you, I got your message." });
     await reply.waitFor({ timeout: 30_000 });
     await expect(page.getByTestId("message-input").inputValue()).resolves.toBe("");

@@ -1,0 +1,61 @@
+"use client";
+// Stream or Files, on a mind's page. The stream stays mounted while Files is
+// shown, so it keeps following new steps and the reader's place in it.
+import { useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
+
+const TABS = [
+  { key: "stream", label: "Stream" },
+  { key: "files", label: "Files" },
+] as const;
+type Tab = (typeof TABS)[number]["key"];
+
+export function MindTabs({ stream, files }: { stream: ReactNode; files: ReactNode }) {
+  const [tab, setTab] = useState<Tab>("stream");
+  const id = useId();
+  const list = useRef<HTMLDivElement>(null);
+
+  // Arrow keys move between the tabs (and choose them), as the ARIA tabs pattern has it.
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const at = TABS.findIndex((t) => t.key === tab);
+    const next = e.key === "ArrowRight" ? at + 1 : e.key === "ArrowLeft" ? at - 1 : e.key === "Home" ? 0 : e.key === "End" ? TABS.length - 1 : null;
+    if (next === null) return;
+    e.preventDefault();
+    const t = TABS[(next + TABS.length) % TABS.length];
+    if (!t) return;
+    setTab(t.key);
+    list.current?.querySelector<HTMLElement>(`[data-tab="${t.key}"]`)?.focus();
+  };
+
+  const panel = (key: Tab, content: ReactNode) => (
+    <div role="tabpanel" id={`${id}-${key}`} aria-labelledby={`${id}-${key}-tab`} hidden={tab !== key} className={tab === key ? "flex min-h-0 flex-1 flex-col" : "hidden"}>
+      {content}
+    </div>
+  );
+
+  return (
+    <>
+      <div ref={list} role="tablist" aria-label="Mind views" onKeyDown={onKeyDown} className="flex gap-1 border-b border-stone-200 dark:border-stone-800">
+        {TABS.map((t) => (
+          <button
+            key={t.key}
+            type="button"
+            role="tab"
+            id={`${id}-${t.key}-tab`}
+            data-tab={t.key}
+            data-testid={`tab-${t.key}`}
+            aria-selected={tab === t.key}
+            aria-controls={`${id}-${t.key}`}
+            tabIndex={tab === t.key ? 0 : -1}
+            onClick={() => setTab(t.key)}
+            className={`-mb-px border-b-2 px-3 py-1 text-sm ${tab === t.key ? "border-indigo-500 font-medium" : "border-transparent text-stone-500 hover:text-stone-800 dark:hover:text-stone-200"}`}
+          >
+            {t.label}
+          </button>
+        ))}
+      </div>
+      {panel("stream", stream)}
+      {/* Files only while shown: its live queries read the workspace, which the stream does not need. */}
+      {panel("files", tab === "files" ? files : null)}
+    </>
+  );
+}
