@@ -7,9 +7,13 @@ import { NotFound } from "./OwnerList";
 import { db } from "@/lib/store/db";
 import { setRunning } from "@/lib/store/minds";
 import { useRunnerState } from "./runner/runner-store";
+import { WebContainerStatus } from "./runner/WebContainerStatus";
 import { MessageBox } from "./MessageBox";
 import { SettingsPanel } from "./SettingsPanel";
 import { StatusBar } from "./StatusBar";
+import { FilesView, filesReadOnly } from "./files/FilesView";
+import { MindTabs } from "./MindTabs";
+import { PermissionsSummary } from "./PermissionsSummary";
 import { TrajectoryViewer } from "./viewer/TrajectoryViewer";
 
 export function MindView({ mindId }: { mindId: string }) {
@@ -55,15 +59,22 @@ export function MindView({ mindId }: { mindId: string }) {
         </div>
         {showSettings && mind && <SettingsPanel mind={mind} />}
         <StatusBar status={runner.status} role={runner.role} running={mind?.running} onStart={() => setRun(true)} onStop={() => setRun(false)} />
+        {mind && <PermissionsSummary permissions={mind.permissions} />}
+        {mind?.permissions.webcontainer && runner.role === "runner" && <WebContainerStatus status={runner.runtime} />}
         {runner.fatal && (
           <p role="alert" data-testid="mind-fatal" className="rounded bg-red-50 px-2 py-1 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
             {runner.fatal}
           </p>
         )}
       </header>
-      <Suspense fallback={<p className="text-sm text-stone-500">Loading…</p>}>
-        <TrajectoryViewer owner={mindId} live footer={partial} />
-      </Suspense>
+      <MindTabs
+        stream={
+          <Suspense fallback={<p className="text-sm text-stone-500">Loading…</p>}>
+            <TrajectoryViewer owner={mindId} live footer={partial} />
+          </Suspense>
+        }
+        files={<FilesView mindId={mindId} readOnly={filesReadOnly(mind?.running, runner)} />}
+      />
       <footer className="border-t border-stone-200 pt-3 dark:border-stone-800">{mind && <MessageBox mindId={mindId} mindName={mind.name} />}</footer>
     </main>
   );

@@ -2,11 +2,15 @@
 // All the wiring is in ./host; this file only speaks lib/protocol.
 /// <reference lib="webworker" />
 import type { FromWorker, ToWorker } from "../lib/protocol";
+import { isRuntimeReply, RuntimeBridge } from "../lib/shell/webcontainer/bridge";
 import { db } from "../lib/store/db";
 import { runMind, type RunningMind } from "./host";
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 const post = (msg: FromWorker) => scope.postMessage(msg);
+
+// The page's WebContainer, for node/npm/npx: one bridge for the worker's life, across restarts.
+const runtime = new RuntimeBridge(post);
 
 let running: Promise<RunningMind | null> | null = null;
 let lastStatus: FromWorker | null = null;
@@ -21,7 +25,9 @@ const enqueue = (task: () => Promise<void>) => {
 
 scope.onmessage = (event: MessageEvent<ToWorker>) => {
   const msg = event.data;
-  if (msg.type === "start") {
+  if (isRuntimeReply(msg)) {
+    runtime.onMessage(msg);
+  } else if (msg.type === "start") {
     enqueue(async () => {
       // Already running: one loop per worker at a time. Say where it is.
       if (running) {
@@ -71,7 +77,9 @@ async function start(mindId: string): Promise<RunningMind | null> {
           lastPartial = now;
           post({ type: "partial", text });
         },
-      });
+      },
+      { runtime },
+    );
     return mind;
   } catch (e) {
     post({ type: "fatal", error: e instanceof Error ? e.message : String(e) });

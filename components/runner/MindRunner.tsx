@@ -6,24 +6,34 @@
 import { useEffect, useRef, useState } from "react";
 import { mindLockName, type FromWorker, type ToWorker } from "@/lib/protocol";
 import { forgetRunner, updateRunner, type Role } from "./runner-store";
+import { linkWorkerRuntime, type RuntimeLink } from "./webcontainer-host";
 
-function spawnWorker(mindId: string): Worker {
+interface Running {
+  worker: Worker;
+  /** The worker's line to the page's WebContainer (node, npm, npx). */
+  runtime: RuntimeLink;
+}
+
+function spawnWorker(mindId: string): Running {
   const w = new Worker(new URL("../../workers/mind.worker.ts", import.meta.url), { type: "module", name: `mind-${mindId}` });
+  const runtime = linkWorkerRuntime(mindId, (msg) => send(w, msg), (status) => updateRunner(mindId, { runtime: status }));
   w.onmessage = (e: MessageEvent<FromWorker>) => {
     const msg = e.data;
+    if (runtime.onWorkerMessage(msg)) return;
     if (msg.type === "status") updateRunner(mindId, { status: msg.status });
     else if (msg.type === "partial") updateRunner(mindId, { partial: msg.text });
     else if (msg.type === "fatal") updateRunner(mindId, { fatal: msg.error, status: { state: "stopped", lastError: msg.error } });
   };
   w.onerror = (e) => updateRunner(mindId, { fatal: `The mind's worker failed: ${e.message || "unknown error"}` });
-  return w;
+  return { worker: w, runtime };
 }
 
 const send = (w: Worker, msg: ToWorker) => w.postMessage(msg);
 
-export function MindRunner({ mindId, shouldRun }: { mindId: string; shouldRun: boolean }) {
+/** `webcontainer`: the mind's permission for real Node (a WebContainer on this page). */
+export function MindRunner({ mindId, shouldRun, webcontainer }: { mindId: string; shouldRun: boolean; webcontainer: boolean }) {
   const [role, setRole] = useState<Role>("pending");
-  const worker = useRef<Worker | null>(null);
+  const worker = useRef<Running | null>(null);
 
   useEffect(() => {
     const abort = new AbortController();
@@ -38,7 +48,8 @@ export function MindRunner({ mindId, shouldRun }: { mindId: string; shouldRun: b
         release = resolve;
         abort.signal.addEventListener("abort", () => resolve(), { once: true });
       });
-      worker.current?.terminate();
+      worker.current?.runtime.close();
+      worker.current?.worker.terminate();
       worker.current = null;
     };
 
@@ -71,15 +82,20 @@ export function MindRunner({ mindId, shouldRun }: { mindId: string; shouldRun: b
     if (shouldRun) {
       worker.current ??= spawnWorker(mindId);
       updateRunner(mindId, { fatal: null });
-      send(worker.current, { type: "start", mindId });
+      send(worker.current.worker, { type: "start", mindId });
     } else if (worker.current) {
       // "stopped" is shown when the worker says so: after the cut run's last step is written.
-      send(worker.current, { type: "stop" });
+      send(worker.current.worker, { type: "stop" });
       updateRunner(mindId, { partial: "" });
     } else {
       updateRunner(mindId, { status: { state: "stopped" } });
     }
   }, [role, shouldRun, mindId]);
+
+  // Real Node follows the mind's permission, also while the worker lives (after the effect above made it).
+  useEffect(() => {
+    worker.current?.runtime.setEnabled(webcontainer);
+  }, [webcontainer, role, shouldRun]);
 
   return null;
 }

@@ -4,6 +4,7 @@
 // streaming reply re-renders only what shows it.
 import { useSyncExternalStore } from "react";
 import type { MindStatus } from "@/lib/protocol";
+import type { RuntimeStatus } from "@/lib/shell/ports";
 
 export type Role = "pending" | "runner" | "viewer";
 
@@ -14,9 +15,11 @@ export interface RunnerState {
   partial: string;
   /** Why the mind could not run at all, if so. */
   fatal: string | null;
+  /** Real Node for the mind (the page's WebContainer), as this tab's runner reports it. */
+  runtime: RuntimeStatus;
 }
 
-const INITIAL: RunnerState = { role: "pending", status: { state: "starting" }, partial: "", fatal: null };
+const INITIAL: RunnerState = { role: "pending", status: { state: "starting" }, partial: "", fatal: null, runtime: { state: "off" } };
 
 const states = new Map<string, RunnerState>();
 const listeners = new Set<() => void>();

@@ -18,10 +18,43 @@ export type MindStatus =
 
 export type MindState = MindStatus["state"];
 
+/**
+ * Real Node on the page (a WebContainer), as the worker hears of it. The same
+ * shapes as RuntimeStatus / SpawnRequest / SpawnResult in lib/shell/ports,
+ * spelled out here because this module imports nothing (the bridge,
+ * lib/shell/webcontainer/bridge.ts, checks at compile time that they agree).
+ */
+export type RuntimeStatusWire =
+  | { state: "off" }
+  | { state: "booting" }
+  | { state: "ready" }
+  | { state: "unavailable"; reason: string };
+
+export interface SpawnRequestWire {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  files: { path: string; data: Uint8Array | null }[];
+}
+
+export interface SpawnResultWire {
+  output: string;
+  exit: number;
+  files: { path: string; data: Uint8Array | null }[];
+  ended?: string;
+}
+
 /** Page → worker. */
 export type ToWorker =
   | { type: "start"; mindId: string }
-  | { type: "stop" };
+  | { type: "stop" }
+  /** The runtime's state changed (sent at once when the worker starts, then on every change). */
+  | { type: "runtime-status"; status: RuntimeStatusWire }
+  /** The answer to `runtime-spawn` with the same id; always sent, also after a cancel. */
+  | { type: "runtime-result"; id: number; result: SpawnResultWire }
+  /** That command is printing (at most about once a second): a sign of life for the block's watchdog. */
+  | { type: "runtime-alive"; id: number };
 
 /** Worker → page. */
 export type FromWorker =
@@ -29,7 +62,11 @@ export type FromWorker =
   /** The model's reply so far, while it streams; cleared with text "" when done. */
   | { type: "partial"; text: string }
   /** The worker could not run the mind at all (missing mind, storage failure). */
-  | { type: "fatal"; error: string };
+  | { type: "fatal"; error: string }
+  /** Run a command in the page's WebContainer; answered by `runtime-result`. */
+  | { type: "runtime-spawn"; id: number; req: SpawnRequestWire }
+  /** The block was stopped: end that command (its result still comes). */
+  | { type: "runtime-cancel"; id: number };
 
 /** The Web Lock that makes one tab the runner of a mind. */
 export function mindLockName(mindId: string): string {

@@ -33,6 +33,8 @@ export interface AgentCommand<P = unknown> {
   summary: string;
   /** The whole usage text, printed by `<name> --help`. Ends without a newline. */
   usage: string;
+  /** The tool answers `--help` itself (node, npm): the registry passes it through. */
+  nativeHelp?: boolean;
   run(args: string[], io: CommandIO, ports: P): Promise<CommandResult>;
 }
 

@@ -8,6 +8,7 @@ import { focus } from "./focus";
 import { glob } from "./glob";
 import { mem } from "./mem";
 import { mktemp } from "./mktemp";
+import { node, npm, npx } from "./node";
 import { put } from "./put";
 import { shellm } from "./shellm";
 import { skills } from "./skills";
@@ -29,7 +30,7 @@ export interface SandboxPorts {
 }
 
 // Listed by hand (literal imports, so bundlers follow them); order is the prompt's order.
-export const COMMANDS: readonly AgentCommand<SandboxPorts>[] = [chat, traj, mem, focus, skills, view, put, glob, sub, shellm, mktemp, yes];
+export const COMMANDS: readonly AgentCommand<SandboxPorts>[] = [chat, traj, mem, focus, skills, view, put, glob, sub, shellm, mktemp, yes, node, npm, npx];
 
 const decoder = new TextDecoder();
 
@@ -45,7 +46,7 @@ export function stdinText(stdin: unknown): string {
 export function bindCommands(ports: SandboxPorts, commands: readonly AgentCommand<SandboxPorts>[] = COMMANDS): CustomCommand[] {
   return commands.map((cmd) =>
     defineCommand(cmd.name, async (args, ctx) => {
-      if (args[0] === "--help" || args[0] === "-h") return { stdout: `${cmd.usage}\n`, stderr: "", exitCode: 0 };
+      if (!cmd.nativeHelp && (args[0] === "--help" || args[0] === "-h")) return { stdout: `${cmd.usage}\n`, stderr: "", exitCode: 0 };
       const io: CommandIO = { stdin: stdinText(ctx.stdin), cwd: ctx.cwd, env: ctx.env, fs: ctx.fs, signal: ctx.signal ?? new AbortController().signal };
       try {
         return await cmd.run(args, io, ports);
