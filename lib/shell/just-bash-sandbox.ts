@@ -17,6 +17,10 @@ import { limitNamed, softStop } from "./stop";
 import { startWatchdog, type StopReason } from "./watchdog";
 
 const TIMEOUT_EXIT = 124;
+// just-bash's defense-in-depth blocks the global timers while a script runs,
+// and the `sleep` hook runs inside the script: take them before any does.
+const setTimer = globalThis.setTimeout.bind(globalThis);
+const clearTimer = globalThis.clearTimeout.bind(globalThis);
 
 export interface SandboxOptions {
   fs: IFileSystem;
@@ -75,7 +79,7 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
       let current: { beacon: () => void; stopped: AbortSignal } | null = null;
       const ports: SandboxPorts = {
         ...scope,
-        activity: { beacon: () => current?.beacon() },
+        activity: { beacon: () => current?.beacon(), stopped: () => current?.stopped },
         clock: opts.clock,
         ids: opts.ids,
         net: allowListNet(allow, opts.fetch),
@@ -99,14 +103,14 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
           const soft = new AbortController();
           const hard = new AbortController();
           let restore = () => {};
-          let grace: ReturnType<typeof setTimeout> | undefined;
+          let grace: ReturnType<typeof setTimer> | undefined;
           const watchdog = startWatchdog({
             silenceMs: limits.silence_s * 1000,
             wallMs: limits.wall_s * 1000,
             onStop: () => {
               restore = softStop(bash).restore;
               soft.abort();
-              grace = setTimeout(() => hard.abort(), FIXED_LIMITS.stopGraceMs);
+              grace = setTimer(() => hard.abort(), FIXED_LIMITS.stopGraceMs);
             },
           });
           current = { beacon: () => watchdog.beacon(), stopped: soft.signal };
@@ -126,7 +130,7 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
             result = { stdout: "", stderr: `[reverie] the shell failed: ${e instanceof Error ? e.message : String(e)}\n`, exit: 2, env: req.env };
           } finally {
             watchdog.dispose();
-            clearTimeout(grace);
+            clearTimer(grace);
             restore();
             current = null;
           }
@@ -135,7 +139,7 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
           let stderr = limitOutput(result.stderr, "stderr", limits.max_output_bytes);
           if (stoppedBy) {
             stderr = stderr.replace(/^bash: (too many commands executed|.*too many iterations|.*execution aborted).*\n/m, "");
-            stderr += `${STOP_NOTES[stoppedBy](stoppedBy === "silence" ? limits.silence_s : limits.wall_s)}${hard.signal.aborted ? " (it did not end by itself, so its output was lost)" : ""}\n`;
+            stderr += `${STOP_NOTES[stoppedBy](stoppedBy === "silence" ? limits.silence_s : limits.wall_s)}${hard.signal.aborted ? " (it did not end by itself and was aborted; what the command under way printed is lost)" : ""}\n`;
           } else if (limit && LIMIT_NOTES[limit]) {
             stderr += `${LIMIT_NOTES[limit]}\n`;
           }
@@ -164,11 +168,11 @@ function sleepUnless(ms: number, stopped: AbortSignal | undefined): Promise<void
   return new Promise((resolve) => {
     if (stopped?.aborted) return resolve();
     const done = () => {
-      clearTimeout(timer);
+      clearTimer(timer);
       stopped?.removeEventListener("abort", done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const timer = setTimer(done, ms);
     stopped?.addEventListener("abort", done, { once: true });
   });
 }

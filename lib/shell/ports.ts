@@ -21,6 +21,8 @@ export interface NetPort {
 /** A sign of life from a long-running command (a nested run while its model thinks); resets the watchdog. */
 export interface ActivityPort {
   beacon(): void;
+  /** Aborts when the block under way is stopped (the watchdog asks before the interpreter is aborted). */
+  stopped?(): AbortSignal | undefined;
 }
 
 /** Where real Node runs (a WebContainer on the page), as the worker sees it. */

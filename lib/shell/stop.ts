@@ -38,8 +38,8 @@ export function softStop(bash: Bash): { restore: () => void; supported: boolean 
 /** The limit a just-bash error line names, if any. */
 export function limitNamed(stderr: string): string | undefined {
   if (/too many commands executed|too many iterations|iteration limit exceeded/.test(stderr)) return "commands";
-  if (/total output size exceeded/.test(stderr)) return "output";
-  if (/maximum recursion depth|maximum depth \(\d+\) exceeded|nesting depth/.test(stderr)) return "recursion";
+  if (/total output size exceeded|output size limit exceeded/.test(stderr)) return "output";
+  if (/maximum recursion depth|maximum depth \(\d+\) exceeded|nesting depth|maximum nested execution depth/.test(stderr)) return "recursion";
   if (/execution deadline/.test(stderr)) return "wall";
   return undefined;
 }

@@ -5,6 +5,8 @@
 // whose model is thinking (so recursion is not killed while it waits).
 export type StopReason = "silence" | "wall";
 
+
+
 export interface Watchdog {
   beacon(): void;
   /** Why the block was stopped, once it was. */
@@ -13,28 +15,32 @@ export interface Watchdog {
 }
 
 export function startWatchdog(opts: { silenceMs: number; wallMs: number; onStop: (reason: StopReason) => void }): Watchdog {
+  // Beacons come from inside a running script, where just-bash's
+  // defense-in-depth blocks the global timers: take them now, before it runs.
+  const setTimer = globalThis.setTimeout.bind(globalThis);
+  const clearTimer = globalThis.clearTimeout.bind(globalThis);
   let reason: StopReason | null = null;
   const stop = (why: StopReason) => {
     if (reason) return;
     reason = why;
-    clearTimeout(silence);
-    clearTimeout(wall);
+    clearTimer(silence);
+    clearTimer(wall);
     opts.onStop(why);
   };
-  let silence = setTimeout(() => stop("silence"), opts.silenceMs);
-  const wall = setTimeout(() => stop("wall"), opts.wallMs);
+  let silence = setTimer(() => stop("silence"), opts.silenceMs);
+  const wall = setTimer(() => stop("wall"), opts.wallMs);
   return {
     beacon() {
       if (reason) return;
-      clearTimeout(silence);
-      silence = setTimeout(() => stop("silence"), opts.silenceMs);
+      clearTimer(silence);
+      silence = setTimer(() => stop("silence"), opts.silenceMs);
     },
     get reason() {
       return reason;
     },
     dispose() {
-      clearTimeout(silence);
-      clearTimeout(wall);
+      clearTimer(silence);
+      clearTimer(wall);
     },
   };
 }

@@ -47,7 +47,7 @@ export function bindCommands(ports: SandboxPorts, commands: readonly AgentComman
   return commands.map((cmd) =>
     defineCommand(cmd.name, async (args, ctx) => {
       if (!cmd.nativeHelp && (args[0] === "--help" || args[0] === "-h")) return { stdout: `${cmd.usage}\n`, stderr: "", exitCode: 0 };
-      const io: CommandIO = { stdin: stdinText(ctx.stdin), cwd: ctx.cwd, env: ctx.env, fs: ctx.fs, signal: ctx.signal ?? new AbortController().signal };
+      const io: CommandIO = { stdin: stdinText(ctx.stdin), cwd: ctx.cwd, env: ctx.env, fs: ctx.fs, signal: blockSignal(ctx.signal, ports.activity.stopped?.()) };
       try {
         return await cmd.run(args, io, ports);
       } catch (e) {
@@ -58,6 +58,12 @@ export function bindCommands(ports: SandboxPorts, commands: readonly AgentComman
       }
     }),
   );
+}
+
+/** A command's signal: the interpreter's, and the block's own stop (which comes first: the interpreter is aborted only after a grace). */
+function blockSignal(...signals: (AbortSignal | undefined)[]): AbortSignal {
+  const given = signals.filter((s): s is AbortSignal => s !== undefined);
+  return given.length ? AbortSignal.any(given) : new AbortController().signal;
 }
 
 /** The command list for the prompt, one `summary` a line. */
