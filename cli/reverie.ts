@@ -1,23 +1,37 @@
 // reverie check <path> [--json]                  count what a trajectory file or archive holds
 // reverie show <path> <step-id|8-hex-prefix> [--full]   print one step (with its blob, --full)
+// reverie sh [--workspace DIR] [--traj FILE] -c SCRIPT   run a script in the built-in sandbox (cli/sh.ts)
 import { openAsBlob } from "node:fs";
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { ArchiveError } from "../lib/archive/types";
 import { importArchive, type ImportSink, type StepBatchItem } from "../lib/import/importer";
 import { checkSummary } from "../lib/import/stats";
+import { sh, SH_HELP, SH_USAGE_LINE } from "./sh";
 
 const USAGE = `usage:
   reverie check <path> [--json]
   reverie show <path> <step-id|prefix> [--full]
+  ${SH_USAGE_LINE}
 
-<path> is a trajectory.jsonl, or a Headlong folder tree packed as .zip or .tar.gz.`;
+<path> is a trajectory.jsonl, or a Headlong folder tree packed as .zip or .tar.gz.
+
+${SH_HELP}`;
 
 type Out = { out: (s: string) => void; err: (s: string) => void };
 const std: Out = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
 
 export async function main(argv: string[], io: Out = std): Promise<number> {
   const [command, ...rest] = argv;
+  // sh takes flags with values and a script that may look like flags: it reads its own arguments.
+  if (command === "sh") {
+    try {
+      return await sh(rest, io, USAGE);
+    } catch (e) {
+      io.err(`reverie: ${describe(e)}\n`);
+      return 1;
+    }
+  }
   const flags = new Set(rest.filter((a) => a.startsWith("--")));
   const args = rest.filter((a) => !a.startsWith("--"));
   const known = command === "check" ? ["--json", "--help"] : command === "show" ? ["--full", "--help"] : ["--help"];

@@ -12,8 +12,17 @@ import { expectedCounts, pack, type Packing } from "./helpers/trees";
 const USAGE = `usage:
   reverie check <path> [--json]
   reverie show <path> <step-id|prefix> [--full]
+  reverie sh [--workspace DIR] [--traj FILE] [--silence S] [--wall S] -c SCRIPT
 
 <path> is a trajectory.jsonl, or a Headlong folder tree packed as .zip or .tar.gz.
+
+sh runs SCRIPT in the built-in sandbox, with the mind's commands and limits and the
+network off, over the folder DIR (default ./.reverie-sh/workspace, kept between calls)
+as /workspace, and the trajectory FILE (default ./.reverie-sh/trajectory.jsonl).
+The commands' appends (chat send, ...) go to FILE; the script and its output are not
+recorded. It prints the script's stdout and stderr and exits with its status; a script
+ended by a limit exits non-zero with a [reverie] note on stderr. --silence and --wall
+set those two limits, in seconds.
 `;
 
 async function run(...argv: string[]) {

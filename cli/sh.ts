@@ -1,0 +1,138 @@
+// `reverie sh -c SCRIPT`: one block in the built-in sandbox, as a mind's run
+// would run it (its commands, its limits, the network off), over a workspace
+// folder and a Headlong trajectory.jsonl on disk. For scripting, debugging and
+// tests. The commands' appends (chat send, …) go to the file; the script
+// itself is not recorded, since no model wrote it.
+import { resolve } from "node:path";
+import { Journal } from "../lib/mind/journal";
+import type { Clock, ShellScope } from "../lib/mind/ports";
+import { justBashSandbox } from "../lib/shell/just-bash-sandbox";
+import { WORKSPACE } from "../lib/shell/limits";
+import { openPersistentFs } from "../lib/shell/persistent-fs";
+import { DEFAULT_PERMISSIONS, SandboxLimits, type Permissions } from "../lib/trajectory/permissions";
+import { folderStore } from "./folder-store";
+import { openJsonlLog } from "./jsonl-log";
+
+export const SH_USAGE_LINE = "reverie sh [--workspace DIR] [--traj FILE] [--silence S] [--wall S] -c SCRIPT";
+
+export const SH_HELP = `sh runs SCRIPT in the built-in sandbox, with the mind's commands and limits and the
+network off, over the folder DIR (default ./.reverie-sh/workspace, kept between calls)
+as /workspace, and the trajectory FILE (default ./.reverie-sh/trajectory.jsonl).
+The commands' appends (chat send, ...) go to FILE; the script and its output are not
+recorded. It prints the script's stdout and stderr and exits with its status; a script
+ended by a limit exits non-zero with a [reverie] note on stderr. --silence and --wall
+set those two limits, in seconds.`;
+
+const DEFAULT_WORKSPACE = ".reverie-sh/workspace";
+const DEFAULT_TRAJ = ".reverie-sh/trajectory.jsonl";
+/** Who `chat send` writes as: the trajectory has no mind, so no mind's name. */
+const SELF = "reverie";
+/** What a block ended by a limit exits with when the script's own status was 0 (just-bash's code for limits). */
+const LIMIT_EXIT = 126;
+const INTERRUPTED_EXIT = 130;
+
+type Out = { out: (s: string) => void; err: (s: string) => void };
+
+interface ShArgs {
+  script: string;
+  workspace: string;
+  traj: string;
+  limits: Partial<Pick<SandboxLimits, "silence_s" | "wall_s">>;
+}
+
+const VALUE_FLAGS = ["--workspace", "--traj", "--silence", "--wall"] as const;
+
+/** The arguments, or the problem with them (shown above the usage, exit 2). */
+function parseArgs(argv: string[]): ShArgs | { problem: string } | "help" {
+  let script: string | undefined;
+  const values: Partial<Record<(typeof VALUE_FLAGS)[number], string>> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === "--help" || a === "-h") return "help";
+    if (a === "-c" || (VALUE_FLAGS as readonly string[]).includes(a)) {
+      const value = argv[++i];
+      if (value === undefined) return { problem: `${a} needs a value` };
+      if (a === "-c") {
+        if (script !== undefined) return { problem: "-c is given twice" };
+        script = value;
+      } else values[a as (typeof VALUE_FLAGS)[number]] = value;
+      continue;
+    }
+    if (a.startsWith("-")) return { problem: `unknown option ${a}` };
+    return { problem: `unexpected argument '${a}' (the script goes after -c, quoted)` };
+  }
+  if (script === undefined) return { problem: "sh needs -c SCRIPT" };
+  const limits: ShArgs["limits"] = {};
+  for (const [flag, key] of [["--silence", "silence_s"], ["--wall", "wall_s"]] as const) {
+    const raw = values[flag];
+    if (raw === undefined) continue;
+    const parsed = SandboxLimits.shape[key].safeParse(raw.trim() === "" ? Number.NaN : Number(raw));
+    if (!parsed.success) return { problem: `${flag} takes seconds above 0 (at most ${SandboxLimits.shape[key].maxValue}), not '${raw}'` };
+    limits[key] = parsed.data;
+  }
+  return { script, workspace: values["--workspace"] ?? DEFAULT_WORKSPACE, traj: values["--traj"] ?? DEFAULT_TRAJ, limits };
+}
+
+const clock: Clock = {
+  now: () => Date.now(),
+  // The journal never sleeps; a Clock has to offer it.
+  sleep: (ms, signal) =>
+    new Promise((done) => {
+      const timer = setTimeout(done, ms);
+      signal.addEventListener("abort", () => (clearTimeout(timer), done()), { once: true });
+    }),
+};
+const ids = { uuid: () => crypto.randomUUID() };
+
+export async function sh(argv: string[], io: Out, usage: string): Promise<number> {
+  const args = parseArgs(argv);
+  if (args === "help") {
+    io.out(`${usage}\n`);
+    return 0;
+  }
+  if ("problem" in args) {
+    io.err(`reverie: ${args.problem}\n${usage}\n`);
+    return 2;
+  }
+  const permissions: Permissions = { ...DEFAULT_PERMISSIONS, limits: { ...DEFAULT_PERMISSIONS.limits, ...args.limits } };
+  const maxBytes = permissions.limits.max_workspace_bytes;
+  const { fs, flush } = await openPersistentFs(folderStore(resolve(args.workspace), { maxBytes }), { maxBytes });
+  const journal = new Journal(openJsonlLog(args.traj, { ids, now: clock.now }), ids, clock);
+  const run = await journal.openRun({ model: "none", launched_by: "reverie-sh" });
+  // The scope shellmRun builds, minus nested runs: they need a model to think with.
+  const scope: ShellScope = {
+    traj: {
+      tail: (n) => journal.log.tail(n),
+      count: () => journal.log.count(),
+      find: (idOrPrefix, limit) => journal.log.find(idOrPrefix, limit),
+      search: (text, limit) => journal.log.search(text, limit),
+      blob: (ref, trajId) => journal.log.blob(ref, trajId),
+    },
+    chat: {
+      selfName: SELF,
+      send: ({ to, content, replyTo }) => run.append({ type: "message", from: SELF, to, content, reply_to: replyTo, source: "chat" }),
+    },
+    shellm: { run: async () => ({ ok: false, error: "shellm: nested runs need a model; reverie sh has none" }) },
+    depth: 0,
+  };
+  const session = justBashSandbox({ fs, flush, permissions, ids, clock }).open(scope);
+
+  const interrupt = new AbortController();
+  const onInt = () => interrupt.abort();
+  process.once("SIGINT", onInt);
+  try {
+    const result = await session.exec(args.script, { env: {}, cwd: WORKSPACE, signal: interrupt.signal });
+    io.out(result.stdout);
+    io.err(result.stderr);
+    // Close the run, so the trajectory does not show it as cut off.
+    await run.append({ type: "final", content: `reverie sh: exit ${result.exit}${result.limit ? ` (${result.limit} limit)` : ""}` }).catch(() => undefined);
+    if (interrupt.signal.aborted) {
+      io.err("[reverie] interrupted\n");
+      return INTERRUPTED_EXIT;
+    }
+    if (result.exit !== 0) return result.exit;
+    return result.limit || result.timedOut ? LIMIT_EXIT : 0;
+  } finally {
+    process.off("SIGINT", onInt);
+  }
+}
