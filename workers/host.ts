@@ -3,8 +3,9 @@
 // mind's Web Worker; also importable by integration tests under Node.
 import { createModel, modelLabel } from "../lib/llm/model";
 import { modelPort } from "../lib/llm/complete";
+import { CachedLog } from "../lib/mind/cached-log";
 import { Journal } from "../lib/mind/journal";
-import { MindLoop } from "../lib/mind/loop";
+import { Mind } from "../lib/mind/mind";
 import type { Clock, ModelPort } from "../lib/mind/ports";
 import { instructionsFor } from "../lib/mind/prompt";
 import { DEFAULT_RUN_LIMITS } from "../lib/mind/run";
@@ -18,7 +19,7 @@ import { listSkills } from "../lib/shell/skills";
 import type { ReverieDb } from "../lib/store/db";
 import { mindFiles } from "../lib/store/files";
 import { getMind, saveShellState } from "../lib/store/minds";
-import { lastSeq, mindLog, watchSteps } from "../lib/store/steps";
+import { lastSeq, mindLog, parseRows, rowsAfter, watchRows } from "../lib/store/steps";
 
 export const systemClock: Clock = {
   now: () => Date.now(),
@@ -64,7 +65,8 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   if (!mind) throw new Error(`There is no mind ${mindId} in this browser (or its record is damaged).`);
   const { permissions } = mind;
   const { fs, flush } = await openPersistentFs(mindFiles(db, mindId), { maxBytes: permissions.limits.max_workspace_bytes });
-  const journal = new Journal(mindLog(db, mindId), ids, clock);
+  const log = new CachedLog(mindLog(db, mindId));
+  const journal = new Journal(log, ids, clock);
   const shell = justBashSandbox({
     fs,
     flush,
@@ -74,8 +76,9 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     fetch: (url, init) => fetch(url, init),
     runtime: permissions.webcontainer ? options.runtime : undefined,
   });
-  const loop = new MindLoop({
+  const loop = new Mind({
     journal,
+    persona: mind.persona,
     model: options.model ?? modelPort(createModel(mind.model), modelLabel(mind.model)),
     shell,
     clock,
@@ -95,18 +98,25 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   });
   let savedShell = JSON.stringify(mind.shell ?? null);
   const saveShell = () => {
-    const state = loop.shellState();
+    const state = loop.innerLife.shellState();
     const now = JSON.stringify(state);
     if (now === savedShell) return;
     savedShell = now;
     saveShellState(db, mindId, state).catch(() => (savedShell = ""));
   };
 
-  // The dispatcher: every step appended after this point (by any tab) is
-  // offered to the loop, which wakes on messages from others.
-  const unwatch = watchSteps(db, mindId, await lastSeq(db, mindId), (steps) => {
-    for (const step of steps) void loop.notify(step);
-    if (steps.some((s) => s.type === "config")) events.onConfigChanged?.();
+  // Every step appended after this point by someone else (the page, another
+  // tab) is offered to the mind's dispatcher. What the mind wrote itself it
+  // already holds: those rows are skipped before they are parsed.
+  const unwatch = watchRows(await lastSeq(db, mindId), (seq) => rowsAfter(db, mindId, seq), (rows) => {
+    const others = rows.filter((r) => !journal.wrote(r.step_id));
+    const trajOf = new Map(others.map((r) => [r.seq, r.traj_id]));
+    const theirs = parseRows(others);
+    theirs.steps.forEach((step, i) => {
+      if (trajOf.get(theirs.seqs[i]) === mindId) log.ingest(step);
+      loop.notify(step);
+    });
+    if (theirs.steps.some((s) => s.type === "config")) events.onConfigChanged?.();
   });
 
   const done = loop.start().finally(unwatch);

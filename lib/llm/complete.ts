@@ -21,7 +21,23 @@ export function describeModelError(e: unknown): string {
   return String(e);
 }
 
-export function modelPort(model: LanguageModel, name: string): ModelPort {
+/** Seconds a Retry-After header asks for (delta-seconds or an HTTP date), if any. */
+export function retryAfterSeconds(e: unknown, now = Date.now()): number | undefined {
+  const err = RetryError.isInstance(e) ? e.lastError : e;
+  if (!APICallError.isInstance(err)) return undefined;
+  const raw = err.responseHeaders?.["retry-after"];
+  if (!raw) return undefined;
+  const s = Number(raw);
+  if (Number.isFinite(s) && s >= 0) return s;
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.round((at - now) / 1000));
+}
+
+/** A model call that has not finished after this long is ended (a hung server must not hang the mind). */
+export const MODEL_TIMEOUT_MS = 180_000;
+
+export function modelPort(model: LanguageModel, name: string, opts: { timeoutMs?: number } = {}): ModelPort {
+  const timeoutMs = opts.timeoutMs ?? MODEL_TIMEOUT_MS;
   return {
     name,
     async complete(req: ModelRequest): Promise<ModelResult> {
@@ -29,12 +45,14 @@ export function modelPort(model: LanguageModel, name: string): ModelPort {
       let failure: unknown = null;
       let inTokens: number | undefined;
       let outTokens: number | undefined;
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = AbortSignal.any([req.signal, timeout]);
       try {
         const result = streamText({
           model,
           instructions: req.instructions,
           messages: req.messages,
-          abortSignal: req.signal,
+          abortSignal: signal,
           // The loop retries with visible backoff (error step, wake "retry"); no hidden retries here.
           maxRetries: 0,
           onError: () => {}, // errors are read from the stream below
@@ -47,6 +65,7 @@ export function modelPort(model: LanguageModel, name: string): ModelPort {
           } else if (part.type === "error") {
             failure = part.error;
           } else if (part.type === "abort") {
+            if (timeout.aborted && !req.signal.aborted) return { ok: false, error: `The model did not finish within ${timeoutMs / 1000} s (timed out).`, aborted: false };
             return { ok: false, error: "aborted", aborted: true };
           } else if (part.type === "finish") {
             inTokens = part.totalUsage.inputTokens;
@@ -57,7 +76,11 @@ export function modelPort(model: LanguageModel, name: string): ModelPort {
         failure = e;
       }
       if (req.signal.aborted) return { ok: false, error: "aborted", aborted: true };
-      if (failure !== null) return { ok: false, error: describeModelError(failure), aborted: false };
+      if (timeout.aborted) return { ok: false, error: `The model did not finish within ${timeoutMs / 1000} s (timed out).`, aborted: false };
+      if (failure !== null) {
+        const retryAfterS = retryAfterSeconds(failure);
+        return { ok: false, error: describeModelError(failure), aborted: false, ...(retryAfterS !== undefined ? { retryAfterS } : {}) };
+      }
       return { ok: true, text: text.slice(0, MAX_REPLY_CHARS), inTokens, outTokens };
     },
   };

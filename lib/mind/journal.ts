@@ -12,7 +12,12 @@ export { WORK_KINDS };
 interface Shared {
   work: number;
   readonly listeners: Set<(step: Step) => void>;
+  /** Ids this mind wrote lately, so a watch of the store can skip them (the mind keeps what it wrote). */
+  readonly written: Set<string>;
 }
+
+/** How many written ids are remembered: far more than a watch can be behind. */
+const WRITTEN_KEPT = 4096;
 
 export type Appendable = NewStep & { step_id?: string };
 
@@ -40,7 +45,7 @@ export class Journal {
     private readonly clock: Clock,
     shared?: Shared,
   ) {
-    this.shared = shared ?? { work: 0, listeners: new Set() };
+    this.shared = shared ?? { work: 0, listeners: new Set(), written: new Set() };
   }
 
   newId(): string {
@@ -54,6 +59,9 @@ export class Journal {
   /** Append a step; `step_id` may be given when a blob had to be named after it. */
   async append(step: Appendable): Promise<Step> {
     const full = { ...step, step_id: step.step_id ?? this.ids.uuid(), ts: formatTs(this.clock.now()) } as Step;
+    const { written } = this.shared;
+    written.add(full.step_id);
+    if (written.size > WRITTEN_KEPT) written.delete(written.values().next().value as string);
     await this.log.append(full);
     if (WORK_KINDS.has(full.type)) this.shared.work++;
     for (const l of this.shared.listeners) l(full);
@@ -85,6 +93,11 @@ export class Journal {
     const header = childHeader(child.trajId, child.name, { trajId: this.log.trajId, forkStepId: child.forkStepId }, formatTs(this.clock.now()));
     await log.append({ ...header, source: "system" });
     return journal;
+  }
+
+  /** Did this mind (any of its journals) write the step with this id? */
+  wrote(stepId: string): boolean {
+    return this.shared.written.has(stepId);
   }
 
   /** How many work steps have been appended so far; compare two readings. */

@@ -41,7 +41,7 @@ export interface ModelRequest {
 
 export type ModelResult =
   | { ok: true; text: string; inTokens?: number; outTokens?: number }
-  | { ok: false; error: string; aborted: boolean };
+  | { ok: false; error: string; aborted: boolean; /** The server asked to wait this long (HTTP 429/503 Retry-After). */ retryAfterS?: number };
 
 export interface ModelPort {
   readonly name: string;
@@ -118,6 +118,8 @@ export interface TrajPort {
 /** Messages the mind sends, appended to the trajectory inside the current run. */
 export interface ChatPort {
   readonly selfName: string;
+  /** Set when this run may not reply to messages: why, for the agent. */
+  readonly replyRefusal?: string;
   send(m: { to: string; content: string; replyTo?: string }): Promise<Step>;
 }
 

@@ -26,7 +26,7 @@ How you act:
 Your commands, besides ordinary shell tools (each takes --help):
 ${extras.commands}
 
-People write to you as [message <id> from <name> to <you>]. A message does not oblige you to answer; decide if, when and how. Answer at most once per message.
+People write to you as [message <id> from <name> to <you>]; your responder answers them (once per message), and you see its replies here. You may start a conversation with chat send.
 When nothing needs doing, say so in a sentence and set FINAL=idle: you will be woken again later.${skills}`;
 }
 
@@ -42,15 +42,23 @@ export type WakeTask =
   | { reason: "retry"; failures: number }
   | { reason: "message"; messages: Message[] };
 
+const FUNCTIONS = `Choose ONE function for this wake and end with FINAL="<function>: <one line>":
+- think: one new thought that moves you forward (or reply with the thought and no code)
+- act: real work in your shell
+- learn: store a lesson (mem add)
+- recall: bring back a memory (mem search) and use it
+- goals: tend your goals (focus)
+- idle: nothing needs doing; say so honestly (FINAL="idle")`;
+
 export function taskText(task: WakeTask): string {
   switch (task.reason) {
     case "start":
-      return "You are starting up. Look around (your workspace, your recent trajectory) and choose your first thought.";
+      return `You are starting up. Look around (your workspace, your recent trajectory, your goals) and choose your first thought.\n\n${FUNCTIONS}`;
     case "scheduled":
-      return `A spontaneous wake (idle level ${task.level}); nothing new arrived. Choose your next thought: act, think, learn, recall, or rest.`;
+      return `A spontaneous wake (idle level ${task.level}); nothing new arrived.\n\n${FUNCTIONS}`;
     case "retry":
-      return `Trying again after ${task.failures} failed attempt(s) to reach your model. Carry on where you were.`;
+      return `Trying again after ${task.failures} failed attempt(s) to reach your model. Carry on where you were.\n\n${FUNCTIONS}`;
     case "message":
-      return `New message${task.messages.length > 1 ? "s" : ""}:\n\n${task.messages.map(messageLine).join("\n\n")}\n\nDecide whether and how to answer (chat reply <id> <text>).`;
+      return `New message${task.messages.length > 1 ? "s" : ""}:\n\n${task.messages.map(messageLine).join("\n\n")}\n\nYour responder answers people, once per message; you do not reply here. Let what they said feed your inner life (you may write to someone first with chat send when you have a reason).\n\n${FUNCTIONS}`;
   }
 }

@@ -21,6 +21,10 @@ export interface RunLimits {
   maxFailuresInRow: number;
   /** Times the same failing command may fail before the run ends. */
   maxSameFailure: number;
+  /** Model tokens (in + out) one run may use before it is ended. */
+  maxTokens: number;
+  /** The same reply this many times in a row ends the run (the loop-breaker). */
+  maxRepeats: number;
 }
 
 export const DEFAULT_RUN_LIMITS: RunLimits = {
@@ -28,6 +32,8 @@ export const DEFAULT_RUN_LIMITS: RunLimits = {
   contextSteps: 50,
   maxFailuresInRow: 10,
   maxSameFailure: 3,
+  maxTokens: 400_000,
+  maxRepeats: 3,
 };
 
 /** How far `shellm` may recurse, and the iteration budget of each nested run. */
@@ -48,6 +54,8 @@ export interface RunDeps {
   /** 0 for a thinker's own run; n for a run nested n deep. */
   depth: number;
   signal: AbortSignal;
+  /** Whether `chat reply` works in this run (the inner life leaves replies to the responder). Default true. */
+  replies?: boolean;
   /** For a nested run: its ancestors' recent steps, shown before its own. */
   ancestors?: readonly Step[];
   onIteration?: (runId: string, iteration: number) => void;
@@ -67,6 +75,8 @@ export interface RunOutcome {
   lastStepId: string;
   /** The model's error text, for the status line, when end is model-error. */
   error?: string;
+  /** When end is model-error: how long the model's server asked to wait. */
+  retryAfterS?: number;
 }
 
 export interface RunTask {
@@ -96,6 +106,7 @@ export async function shellmRun(deps: RunDeps, run: RunScope, task: RunTask): Pr
     },
     chat: {
       selfName: deps.selfName,
+      ...(deps.replies === false ? { replyRefusal: "replies to messages are the responder's: it answers each message once. Use chat send --to <name> to start a conversation of your own." } : {}),
       send: ({ to, content, replyTo }) => run.append({ type: "message", from: deps.selfName, to, content, reply_to: replyTo, source: "chat" }),
     },
     shellm: nestedShellm(deps, run, () => state.reasoning),
@@ -122,6 +133,8 @@ async function iterate(
   const stopped = () => end("stopped", { type: "error", reason: "stopped", content: "Stopped by its human in the middle of the run." });
   let failuresInRow = 0;
   const failuresOf = new Map<string, number>();
+  let tokens = 0;
+  const repeat = { text: "", count: 0 };
 
   for (let i = 1; i <= limits.maxIterations; i++) {
     if (deps.signal.aborted) return stopped();
@@ -133,9 +146,14 @@ async function iterate(
     deps.onPartial?.("");
     if (!reply.ok) {
       if (reply.aborted || deps.signal.aborted) return stopped();
-      return end("model-error", { type: "error", reason: "model", content: reply.error }, { error: reply.error });
+      const wait = reply.retryAfterS !== undefined ? { retryAfterS: reply.retryAfterS } : {};
+      const note = reply.retryAfterS !== undefined ? ` (the server asks to wait ${reply.retryAfterS} s)` : "";
+      return end("model-error", { type: "error", reason: "model", content: reply.error + note }, { error: reply.error, ...wait });
     }
 
+    tokens += (reply.inTokens ?? 0) + (reply.outTokens ?? 0);
+    repeat.count = reply.text === repeat.text ? repeat.count + 1 : 1;
+    repeat.text = reply.text;
     const parsed = parseReply(reply.text);
     if (parsed.code === null) {
       const content = reply.text.trim();
@@ -168,6 +186,12 @@ async function iterate(
         const why = same >= limits.maxSameFailure ? `the same command failed ${same} times` : `${failuresInRow} commands failed in a row`;
         return end("error", { type: "error", reason: "stall", content: `Run stopped: ${why}.` });
       }
+    }
+    if (repeat.count >= limits.maxRepeats) {
+      return end("error", { type: "error", reason: "repeat", content: `Run stopped: the same reply ${repeat.count} times in a row.` });
+    }
+    if (tokens >= limits.maxTokens) {
+      return end("error", { type: "error", reason: "tokens", content: `Run stopped: it used ${tokens} model tokens (the limit is ${limits.maxTokens}).` });
     }
   }
   return end("error", { type: "error", reason: "iterations", content: `No FINAL after ${limits.maxIterations} iterations; the run was ended.` });

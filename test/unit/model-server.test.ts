@@ -108,34 +108,17 @@ describe('scripted model server', () => {
     expect(server.requests[0]!.stream).toBe(true);
   });
 
-  it('replies to the LAST [message …] line of the last user message', async () => {
-    const first = '0123abcd-0000-4000-8000-000000000001';
-    const second = 'deadbeef-1111-4111-8111-222222222222';
-    const result = await generateText({
-      model: model(),
-      maxRetries: 0,
-      messages: [
-        { role: 'user', content: '[message ffffffff from mallory to reverie] old news' },
-        { role: 'assistant', content: 'noted' },
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: `[message ${first} from alice to reverie] hi\n` },
-            { type: 'text', text: `[message ${second} from bob to reverie] hello?` },
-          ],
-        },
-      ],
-    });
-    expect(result.text).toBe(
-      'Someone wrote to me; I will answer.\n\n```bash\n' +
-        `chat reply ${second} "Hello bob, I got your message."\n` +
-        'FINAL=replied\n```',
-    );
+  it("answers the responder thinker's calls from their own queue, then greets the last writer", async () => {
+    server.enqueue({ text: 'inner life reply' });
+    server.enqueueReply({ text: 'scripted answer' });
+    const ask = (content: string) =>
+      generateText({ model: model(), maxRetries: 0, instructions: 'Reply with the text, or exactly NO_REPLY.', messages: [{ role: 'user', content: [{ type: 'text', text: content }] }] });
+    expect((await ask('New message from alice (0123abcd):\nhi')).text).toBe('scripted answer');
+    expect((await ask('Your conversation with bob so far:\n…\n\nNew message from bob (deadbeef):\nhello?')).text).toBe('Hello bob, I got your message.');
+    // The inner life's queue was left alone; its reply is still first in line.
+    expect((await generateText({ model: model(), maxRetries: 0, prompt: 'x' })).text).toBe('inner life reply');
     // array content parts were normalized to a single string
-    expect(server.requests[0]!.messages[2]).toEqual({
-      role: 'user',
-      content: `[message ${first} from alice to reverie] hi\n[message ${second} from bob to reverie] hello?`,
-    });
+    expect(server.requests[0]!.messages[1]).toEqual({ role: 'user', content: 'New message from alice (0123abcd):\nhi' });
   });
 
   it('defaultResponder ignores message lines outside the last user message', () => {

@@ -144,7 +144,8 @@ describe("shellmRun: the FINAL contract", () => {
 
 describe("shellmRun: guards", () => {
   it("ends with error reason iterations after maxIterations without FINAL", async () => {
-    const t = setup({ turns: [F + "bash\necho again\n" + F], shell: () => ({ stdout: "again\n" }), limits: { maxIterations: 3 } });
+    // Each reply differs, so the loop-breaker (the same reply again and again) stays out of it.
+    const t = setup({ turns: (n) => F + `bash\necho again ${n}\n` + F, shell: () => ({ stdout: "again\n" }), limits: { maxIterations: 3 } });
     expect(await t.run()).toEqual({ end: "error", runId: jid(1) });
     expect(t.model.mock.doStreamCalls).toHaveLength(3);
     expect(t.log.steps.map((s) => s.type)).toEqual([
@@ -314,6 +315,29 @@ describe("shellmRun: model errors and stopping", () => {
       { type: "shell-output", step_id: jid(4), ts: formatTs(T0), ...inRun, stdout: "", stderr: "Terminated\n", exit: 143, exec_s: 0.01, timed_out: false },
       { type: "error", step_id: jid(5), ts: formatTs(T0), ...inRun, reason: "stopped", content: "Stopped by its human in the middle of the run." },
     ]);
+  });
+});
+
+describe("shellmRun: guards", () => {
+  it("the same reply three times in a row ends the run (the loop-breaker)", async () => {
+    const t = setup({ turns: [F + "bash\necho same\n" + F], shell: () => ({ stdout: "same\n" }) });
+    expect(await t.run()).toEqual({ end: "error", runId: jid(1) });
+    expect(t.model.mock.doStreamCalls).toHaveLength(3);
+    expect(t.log.steps.at(-1)).toMatchObject({ type: "error", reason: "repeat", content: "Run stopped: the same reply 3 times in a row." });
+  });
+
+  it("ends the run at its token limit", async () => {
+    const t = setup({ turns: (n) => ({ text: F + `bash\necho ${n}\n` + F, usage: { input: 600, output: 100 } }), shell: () => ({ stdout: "x\n" }), limits: { maxTokens: 2000 } });
+    expect(await t.run()).toEqual({ end: "error", runId: jid(1) });
+    expect(t.model.mock.doStreamCalls).toHaveLength(3);
+    expect(t.log.steps.at(-1)).toMatchObject({ type: "error", reason: "tokens", content: "Run stopped: it used 2100 model tokens (the limit is 2000)." });
+  });
+
+  it("a run that may not reply is given a chat port that says why", async () => {
+    const t = setup({ turns: [F + "bash\nFINAL=ok\n" + F], shell: (_c, req) => finalResult(req, "ok") });
+    t.deps.replies = false;
+    await t.run();
+    expect(t.shell.scopes[0]?.chat.replyRefusal).toMatch(/^replies to messages are the responder's/);
   });
 });
 

@@ -1,23 +1,23 @@
-// The outer loop: wake, run, pace, sleep, and wake at once when a message
-// arrives. One per running mind. Status goes out through `onStatus`; every
-// decision that matters is a step.
-import type { MindStatus } from "../protocol";
-import type { PacingConfig, Step, StepOf } from "../trajectory/schema";
-import type { Journal, RunScope } from "./journal";
-import { afterWake, delaySeconds, failureDelaySeconds, RESTED, type PacingState } from "./pacing";
-import type { Clock, ModelPort, ShellPort } from "./ports";
-import { messageLine, taskText, type WakeTask } from "./prompt";
-import { DEFAULT_NESTING, shellmRun, type Nesting, type RunLimits, type RunOutcome, type ShellState } from "./run";
+// The inner-life thinker ("monolith", as Headlong names it): wake, run, pace,
+// sleep, one function per wake (think, act, learn, recall, goals, idle). It
+// never answers chat (the responder does); a message resets its pacing and
+// wakes it, and it may start a conversation when it has a reason. Status goes
+// out through `onStatus`; every decision that matters is a step.
+import type { MindStatus } from "../../protocol";
+import { isKind, type NewStep, type PacingConfig, type Step } from "../../trajectory/schema";
+import { TriggerQueue, type Subscription } from "../dispatch";
+import type { Journal } from "../journal";
+import { afterWake, delaySeconds, failureDelaySeconds, RESTED, type PacingState } from "../pacing";
+import type { Clock, ModelPort, ShellPort } from "../ports";
+import { taskText, type WakeTask } from "../prompt";
+import { DEFAULT_NESTING, shellmRun, type Nesting, type RunLimits, type RunOutcome, type ShellState } from "../run";
 
-type Message = StepOf<"message">;
+export const INNER_LIFE = "monolith";
 
-interface WakeOutcome extends RunOutcome {
-  didWork: boolean;
-  /** Messages the run replied to. */
-  answered: Set<string>;
-}
+/** The same non-idle outcome this many wakes in a row trips the loop-breaker. */
+export const REPEAT_WAKES = 3;
 
-export interface LoopDeps {
+export interface InnerLifeDeps {
   journal: Journal;
   model: ModelPort;
   shell: ShellPort;
@@ -28,32 +28,46 @@ export interface LoopDeps {
   pacing: PacingConfig;
   limits: RunLimits;
   nesting?: Nesting;
-  /** Where the shell starts; the loop keeps it from run to run (see `shellState()`). */
+  /** Where the shell starts; the thinker keeps it from run to run (see `shellState()`). */
   shellState: ShellState;
   onStatus: (status: MindStatus) => void;
   onPartial?: (text: string) => void;
 }
 
-/** A wake-gap note is written when the mind starts after this long away. */
-export const AWAY_NOTE_AFTER_S = 300;
-/** How far back start-up looks for unfinished runs and unanswered messages. */
-const STARTUP_SCAN = 200;
+interface WakeOutcome extends RunOutcome {
+  didWork: boolean;
+}
 
-export class MindLoop {
+/** What a wake's FINAL says it did: `FINAL="learn: …"`. Unprefixed answers are left as they are. */
+const FUNCTION = /^\s*(think|act|learn|recall|goals|idle)\b\s*[:—–-]?\s*([\s\S]*)$/i;
+
+/** The step that records the function a wake chose, if its FINAL names one. */
+export function functionStep(answer: string): NewStep | null {
+  const m = FUNCTION.exec(answer);
+  if (!m) return null;
+  const fn = (m[1] ?? "").toLowerCase();
+  const rest = (m[2] ?? "").trim();
+  if (fn === "idle") return { type: "idle", content: rest || "Nothing needed doing.", source: INNER_LIFE };
+  if (fn === "think") return { type: "thought", content: rest || answer.trim(), source: INNER_LIFE };
+  return { type: "observation", content: `${fn}: ${rest}`, source: INNER_LIFE };
+}
+
+export class InnerLife {
+  readonly subscription: Subscription;
   private pacing: PacingState = RESTED;
   private failures = 0;
-  private pending: Message[] = [];
+  private readonly queue = new TriggerQueue();
   private readonly stopController = new AbortController();
   private wakeController = new AbortController();
-  /** A message arrived between wakes: the next wait is skipped. */
+  /** A trigger arrived between wakes: the next wait is skipped. */
   private wakeRequested = false;
-  /** The run under way, if any: messages that arrive meanwhile are appended to it as feedback. */
-  private run: RunScope | null = null;
   private shell: ShellState;
+  private repeats = { outcome: "", count: 0 };
   private done: Promise<void> | null = null;
 
-  constructor(private readonly deps: LoopDeps) {
+  constructor(private readonly deps: InnerLifeDeps) {
     this.shell = { ...deps.shellState };
+    this.subscription = { name: INNER_LIFE, types: ["message"], accept: (s) => isKind(s, "message") && s.from !== deps.selfName };
   }
 
   /** The shell's env and cwd as the last run left them. */
@@ -61,9 +75,9 @@ export class MindLoop {
     return this.shell;
   }
 
-  /** Start the loop; resolves when it has stopped. */
-  start(): Promise<void> {
-    this.done ??= this.loop();
+  /** Start with the first task (start-up, or messages waiting); resolves when stopped. */
+  start(first: WakeTask = { reason: "start" }): Promise<void> {
+    this.done ??= this.loop(first);
     return this.done;
   }
 
@@ -75,49 +89,26 @@ export class MindLoop {
   }
 
   /**
-   * A new step appeared in the trajectory (from this tab, another tab, or the
-   * mind itself). Messages from others wake the mind at once.
+   * A trigger for this thinker (a message from someone). During a run it
+   * waits (the run sees the message in its context at its next iteration,
+   * once); between wakes it cuts the wait short.
    */
-  async notify(step: Step): Promise<void> {
-    if (step.type !== "message") return;
-    const m = step as Message;
-    if (m.from === this.deps.selfName) return;
-    if (this.pending.some((p) => p.step_id === m.step_id)) return;
-    this.pending.push(m);
-    const run = this.run;
-    if (run) {
-      // The run under way sees it at its next iteration.
-      try {
-        await run.append({ type: "feedback", content: `A message arrived while you were busy:\n${messageLine(m)}` });
-      } catch {
-        // Storage failed (the run itself will report it). The message stays
-        // pending, so it still wakes the mind after this run; the dispatcher
-        // calls notify without awaiting it, so a rejection would go unhandled.
-      }
-    } else {
-      // Between wakes: cut the wait short (or skip it, if it has not begun).
-      this.wakeRequested = true;
-      this.wakeController.abort();
+  offer(step: Step): void {
+    const dropped = this.queue.push(step);
+    if (dropped) {
+      void this.deps.journal
+        .append({ type: "feedback", content: `Too many messages at once: message ${dropped.step_id.slice(0, 8)} was dropped from the inner life's queue (the responder still sees it).`, source: "system" })
+        .catch(() => undefined);
     }
+    this.wakeRequested = true;
+    this.wakeController.abort();
   }
 
-  /** Put messages back in front of the queue (a failed wake did not get to them). */
-  private requeue(messages: Message[]): void {
-    const queued = new Set(this.pending.map((m) => m.step_id));
-    this.pending = [...messages.filter((m) => !queued.has(m.step_id)), ...this.pending];
-  }
-
-  private async loop(): Promise<void> {
+  private async loop(first: WakeTask): Promise<void> {
     const { deps } = this;
     const stop = this.stopController.signal;
-    let task: WakeTask;
+    let task = first;
     let delay = 0;
-    try {
-      task = await this.startUp();
-    } catch (e) {
-      deps.onStatus({ state: "stopped", lastError: `Could not start (reading or writing the trajectory failed): ${errorText(e)}` });
-      return;
-    }
     while (!stop.aborted) {
       let outcome: WakeOutcome | null = null;
       let lastError: string | undefined;
@@ -130,20 +121,18 @@ export class MindLoop {
         lastError = `Storage failed: ${errorText(e)}`;
       }
       if (stop.aborted) break;
-      const failed = lastError !== undefined;
-      if (failed) {
-        // A failed wake is not an idle one: it leaves the pacing level alone,
-        // and the messages it was woken for are still waiting for an answer.
+      if (lastError !== undefined) {
+        // A failed wake is not an idle one: it leaves the pacing level alone.
         this.failures++;
-        if (task.reason === "message") this.requeue(task.messages.filter((m) => !outcome?.answered.has(m.step_id)));
+        // Honour a Retry-After, within reason (an hour at most).
+        delay = Math.max(failureDelaySeconds(this.failures, deps.pacing), Math.min(outcome?.retryAfterS ?? 0, 3600));
       } else if (outcome) {
         this.failures = 0;
         const reactive = task.reason === "message" || task.reason === "start";
         this.pacing = afterWake(this.pacing, { reactive, didWork: outcome.didWork }, deps.pacing);
+        delay = delaySeconds(this.pacing.level, deps.pacing);
       }
-      this.pending = this.pending.filter((m) => !outcome?.answered.has(m.step_id));
-      if (failed) delay = failureDelaySeconds(this.failures, deps.pacing);
-      else delay = this.pending.length > 0 ? 0 : delaySeconds(this.pacing.level, deps.pacing);
+      if (this.queue.size > 0) delay = 0;
       deps.onStatus({ state: "waiting", nextWakeAt: deps.clock.now() + delay * 1000, level: this.pacing.level, lastError });
       // A new message cuts the wait short, even a retry backoff.
       const waitStart = deps.clock.now();
@@ -151,108 +140,74 @@ export class MindLoop {
       if (stop.aborted) break;
       // The wake step records how long the mind actually waited.
       delay = Math.round(deps.clock.now() - waitStart) / 1000;
-      if (this.pending.length > 0) {
-        task = { reason: "message", messages: this.pending };
-        this.pending = [];
-      } else if (this.failures > 0) {
-        task = { reason: "retry", failures: this.failures };
-      } else {
-        task = { reason: "scheduled", level: this.pacing.level };
-      }
+      const messages = this.queue.takeMessages().filter((s) => isKind(s, "message"));
+      this.queue.take(); // other triggers coalesce into this wake
+      if (messages.length > 0) {
+        this.pacing = RESTED; // a message resets the pacing
+        task = { reason: "message", messages };
+      } else if (this.failures > 0) task = { reason: "retry", failures: this.failures };
+      else task = { reason: "scheduled", level: this.pacing.level };
     }
     deps.onStatus({ state: "stopped" });
   }
 
-  /** One wake: a wake marker, then a run. */
+  /** One wake: a wake marker, then a run, then the record of the function it chose. */
   private async wake(task: WakeTask, delay: number): Promise<WakeOutcome> {
     const { deps } = this;
     const { journal } = deps;
     const trigger = task.reason === "message" ? task.messages[task.messages.length - 1]?.step_id : undefined;
-    const wakeStep = await journal.append({
-      type: "wake",
-      reason: task.reason,
-      level: this.pacing.level,
-      delay_s: delay,
-      trigger_step: trigger,
-      source: "monolith",
-    });
+    const wakeStep = await journal.append({ type: "wake", reason: task.reason, level: this.pacing.level, delay_s: delay, trigger_step: trigger, source: INNER_LIFE });
     this.wakeRequested = false;
     this.wakeController = new AbortController();
-    const answered = new Set<string>();
-    const off = journal.onAppend((s) => {
-      const reply = s as Partial<Message>;
-      if (s.type === "message" && reply.reply_to) answered.add(reply.reply_to);
-    });
     const workBefore = journal.workCount();
     deps.onStatus({ state: "thinking" });
-    try {
-      this.run = await journal.openRun({ model: deps.model.name, trigger_step: trigger ?? wakeStep.step_id, wake: wakeStep.step_id, launched_by: "monolith" });
-      const outcome = await shellmRun(
-        {
-          model: deps.model,
-          shell: deps.shell,
-          selfName: deps.selfName,
-          instructions: typeof deps.instructions === "string" ? deps.instructions : await deps.instructions(),
-          limits: deps.limits,
-          nesting: deps.nesting ?? DEFAULT_NESTING,
-          depth: 0,
-          signal: this.stopController.signal,
-          onIteration: (runId, iteration) => deps.onStatus({ state: "thinking", runId, iteration }),
-          onPartial: deps.onPartial,
-        },
-        this.run,
-        { prompt: taskText(task), shell: this.shell },
-      );
-      this.shell = outcome.shell;
-      return { ...outcome, didWork: journal.workCount() > workBefore, answered };
-    } finally {
-      this.run = null;
-      off();
+    const run = await journal.openRun({ model: deps.model.name, trigger_step: trigger ?? wakeStep.step_id, wake: wakeStep.step_id, launched_by: INNER_LIFE });
+    const outcome = await shellmRun(
+      {
+        model: deps.model,
+        shell: deps.shell,
+        selfName: deps.selfName,
+        instructions: typeof deps.instructions === "string" ? deps.instructions : await deps.instructions(),
+        limits: deps.limits,
+        nesting: deps.nesting ?? DEFAULT_NESTING,
+        depth: 0,
+        replies: false,
+        signal: this.stopController.signal,
+        onIteration: (runId, iteration) => deps.onStatus({ state: "thinking", runId, iteration }),
+        onPartial: deps.onPartial,
+      },
+      run,
+      { prompt: taskText(task), shell: this.shell },
+    );
+    this.shell = outcome.shell;
+    if (outcome.end === "final" && outcome.answer !== undefined) {
+      const record = functionStep(outcome.answer);
+      if (record) await journal.append(record);
     }
+    let didWork = journal.workCount() > workBefore;
+    if (await this.repeating(outcome)) didWork = false;
+    return { ...outcome, didWork };
   }
 
-  /**
-   * Before the first wake: close a run that a closed tab cut off, note a long
-   * absence, and pick up messages that arrived while the mind was not running.
-   */
-  private async startUp(): Promise<WakeTask> {
-    const { journal, clock } = this.deps;
-    const tail = await journal.log.tail(STARTUP_SCAN);
-    const lastRun = [...tail].reverse().find((s) => s.type === "shellm-run");
-    if (lastRun) {
-      const ended = tail.some((s) => s.run_id === lastRun.step_id && (s.type === "final" || s.type === "error" || s.type === "thought"));
-      if (!ended) {
-        await journal.append({
-          type: "error",
-          reason: "interrupted",
-          content: "This run was cut off (the tab closed or the mind stopped mid-thought).",
-          run_id: lastRun.step_id,
-          source: "system",
-        });
-      }
+  /** The loop-breaker: the same non-idle outcome wake after wake is a mind going round in circles. */
+  private async repeating(outcome: RunOutcome): Promise<boolean> {
+    const said = outcome.end === "final" ? (outcome.answer ?? "").trim().toLowerCase() : "";
+    if (!said || said === "idle" || said.startsWith("idle")) {
+      this.repeats = { outcome: "", count: 0 };
+      return false;
     }
-    const newest = tail[tail.length - 1];
-    const awayS = newest ? Math.floor((clock.now() - Date.parse(newest.ts)) / 1000) : 0;
-    if (awayS >= AWAY_NOTE_AFTER_S) {
-      await journal.append({ type: "observation", content: `I was away for ${formatDuration(awayS)}; my last step was at ${newest?.ts}.`, source: "system" });
-    }
-    const sinceRun = lastRun ? tail.slice(tail.indexOf(lastRun)) : tail;
-    const replied = new Set(tail.flatMap((s) => (s.type === "message" && (s as Message).reply_to ? [(s as Message).reply_to as string] : [])));
-    const unanswered = sinceRun.filter(
-      (s): s is Message => s.type === "message" && (s as Message).from !== this.deps.selfName && !replied.has(s.step_id),
-    );
-    if (unanswered.length > 0) return { reason: "message", messages: unanswered };
-    return { reason: "start" };
+    this.repeats = said === this.repeats.outcome ? { outcome: said, count: this.repeats.count + 1 } : { outcome: said, count: 1 };
+    if (this.repeats.count < REPEAT_WAKES) return false;
+    await this.deps.journal.append({
+      type: "error",
+      reason: "repeat",
+      content: `The same outcome ${this.repeats.count} wakes in a row ("${said.slice(0, 80)}"): treated as idle, so the mind slows down. Try something new.`,
+      source: "system",
+    });
+    return true;
   }
 }
 
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
-}
-
-export function formatDuration(s: number): string {
-  if (s < 120) return `${s} s`;
-  if (s < 7200) return `${Math.round(s / 60)} min`;
-  if (s < 172800) return `${Math.round(s / 3600)} h`;
-  return `${Math.round(s / 86400)} days`;
 }

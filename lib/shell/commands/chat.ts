@@ -43,6 +43,7 @@ export const chat: AgentCommand<Ports> = defineAgentCommand({
     const [sub, ...rest] = args;
     if (sub === "--help" || sub === "help") return ok(`${USAGE}\n`);
     if (sub === "reply") {
+      if (ports.chat.replyRefusal) return fail(`chat reply: ${ports.chat.replyRefusal}`);
       const [target, ...words] = rest;
       const text = textOf(words, io);
       if (!target || !text) return usageError(chat, "reply needs a message id (or name) and a text");
@@ -71,7 +72,7 @@ export const chat: AgentCommand<Ports> = defineAgentCommand({
       let n = 20;
       for (let i = 0; i < rest.length; i++) {
         const a = rest[i] ?? "";
-        if (a === "--with") who = rest[++i];
+        if (a === "--with") who = rest[++i] ?? "";
         else if (a.startsWith("--with=")) who = a.slice(7);
         else if (a === "-n") n = Number(rest[++i]);
         else return usageError(chat, `history: unexpected '${a}'`);

@@ -1,0 +1,80 @@
+// The mind's own trajectory, kept in memory: what the mind wrote is appended
+// here as it writes it, and only what others wrote (the page's messages, a
+// config change) is taken in from outside (`ingest`). So an iteration's
+// context costs no storage read and no parse. Reads beyond the window go to
+// the store.
+import type { Step } from "../trajectory/schema";
+import type { StepLog } from "./ports";
+
+/** Steps held in memory: enough for the context, the responder's look-back and `traj tail -n 500`. */
+export const WINDOW = 1000;
+
+export class CachedLog implements StepLog {
+  private window: Step[] = [];
+  private ids = new Set<string>();
+  private total = 0;
+  private loaded: Promise<void> | null = null;
+  private ready = false;
+  /** Steps others appended before the first read finished; taken in after it (duplicates drop out by id). */
+  private early: Step[] = [];
+
+  constructor(
+    private readonly inner: StepLog,
+    private readonly size = WINDOW,
+  ) {}
+
+  get trajId(): string {
+    return this.inner.trajId;
+  }
+
+  private load(): Promise<void> {
+    this.loaded ??= (async () => {
+      const [tail, count] = await Promise.all([this.inner.tail(this.size), this.inner.count()]);
+      this.window = tail;
+      this.ids = new Set(tail.map((s) => s.step_id));
+      this.total = count;
+      this.ready = true;
+      for (const s of this.early.splice(0)) this.keep(s);
+    })();
+    return this.loaded;
+  }
+
+  private keep(step: Step): void {
+    if (this.ids.has(step.step_id)) return;
+    this.window.push(step);
+    this.ids.add(step.step_id);
+    this.total++;
+    if (this.window.length > this.size * 1.5) {
+      for (const s of this.window.splice(0, this.window.length - this.size)) this.ids.delete(s.step_id);
+    }
+  }
+
+  async append(step: Step): Promise<void> {
+    await this.load();
+    await this.inner.append(step);
+    this.keep(step);
+  }
+
+  /** A step someone else appended to this trajectory (seen through the store's watch). */
+  ingest(step: Step): void {
+    if (this.ready) this.keep(step);
+    else this.early.push(step);
+  }
+
+  async tail(n: number): Promise<Step[]> {
+    await this.load();
+    if (n <= this.window.length || this.window.length >= this.total) return n <= 0 ? [] : this.window.slice(-n);
+    return this.inner.tail(n);
+  }
+
+  async count(): Promise<number> {
+    await this.load();
+    return this.total;
+  }
+
+  putBlob = (name: string, text: string) => this.inner.putBlob(name, text);
+  blob = (ref: string, trajId?: string) => this.inner.blob(ref, trajId);
+  find = (idOrPrefix: string, limit: number) => this.inner.find(idOrPrefix, limit);
+  search = (text: string, limit: number) => this.inner.search(text, limit);
+  fork = (child: { trajId: string; name: string }) => this.inner.fork(child);
+}
