@@ -10,7 +10,7 @@ import type { StepLog } from "./ports";
 export const WINDOW = 1000;
 
 export class CachedLog implements StepLog {
-  private window: Step[] = [];
+  private recent: Step[] = [];
   private ids = new Set<string>();
   private total = 0;
   private loaded: Promise<void> | null = null;
@@ -30,7 +30,7 @@ export class CachedLog implements StepLog {
   private load(): Promise<void> {
     this.loaded ??= (async () => {
       const [tail, count] = await Promise.all([this.inner.tail(this.size), this.inner.count()]);
-      this.window = tail;
+      this.recent = tail;
       this.ids = new Set(tail.map((s) => s.step_id));
       this.total = count;
       this.ready = true;
@@ -41,11 +41,11 @@ export class CachedLog implements StepLog {
 
   private keep(step: Step): void {
     if (this.ids.has(step.step_id)) return;
-    this.window.push(step);
+    this.recent.push(step);
     this.ids.add(step.step_id);
     this.total++;
-    if (this.window.length > this.size * 1.5) {
-      for (const s of this.window.splice(0, this.window.length - this.size)) this.ids.delete(s.step_id);
+    if (this.recent.length > this.size * 1.5) {
+      for (const s of this.recent.splice(0, this.recent.length - this.size)) this.ids.delete(s.step_id);
     }
   }
 
@@ -63,7 +63,7 @@ export class CachedLog implements StepLog {
 
   async tail(n: number): Promise<Step[]> {
     await this.load();
-    if (n <= this.window.length || this.window.length >= this.total) return n <= 0 ? [] : this.window.slice(-n);
+    if (n <= this.recent.length || this.recent.length >= this.total) return n <= 0 ? [] : this.recent.slice(-n);
     return this.inner.tail(n);
   }
 

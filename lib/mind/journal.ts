@@ -3,7 +3,7 @@
 // `openRun` writes its header and returns the appender that the run and its
 // commands write through, so nothing reads a shared "current run" slot.
 import { childHeader } from "../trajectory/dag";
-import { formatTs, WORK_KINDS, type NewStep, type Step } from "../trajectory/schema";
+import { formatTs, stampStep, WORK_KINDS, type NewStep, type Step } from "../trajectory/schema";
 import type { Clock, Ids, StepLog } from "./ports";
 
 export { WORK_KINDS };
@@ -58,7 +58,7 @@ export class Journal {
 
   /** Append a step; `step_id` may be given when a blob had to be named after it. */
   async append(step: Appendable): Promise<Step> {
-    const full = { ...step, step_id: step.step_id ?? this.ids.uuid(), ts: formatTs(this.clock.now()) } as Step;
+    const full = stampStep(step, { id: step.step_id ?? this.ids.uuid(), now: this.clock.now() });
     const { written } = this.shared;
     written.add(full.step_id);
     if (written.size > WRITTEN_KEPT) written.delete(written.values().next().value as string);

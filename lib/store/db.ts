@@ -1,6 +1,7 @@
 // The browser database. The only module (with its siblings in lib/store) that
 // touches IndexedDB. Everything read back is parsed by the callers' schemas.
 import Dexie, { type EntityTable } from "dexie";
+import type { FileRecord } from "../shell/persistent-fs";
 
 /** A mind (live) or an imported archive (read-only): the owner of steps. */
 export interface MindRow {
@@ -25,14 +26,9 @@ export interface BlobRow {
   text: string;
 }
 
-export interface FileRow {
+/** A workspace file of a mind: the sandbox's record (lib/shell/persistent-fs.ts), keyed by its mind. */
+export interface FileRow extends FileRecord {
   mind_id: string;
-  path: string;
-  kind: "file" | "dir" | "symlink";
-  data?: Uint8Array;
-  target?: string;
-  mode: number;
-  mtime: number;
 }
 
 /**

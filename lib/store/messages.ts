@@ -1,5 +1,5 @@
 // A person's message to a mind: one more step in its trajectory.
-import { formatTs, type Step } from "../trajectory/schema";
+import { stampStep, type Step } from "../trajectory/schema";
 import type { ReverieDb } from "./db";
 import { appendStep } from "./steps";
 
@@ -9,15 +9,7 @@ export async function sendMessage(db: ReverieDb, mindId: string, msg: { from: st
   const content = msg.content.trim();
   if (!content) throw new Error("An empty message is not sent.");
   if (content.length > MAX_MESSAGE_CHARS) throw new Error(`A message can be at most ${MAX_MESSAGE_CHARS} characters.`);
-  const step: Step = {
-    type: "message",
-    step_id: crypto.randomUUID(),
-    ts: formatTs(Date.now()),
-    source: "chat",
-    from: msg.from,
-    to: msg.to,
-    content,
-  };
+  const step = stampStep({ type: "message", source: "chat", from: msg.from, to: msg.to, content }, { id: crypto.randomUUID(), now: Date.now() });
   await appendStep(db, mindId, step);
   return step;
 }

@@ -5,7 +5,7 @@ import { ModelSettings } from "../llm/settings";
 import { DEFAULT_PACING } from "../mind/pacing";
 import { DEFAULT_RUN_LIMITS } from "../mind/run";
 import { DEFAULT_PERMISSIONS, Permissions } from "../trajectory/permissions";
-import { formatTs, PacingConfig, type Step } from "../trajectory/schema";
+import { formatTs, PacingConfig, stampStep, type Step } from "../trajectory/schema";
 import type { ReverieDb } from "./db";
 import { getOwner, listOwners } from "./owners";
 import { appendStep } from "./steps";
@@ -43,17 +43,18 @@ export function parseMind(json: unknown): Mind | null {
 
 /** The `config` step that records a mind's settings (never its key). */
 function configStep(mind: Mind, now: number): Step {
-  return {
-    type: "config",
-    step_id: crypto.randomUUID(),
-    ts: formatTs(now),
-    source: "system",
-    pacing: mind.pacing,
-    max_iterations: mind.max_iterations,
-    provider: mind.model.provider,
-    model: mind.model.model,
-    permissions: mind.permissions,
-  };
+  return stampStep(
+    {
+      type: "config",
+      source: "system",
+      pacing: mind.pacing,
+      max_iterations: mind.max_iterations,
+      provider: mind.model.provider,
+      model: mind.model.model,
+      permissions: mind.permissions,
+    },
+    { id: crypto.randomUUID(), now },
+  );
 }
 
 export const SettingsInput = z.object({

@@ -87,13 +87,13 @@ export async function findSteps(db: ReverieDb, mindId: string, idOrPrefix: strin
 // JSON.stringify escapes only quotes, backslashes and control characters, so
 // for a query without them the raw row containing it is a necessary condition:
 // a cheap filter before parsing.
-const JSON_ESCAPED = /["\\\u0000-\u001f]/;
+const jsonEscapes = (q: string) => /["\\]/.test(q) || [...q].some((c) => c.charCodeAt(0) < 0x20);
 
 /** Steps of one trajectory whose text (as `stepText` renders it) contains `text`, newest first. */
 export async function searchSteps(db: ReverieDb, mindId: string, trajId: string, text: string, limit: number): Promise<Step[]> {
   const q = text.toLowerCase();
   if (!q) return [];
-  const raw = !JSON_ESCAPED.test(q);
+  const raw = !jsonEscapes(q);
   const out: Step[] = [];
   await trajRange(db, mindId, trajId)
     .reverse()

@@ -172,6 +172,13 @@ export type NewStep = { [K in KnownKind]: Omit<StepOf<K>, "step_id" | "ts"> }[Kn
 /** Kinds whose appearance means a wake did something (HEADLONG-FACTS, pacing). */
 export const WORK_KINDS: ReadonlySet<string> = new Set(["thought", "action", "observation", "merge", "message"]);
 
+/** Give a new step its id and time: the one place steps are stamped (the journal, the page's messages, config steps). */
+export function stampStep(step: NewStep & { step_id?: string }, stamp: { id: string; now: number }): Step {
+  const { step_id, ...rest } = step;
+  // type, step_id and ts lead each line, as in Headlong's logs.
+  return { type: step.type, step_id: step_id ?? stamp.id, ts: formatTs(stamp.now), ...rest } as Step;
+}
+
 /** UTC with milliseconds, the format Reverie writes. */
 export function formatTs(ms: number): string {
   return new Date(ms).toISOString();
