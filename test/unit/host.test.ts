@@ -56,6 +56,19 @@ describe("runMind", () => {
     expect(model.requests[1]?.messages[0]).toEqual({ role: "system", content: expect.stringContaining("You are Ada") });
   });
 
+  it("the agent's own stores (memory, goals, skills) survive a worker restart", async () => {
+    const mind = await createMind(db, { name: "Ada", persona: "p", model: { provider: "openai-compatible", baseURL: model.url, model: "scripted" } });
+    const skill = "---\nname: tidy\ndescription: How I tidy my notes.\n---\nSort them by date.";
+    model.enqueue(bash(`mem add "tides follow the moon" --tags sea\nfocus set learn the tides\nprintf '%s\\n' '${skill.replace(/\n/g, "' '")}' > /tmp/tidy.md\nskills install /tmp/tidy.md\nFINAL=setup`));
+    await runOnce(mind.id);
+    model.enqueue(bash("mem search tides | cut -d' ' -f4-; focus list | cut -d' ' -f2-; skills list\nFINAL=checked"));
+    await runOnce(mind.id);
+    const outputs = (await tailSteps(db, mind.id, 100)).filter((s) => s.type === "shell-output").map((s) => (s as { stdout: string }).stdout);
+    expect(outputs[1]).toBe("tides follow the moon\n[ ] learn the tides\ntidy  How I tidy my notes.\n");
+    // The installed skill is offered to the model in its instructions on the next wake.
+    expect(model.requests.at(-1)?.messages[0]?.content).toContain("- tidy: How I tidy my notes.");
+  });
+
   it("refuses a mind that is not in the database", async () => {
     await expect(runMind(db, "00000000-0000-4000-8000-000000000000", { onStatus: () => {} })).rejects.toThrow(/no mind/i);
   });
