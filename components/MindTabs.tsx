@@ -1,15 +1,16 @@
 "use client";
-// Stream or Files, on a mind's page. The stream stays mounted while Files is
-// shown, so it keeps following new steps and the reader's place in it.
+// Stream, Chat or Files, on a mind's page. The stream stays mounted while
+// another tab is shown, so it keeps following new steps and the reader's place in it.
 import { useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 
 const TABS = [
   { key: "stream", label: "Stream" },
+  { key: "chat", label: "Chat" },
   { key: "files", label: "Files" },
 ] as const;
 type Tab = (typeof TABS)[number]["key"];
 
-export function MindTabs({ stream, files }: { stream: ReactNode; files: ReactNode }) {
+export function MindTabs({ stream, chat, files }: { stream: ReactNode; chat: ReactNode; files: ReactNode }) {
   const [tab, setTab] = useState<Tab>("stream");
   const id = useId();
   const list = useRef<HTMLDivElement>(null);
@@ -54,7 +55,8 @@ export function MindTabs({ stream, files }: { stream: ReactNode; files: ReactNod
         ))}
       </div>
       {panel("stream", stream)}
-      {/* Files only while shown: its live queries read the workspace, which the stream does not need. */}
+      {/* Chat and Files only while shown: their live queries read what the stream does not need. */}
+      {panel("chat", tab === "chat" ? chat : null)}
       {panel("files", tab === "files" ? files : null)}
     </>
   );

@@ -1,13 +1,12 @@
 "use client";
 import Link from "next/link";
 import { Suspense, useState } from "react";
-import { useMind } from "@/lib/store/hooks";
+import { useMind, useMindControls } from "@/lib/store/hooks";
 import { ExportButton } from "./ExportButton";
 import { NotFound } from "./OwnerList";
-import { db } from "@/lib/store/db";
-import { setRunning } from "@/lib/store/minds";
-import { useRunnerState } from "./runner/runner-store";
+import { panicHere, useRunnerState } from "./runner/runner-store";
 import { WebContainerStatus } from "./runner/WebContainerStatus";
+import { ChatView } from "./chat/ChatView";
 import { MessageBox } from "./MessageBox";
 import { SettingsPanel } from "./SettingsPanel";
 import { StatusBar } from "./StatusBar";
@@ -19,8 +18,13 @@ import { TrajectoryViewer } from "./viewer/TrajectoryViewer";
 export function MindView({ mindId }: { mindId: string }) {
   const mind = useMind(mindId);
   const runner = useRunnerState(mindId);
+  const controls = useMindControls(mindId);
   // Start and Stop set the flag; the tab that runs the mind (this one or another) follows it.
-  const setRun = (on: boolean) => void setRunning(db(), mindId, on);
+  const setRun = (on: boolean) => void controls.setRunning(on);
+  // Panic stop: this tab ends its worker at once; a viewing tab asks the runner's tab to.
+  const panic = () => {
+    if (!panicHere(mindId)) void controls.requestPanic();
+  };
   const [showSettings, setShowSettings] = useState(false);
 
   if (mind === null) return <NotFound what="mind" />;
@@ -58,7 +62,7 @@ export function MindView({ mindId }: { mindId: string }) {
           </span>
         </div>
         {showSettings && mind && <SettingsPanel mind={mind} />}
-        <StatusBar status={runner.status} role={runner.role} running={mind?.running} onStart={() => setRun(true)} onStop={() => setRun(false)} />
+        <StatusBar status={runner.status} role={runner.role} running={mind?.running} onStart={() => setRun(true)} onStop={() => setRun(false)} onPanic={panic} />
         {mind && <PermissionsSummary permissions={mind.permissions} />}
         {mind?.permissions.webcontainer && runner.role === "runner" && <WebContainerStatus status={runner.runtime} />}
         {runner.fatal && (
@@ -73,6 +77,7 @@ export function MindView({ mindId }: { mindId: string }) {
             <TrajectoryViewer owner={mindId} live footer={partial} />
           </Suspense>
         }
+        chat={mind ? <ChatView mindId={mindId} mindName={mind.name} /> : null}
         files={<FilesView mindId={mindId} readOnly={filesReadOnly(mind?.running, runner)} />}
       />
       <footer className="border-t border-stone-200 pt-3 dark:border-stone-800">{mind && <MessageBox mindId={mindId} mindName={mind.name} />}</footer>

@@ -32,7 +32,7 @@ function viewingText(running: boolean | undefined): string {
   return running === false ? "viewing — stopped; another tab holds this mind" : statusText({ state: "viewing" });
 }
 
-export function StatusBar(props: { status: MindStatus; role: Role; running: boolean | undefined; onStart: () => void; onStop: () => void }) {
+export function StatusBar(props: { status: MindStatus; role: Role; running: boolean | undefined; onStart: () => void; onStop: () => void; onPanic: () => void }) {
   const { status, role } = props;
   const now = useNow(status.state === "waiting");
   const next = status.state === "waiting" ? Math.max(0, Math.ceil((status.nextWakeAt - now) / 1000)) : null;
@@ -71,6 +71,16 @@ export function StatusBar(props: { status: MindStatus; role: Role; running: bool
           className="rounded border border-stone-300 px-3 py-1 hover:bg-stone-100 disabled:opacity-40 dark:border-stone-700 dark:hover:bg-stone-900"
         >
           Stop
+        </button>
+        <button
+          type="button"
+          data-testid="panic-stop"
+          onClick={props.onPanic}
+          disabled={!canControl || isStopped}
+          aria-label="Panic stop: end the run in flight at once, even a hung command or model call"
+          className="rounded bg-red-600 px-3 py-1 font-medium text-white hover:bg-red-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-red-600 disabled:opacity-40"
+        >
+          Panic stop
         </button>
       </span>
       {error && (

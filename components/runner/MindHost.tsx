@@ -10,7 +10,7 @@ export function MindHost({ children }: { children: ReactNode }) {
   const minds = useMinds();
   return (
     <>
-      {minds?.map((m) => <MindRunner key={m.id} mindId={m.id} shouldRun={m.running} webcontainer={m.permissions.webcontainer} />)}
+      {minds?.map((m) => <MindRunner key={m.id} mindId={m.id} shouldRun={m.running} webcontainer={m.permissions.webcontainer} panicAt={m.panic_at} />)}
       {children}
     </>
   );

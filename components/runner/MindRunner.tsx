@@ -3,9 +3,11 @@
 // one tab the runner; the others view, and one of them takes over when the
 // runner's tab goes away. The runner starts the mind's Web Worker when the
 // mind's `running` flag (set from any tab) asks for it, and stops it when not.
-import { useEffect, useRef, useState } from "react";
+// A panic stop does not ask: it terminates the worker, then records why.
+import { useCallback, useEffect, useRef, useState } from "react";
 import { mindLockName, type FromWorker, type ToWorker } from "@/lib/protocol";
-import { forgetRunner, updateRunner, type Role } from "./runner-store";
+import { useMindControls } from "@/lib/store/hooks";
+import { forgetRunner, offerPanic, runnerState, updateRunner, type Role } from "./runner-store";
 import { linkWorkerRuntime, type RuntimeLink } from "./webcontainer-host";
 
 interface Running {
@@ -30,10 +32,30 @@ function spawnWorker(mindId: string): Running {
 
 const send = (w: Worker, msg: ToWorker) => w.postMessage(msg);
 
-/** `webcontainer`: the mind's permission for real Node (a WebContainer on this page). */
-export function MindRunner({ mindId, shouldRun, webcontainer }: { mindId: string; shouldRun: boolean; webcontainer: boolean }) {
+/**
+ * `webcontainer`: the mind's permission for real Node (a WebContainer on this page).
+ * `panicAt`: a panic stop asked for from another tab, not yet carried out.
+ */
+export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindId: string; shouldRun: boolean; webcontainer: boolean; panicAt?: string }) {
   const [role, setRole] = useState<Role>("pending");
   const worker = useRef<Running | null>(null);
+  const { recordPanic } = useMindControls(mindId);
+
+  // End the worker at once (a hung block or model call goes with it), then
+  // write the error step for the run it was in, and stop the mind.
+  const panic = useCallback(() => {
+    const running = worker.current;
+    worker.current = null;
+    running?.runtime.close();
+    running?.worker.terminate();
+    const status = runnerState(mindId).status;
+    updateRunner(mindId, { status: { state: "stopped" }, partial: "" });
+    recordPanic(status.state === "thinking" ? status.runId : undefined).catch((e: unknown) =>
+      updateRunner(mindId, { fatal: `The worker was ended, but the panic stop could not be recorded: ${e instanceof Error ? e.message : String(e)}` }),
+    );
+  }, [mindId, recordPanic]);
+
+  useEffect(() => (role === "runner" ? offerPanic(mindId, panic) : undefined), [role, mindId, panic]);
 
   useEffect(() => {
     const abort = new AbortController();
@@ -77,9 +99,14 @@ export function MindRunner({ mindId, shouldRun, webcontainer }: { mindId: string
 
   // The runner follows the `running` flag: its human's Start and Stop, from any tab.
   // A stopped mind has no worker at all; it is started on the first Start.
+  const panicDone = useRef<string | null>(null);
   useEffect(() => {
     if (role !== "runner") return;
-    if (shouldRun) {
+    if (panicAt) {
+      // Asked from another tab (or before this tab took over): carried out once.
+      if (panicDone.current !== panicAt) panic();
+      panicDone.current = panicAt;
+    } else if (shouldRun) {
       worker.current ??= spawnWorker(mindId);
       updateRunner(mindId, { fatal: null });
       send(worker.current.worker, { type: "start", mindId });
@@ -90,7 +117,7 @@ export function MindRunner({ mindId, shouldRun, webcontainer }: { mindId: string
     } else {
       updateRunner(mindId, { status: { state: "stopped" } });
     }
-  }, [role, shouldRun, mindId]);
+  }, [role, shouldRun, mindId, panicAt, panic]);
 
   // Real Node follows the mind's permission, also while the worker lives (after the effect above made it).
   useEffect(() => {

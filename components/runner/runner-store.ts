@@ -46,3 +46,26 @@ export function useRunnerState(mindId: string): RunnerState {
     () => INITIAL,
   );
 }
+
+/** What the runner reports now (outside React: for handlers that need the run in flight). */
+export function runnerState(mindId: string): RunnerState {
+  return states.get(mindId) ?? INITIAL;
+}
+
+// The panic stop of the tab that runs a mind, so a button on its page can end the worker at once.
+const panics = new Map<string, () => void>();
+
+/** The runner offers its panic stop while it holds the mind; returns the withdrawal. */
+export function offerPanic(mindId: string, panic: () => void): () => void {
+  panics.set(mindId, panic);
+  return () => {
+    if (panics.get(mindId) === panic) panics.delete(mindId);
+  };
+}
+
+/** Panic-stop the mind if this tab runs it; false when another tab does. */
+export function panicHere(mindId: string): boolean {
+  const panic = panics.get(mindId);
+  panic?.();
+  return panic !== undefined;
+}

@@ -6,7 +6,9 @@ import { useMemo } from "react";
 import { getArchive, listArchives, type ImportedArchive } from "./archives";
 import { db } from "./db";
 import { listWorkspace, readWorkspaceFile, saveWorkspaceFile, type WorkspaceEntry } from "./files";
-import { getMind, listMinds, type Mind } from "./minds";
+import { getMind, listMinds, panicStop, requestPanic, setRunning, type Mind } from "./minds";
+import { mindConversations } from "./chat";
+import type { Conversation } from "../trajectory/chat";
 import { getSenderName } from "./settings";
 import type { FileRecord } from "../shell/persistent-fs";
 
@@ -44,4 +46,31 @@ export function useWorkspaceFile(mindId: string, path: string | null): FileRecor
 /** What the human may do to a mind's workspace; refused while the mind runs. */
 export function useWorkspaceActions(mindId: string): { save: (path: string, text: string) => Promise<void> } {
   return useMemo(() => ({ save: (path, text) => saveWorkspaceFile(db(), mindId, path, text) }), [mindId]);
+}
+
+/** A mind's conversations, per person: undefined while loading, null when there is no such mind. */
+export function useChat(mindId: string): Conversation[] | null | undefined {
+  return useLiveQuery(() => mindConversations(db(), mindId), [mindId]);
+}
+
+export interface MindControls {
+  /** Start or Stop: the tab that runs the mind follows the flag. */
+  setRunning: (on: boolean) => Promise<void>;
+  /** From a tab that only views the mind: ask the runner's tab for a panic stop. */
+  requestPanic: () => Promise<void>;
+  /** In the runner's tab, once its worker is gone: record the panic stop and stop the mind. */
+  recordPanic: (runId?: string) => Promise<void>;
+}
+
+export function useMindControls(mindId: string): MindControls {
+  return useMemo(
+    () => ({
+      setRunning: (on) => setRunning(db(), mindId, on),
+      requestPanic: () => requestPanic(db(), mindId),
+      recordPanic: async (runId) => {
+        await panicStop(db(), mindId, runId);
+      },
+    }),
+    [mindId],
+  );
 }

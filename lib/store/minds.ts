@@ -3,12 +3,13 @@
 import { z } from "zod";
 import { ModelSettings } from "../llm/settings";
 import { DEFAULT_PACING } from "../mind/pacing";
+import { recoverAtStart } from "../mind/recovery";
 import { DEFAULT_RUN_LIMITS } from "../mind/run";
 import { DEFAULT_PERMISSIONS, Permissions } from "../trajectory/permissions";
 import { formatTs, PacingConfig, stampStep, type Step } from "../trajectory/schema";
 import type { ReverieDb } from "./db";
 import { getOwner, listOwners } from "./owners";
-import { appendStep } from "./steps";
+import { appendStep, tailSteps } from "./steps";
 
 export const Mind = z.object({
   id: z.string(),
@@ -24,6 +25,8 @@ export const Mind = z.object({
   permissions: Permissions.default(DEFAULT_PERMISSIONS),
   /** The shell's variables and directory, carried across execs and reloads. */
   shell: z.object({ env: z.record(z.string(), z.string()), cwd: z.string() }).optional(),
+  /** A panic stop asked for from a tab that does not run the mind; the runner's tab carries it out. */
+  panic_at: z.string().optional(),
 });
 export type Mind = z.infer<typeof Mind>;
 
@@ -115,4 +118,36 @@ export function setRunning(db: ReverieDb, id: string, running: boolean): Promise
 
 export function saveShellState(db: ReverieDb, id: string, shell: { env: Record<string, string>; cwd: string }): Promise<void> {
   return updateMind(db, id, (m) => ({ ...m, shell }));
+}
+
+/** Ask the tab that runs the mind for a panic stop (from a tab that only views it). */
+export function requestPanic(db: ReverieDb, id: string, now = Date.now()): Promise<void> {
+  return updateMind(db, id, (m) => ({ ...m, running: false, panic_at: formatTs(now) }));
+}
+
+export const PANIC_CONTENT = "Panic stop by its human: the run in flight was ended at once.";
+/** As far back as start-up recovery looks for runs without an ending. */
+const PANIC_SCAN = 200;
+
+/**
+ * Record a panic stop, after the runner's tab ended the worker: an `error`
+ * step for the run in flight (and any other run start-up would call cut off,
+ * so none is later marked "interrupted"), and the mind stopped, in one
+ * transaction. Clears a pending panic request.
+ */
+export async function panicStop(db: ReverieDb, id: string, runId?: string, now = Date.now()): Promise<Step[]> {
+  return db.transaction("rw", db.minds, db.steps, async () => {
+    const mind = await getMind(db, id);
+    if (!mind) throw new Error(`No mind ${id} in this browser.`);
+    const open = recoverAtStart(await tailSteps(db, id, PANIC_SCAN), now, mind.name).steps.flatMap((s) => (s.type === "error" && s.run_id ? [s.run_id] : []));
+    const runs = [...new Set([...(runId ? [runId] : []), ...open])];
+    const steps = (runs.length ? runs : [undefined]).map((run) =>
+      stampStep({ type: "error", reason: "panic-stop", content: PANIC_CONTENT, ...(run ? { run_id: run } : {}), source: "system" }, { id: crypto.randomUUID(), now }),
+    );
+    for (const step of steps) await appendStep(db, id, step);
+    const next: Mind = { ...mind, running: false };
+    delete next.panic_at;
+    await db.minds.put({ id, json: next });
+    return steps;
+  });
 }
