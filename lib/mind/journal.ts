@@ -95,6 +95,15 @@ export class Journal {
     return journal;
   }
 
+  /**
+   * The same trajectory for another thinker: what it writes is known as the
+   * mind's (`wrote`, listeners), but its work is counted apart, so one
+   * thinker's steps never make another's wake look busy.
+   */
+  forThinker(): Journal {
+    return new Journal(this.log, this.ids, this.clock, { work: 0, listeners: this.shared.listeners, written: this.shared.written });
+  }
+
   /** Did this mind (any of its journals) write the step with this id? */
   wrote(stepId: string): boolean {
     return this.shared.written.has(stepId);

@@ -29,7 +29,8 @@ export class Mind {
   constructor(private readonly deps: MindDeps) {
     this.innerLife = new InnerLife(deps);
     this.responder = new Responder({
-      journal: deps.journal,
+      // Its replies and decisions are not the inner life's work (they must not reset its pacing).
+      journal: deps.journal.forThinker(),
       model: deps.responderModel ?? deps.model,
       selfName: deps.selfName,
       persona: deps.persona,

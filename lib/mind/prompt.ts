@@ -59,6 +59,7 @@ export function taskText(task: WakeTask): string {
     case "retry":
       return `Trying again after ${task.failures} failed attempt(s) to reach your model. Carry on where you were.\n\n${FUNCTIONS}`;
     case "message":
-      return `New message${task.messages.length > 1 ? "s" : ""}:\n\n${task.messages.map(messageLine).join("\n\n")}\n\nYour responder answers people, once per message; you do not reply here. Let what they said feed your inner life (you may write to someone first with chat send when you have a reason).\n\n${FUNCTIONS}`;
+      // The messages themselves are in the context already (just above); name them, do not quote them again.
+      return `New message${task.messages.length > 1 ? "s" : ""} (above): ${task.messages.map((m) => `${m.step_id.slice(0, 8)} from ${m.from}`).join(", ")}.\n\nYour responder answers people, once per message; you do not reply here. Let what they said feed your inner life (you may write to someone first with chat send when you have a reason).\n\n${FUNCTIONS}`;
   }
 }

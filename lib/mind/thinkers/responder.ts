@@ -52,6 +52,18 @@ export class Responder {
     };
   }
 
+  /**
+   * A message dropped from the dispatcher's full queue will not be handled:
+   * record that, so no message goes unanswered without a word in the log.
+   */
+  dropped(step: Step): void {
+    if (!isKind(step, "message") || this.claimed.has(step.step_id)) return;
+    this.claimed.add(step.step_id);
+    void this.deps.journal
+      .append({ type: "observation", decision: "reply-failed", content: `Too many messages at once: I could not answer ${step.from}'s message ${step.step_id.slice(0, 8)}.`, trigger_step: step.step_id, source: RESPONDER })
+      .catch(() => undefined);
+  }
+
   async handle(trigger: Step): Promise<void> {
     if (!isKind(trigger, "message") || this.claimed.has(trigger.step_id)) return;
     this.claimed.add(trigger.step_id);

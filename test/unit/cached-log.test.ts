@@ -1,0 +1,176 @@
+// lib/mind/cached-log.ts: the mind's trajectory kept in memory over the store
+// log (here MemoryStepLog, wrapped to count its reads). After the first read,
+// tail and count come from memory; the mind's own appends are kept as written;
+// steps others wrote come in through `ingest`; reads past the window go to the
+// store.
+import { describe, expect, it } from "vitest";
+import { CachedLog, WINDOW } from "../../lib/mind/cached-log";
+import type { StepLog } from "../../lib/mind/ports";
+import type { Step } from "../../lib/trajectory/schema";
+import { MemoryStepLog } from "./helpers/memory-log";
+import { stepMaker } from "./helpers/steps";
+
+const mine = stepMaker({ tail: "000000000000" });
+const theirs = stepMaker({ tail: "cccccccccccc" });
+
+/** The store log, with every read counted. */
+function countedStore(initial: Step[] = []) {
+  const store = new MemoryStepLog(initial);
+  const reads = { tail: [] as number[], count: 0, appends: 0 };
+  const inner: StepLog = {
+    trajId: store.trajId,
+    append: (s) => {
+      reads.appends++;
+      return store.append(s);
+    },
+    tail: (n) => {
+      reads.tail.push(n);
+      return store.tail(n);
+    },
+    count: () => {
+      reads.count++;
+      return store.count();
+    },
+    putBlob: (name, text) => store.putBlob(name, text),
+    blob: (ref, trajId) => store.blob(ref, trajId),
+    find: (idOrPrefix, limit) => store.find(idOrPrefix, limit),
+    search: (text, limit) => store.search(text, limit),
+    fork: (child) => store.fork(child),
+  };
+  return { store, inner, reads };
+}
+
+const thoughts = (n: number, make = mine) => Array.from({ length: n }, (_, i) => make("thought", { content: `t${i}` }));
+
+describe("CachedLog", () => {
+  it("reads the store once (tail of the window and count); later tails and counts are served from memory", async () => {
+    const initial = thoughts(5);
+    const { inner, reads } = countedStore(initial);
+    const log = new CachedLog(inner, 10);
+    expect(await log.tail(3)).toEqual(initial.slice(-3));
+    expect(await log.count()).toBe(5);
+    expect(await log.tail(5)).toEqual(initial);
+    expect(await log.tail(50)).toEqual(initial); // the window holds the whole trajectory
+    expect(await log.tail(0)).toEqual([]);
+    expect(await log.count()).toBe(5);
+    expect(reads).toEqual({ tail: [10], count: 1, appends: 0 });
+  });
+
+  it("concurrent first reads share one load", async () => {
+    const { inner, reads } = countedStore(thoughts(2));
+    const log = new CachedLog(inner, 10);
+    const [a, b, c] = await Promise.all([log.tail(1), log.count(), log.tail(2)]);
+    expect([a.length, b, c.length]).toEqual([1, 2, 2]);
+    expect(reads).toEqual({ tail: [10], count: 1, appends: 0 });
+  });
+
+  it("keeps its own appends (written through to the store) without reading them back", async () => {
+    const initial = thoughts(2);
+    const { store, inner, reads } = countedStore(initial);
+    const log = new CachedLog(inner, 10);
+    const added = thoughts(3);
+    for (const s of added) await log.append(s);
+    expect(store.steps).toEqual([...initial, ...added]);
+    expect(await log.tail(10)).toEqual([...initial, ...added]);
+    expect(await log.count()).toBe(5);
+    expect(reads).toEqual({ tail: [10], count: 1, appends: 3 });
+  });
+
+  it("an append the store refuses is not kept", async () => {
+    const { store, inner } = countedStore(thoughts(1));
+    const log = new CachedLog(inner, 10);
+    store.failAppends = new Error("disk full");
+    await expect(log.append(mine("thought", { content: "lost" }))).rejects.toThrow("disk full");
+    expect(await log.count()).toBe(1);
+    expect((await log.tail(5)).map((s) => (s as { content?: string }).content)).toEqual(["t0"]);
+  });
+
+  it("ingests what others appended, once each (a duplicate id is ignored)", async () => {
+    const { store, inner, reads } = countedStore(thoughts(1));
+    const log = new CachedLog(inner, 10);
+    await log.tail(1);
+    const own = mine("thought", { content: "mine" });
+    const msg = theirs("message", { from: "ada", to: "Reverie", content: "hi" });
+    await log.append(own);
+    await store.append(msg); // the page writes to the store; the watch hands it over
+    log.ingest(msg);
+    log.ingest(msg);
+    log.ingest(own); // the watch also saw the mind's own row
+    expect((await log.tail(10)).map((s) => s.step_id)).toEqual([store.steps[0]!.step_id, own.step_id, msg.step_id]);
+    expect(await log.count()).toBe(3);
+    expect(reads.tail).toEqual([10]);
+  });
+
+  it("steps ingested before the first read is done are taken in after it, without doubling what the read already saw", async () => {
+    const { store, inner } = countedStore(thoughts(1));
+    const log = new CachedLog(inner, 10);
+    const seen = theirs("message", { from: "ada", to: "Reverie", content: "already in the store" });
+    await store.append(seen);
+    // The store's read is slow: a step lands in the store and in the watch after the read began.
+    const loading = log.count();
+    log.ingest(seen);
+    const late = theirs("message", { from: "ada", to: "Reverie", content: "after the read" });
+    await store.append(late);
+    log.ingest(late);
+    log.ingest(late);
+    expect(await loading).toBe(3);
+    expect((await log.tail(10)).map((s) => (s as { content?: string }).content)).toEqual(["t0", "already in the store", "after the read"]);
+  });
+
+  it("steps ingested before anyone read at all are not lost", async () => {
+    const { store, inner } = countedStore();
+    const log = new CachedLog(inner, 10);
+    const m = theirs("message", { from: "ada", to: "Reverie", content: "early" });
+    log.ingest(m); // not yet in the store's reply (the watch was faster than the read)
+    expect(await log.tail(5)).toEqual([m]);
+    expect(await log.count()).toBe(1);
+    expect(store.steps).toEqual([]); // ingest never writes
+  });
+
+  it("a read beyond the window falls through to the store; within it, memory answers", async () => {
+    const initial = thoughts(25);
+    const { inner, reads } = countedStore(initial);
+    const log = new CachedLog(inner, 10);
+    expect(await log.tail(10)).toEqual(initial.slice(-10));
+    expect(reads.tail).toEqual([10]);
+    expect(await log.tail(11)).toEqual(initial.slice(-11));
+    expect(await log.tail(100)).toEqual(initial);
+    expect(reads.tail).toEqual([10, 11, 100]);
+    expect(await log.count()).toBe(25);
+    expect(reads.count).toBe(1);
+  });
+
+  it("the window grows to one and a half times its size, then is cut back; older reads go to the store", async () => {
+    const { store, inner, reads } = countedStore();
+    const log = new CachedLog(inner, 10);
+    const added = thoughts(16);
+    for (const s of added) await log.append(s);
+    // 15 held (1.5 × 10): the 16th append cuts the window to the newest 10.
+    expect(await log.tail(10)).toEqual(added.slice(-10));
+    expect(reads.tail).toEqual([10]);
+    expect(await log.tail(11)).toEqual(added.slice(-11));
+    expect(reads.tail).toEqual([10, 11]);
+    expect(await log.count()).toBe(16);
+    expect(store.steps).toEqual(added);
+  });
+
+  it("holds WINDOW steps by default: the context, the responder's look-back and `traj tail -n 500` never reach the store", async () => {
+    const initial = thoughts(WINDOW + 5);
+    const { inner, reads } = countedStore(initial);
+    const log = new CachedLog(inner);
+    expect(await log.tail(500)).toEqual(initial.slice(-500));
+    expect(await log.tail(WINDOW)).toEqual(initial.slice(-WINDOW));
+    expect(await log.tail(WINDOW + 1)).toEqual(initial.slice(-(WINDOW + 1)));
+    expect(reads.tail).toEqual([WINDOW, WINDOW + 1]);
+  });
+
+  it("passes the rest through to the store", async () => {
+    const { store, inner } = countedStore(thoughts(2));
+    const log = new CachedLog(inner, 10);
+    await log.putBlob("x.stdout", "big");
+    expect(await log.blob("blobs/x.stdout")).toBe("big");
+    expect(await log.find(store.steps[0]!.step_id.slice(0, 8), 5)).toEqual([{ step: store.steps[0], trajId: store.trajId }]);
+    expect(await log.search("t1", 5)).toEqual([store.steps[1]]);
+    expect(log.trajId).toBe(store.trajId);
+  });
+});
