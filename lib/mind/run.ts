@@ -3,7 +3,9 @@
 // the run. Never throws for the model or the shell: every ending is a step
 // (final, error, thought). The run's scope (its appender) is handed in; the
 // shell state it ends with is handed back.
-import { projectMessages } from "../context/project";
+import { arraySource, buildContext, DEFAULT_BUDGET, inStream } from "../context/build";
+import { DEFAULT_TIERS } from "../context/staircase";
+import { TokenCounter } from "../context/tokens";
 import { blobFields, splitOutput } from "../trajectory/large-output";
 import type { Step } from "../trajectory/schema";
 import type { RunScope } from "./journal";
@@ -15,8 +17,10 @@ export type { ShellState };
 
 export interface RunLimits {
   maxIterations: number;
-  /** Steps of the trajectory's tail shown verbatim to the model. */
+  /** Steps of the trajectory's tail read for the context (the verbatim part is sized by the token budget). */
   contextSteps: number;
+  /** Tokens the context's messages may take (the instructions come on top). */
+  contextTokens: number;
   /** Failing commands in a row that end the run. */
   maxFailuresInRow: number;
   /** Times the same failing command may fail before the run ends. */
@@ -29,7 +33,8 @@ export interface RunLimits {
 
 export const DEFAULT_RUN_LIMITS: RunLimits = {
   maxIterations: 12,
-  contextSteps: 50,
+  contextSteps: 300,
+  contextTokens: DEFAULT_BUDGET,
   maxFailuresInRow: 10,
   maxSameFailure: 3,
   maxTokens: 400_000,
@@ -58,6 +63,8 @@ export interface RunDeps {
   replies?: boolean;
   /** For a nested run: its ancestors' recent steps, shown before its own. */
   ancestors?: readonly Step[];
+  /** Token counts cached across calls (one per mind); a fresh one when not given. */
+  counter?: TokenCounter;
   onIteration?: (runId: string, iteration: number) => void;
   onPartial?: (text: string) => void;
 }
@@ -94,7 +101,7 @@ export function carriedEnv(env: Record<string, string>): Record<string, string> 
 }
 
 export async function shellmRun(deps: RunDeps, run: RunScope, task: RunTask): Promise<RunOutcome> {
-  await run.append({ type: "prompt", content: task.prompt });
+  const prompt = await run.append({ type: "prompt", content: task.prompt });
   const state = { shell: { ...task.shell }, reasoning: "" };
   const session = deps.shell.open({
     traj: {
@@ -112,7 +119,7 @@ export async function shellmRun(deps: RunDeps, run: RunScope, task: RunTask): Pr
     shellm: nestedShellm(deps, run, () => state.reasoning),
     depth: deps.depth,
   });
-  const ended = await iterate(deps, run, (code, signal) => session.exec(code, { ...state.shell, signal }), state);
+  const ended = await iterate({ ...deps, counter: deps.counter ?? new TokenCounter() }, run, (code, signal) => session.exec(code, { ...state.shell, signal }), state, prompt);
   return { ...ended, runId: run.runId, shell: state.shell };
 }
 
@@ -123,6 +130,7 @@ async function iterate(
   run: RunScope,
   exec: (code: string, signal: AbortSignal) => Promise<ShellResult>,
   state: { shell: ShellState; reasoning: string },
+  prompt: Step,
 ): Promise<Ending> {
   const { limits } = deps;
   const log = run.journal.log;
@@ -141,7 +149,17 @@ async function iterate(
     deps.onIteration?.(run.runId, i);
 
     const [tail, total] = await Promise.all([log.tail(limits.contextSteps), log.count()]);
-    const messages = projectMessages(tail, { selfName: deps.selfName, elided: Math.max(0, total - tail.length), ancestors: deps.ancestors });
+    const { messages } = buildContext(arraySource(tail.filter(inStream)), {
+      selfName: deps.selfName,
+      budget: limits.contextTokens,
+      tiers: DEFAULT_TIERS,
+      // Sealed summaries are not made for live minds yet: the past before the verbatim tail is elided, citing its steps.
+      summary: () => undefined,
+      counter: deps.counter as TokenCounter,
+      before: Math.max(0, total - tail.length),
+      pinned: prompt,
+      ancestors: deps.ancestors,
+    });
     const reply = await deps.model.complete({ instructions: deps.instructions, messages, signal: deps.signal, onDelta: deps.onPartial });
     deps.onPartial?.("");
     if (!reply.ok) {

@@ -95,7 +95,7 @@ describe("projectMessages", () => {
     ]);
   });
 
-  it("a cut output points at its blob", () => {
+  it("a cut output names the command that reads it whole", () => {
     const mk = stepMaker();
     const out = mk("shell-output", {
       stdout: "aaaa",
@@ -114,9 +114,23 @@ describe("projectMessages", () => {
       {
         role: "user",
         content:
-          "[output exit=0]\naaaa\n[… 9000 bytes in all; the rest is in blobs/x.stdout]\n[stderr]\nbbbb\n[… 5000 bytes in all; the rest is in blobs/x.stderr]",
+          `[output exit=0]\naaaa\n[… 9000 bytes in all; \`traj show ${out.step_id.slice(0, 8)} --full\` reads the rest]\n[stderr]\nbbbb\n[… 5000 bytes in all; \`traj show ${out.step_id.slice(0, 8)} --full\` reads the rest]`,
       },
     ]);
+  });
+
+  it("a long field is cut on a character boundary, with a hint naming how to read it whole", () => {
+    const mk = stepMaker();
+    // 🧠 is two UTF-16 units: no cut may fall between them.
+    // With one letter first, the head's end (unit 1500) falls inside a pair: it steps back one unit.
+    const long = `a${"🧠".repeat(1500)}`;
+    const t = mk("thought", { content: long });
+    const [m] = projectMessages([t], { selfName: SELF, elided: 0 }).filter((x) => x.role === "assistant");
+    const hint = `\n[… 1101 more characters here; \`traj show ${t.step_id.slice(0, 8)} --full\` reads it all]\n`;
+    expect(m?.content).toBe(`a${"🧠".repeat(749)}${hint}${"🧠".repeat(200)}`);
+    // A prompt (the task) is never cut.
+    const p = mk("prompt", { content: "x".repeat(3000) });
+    expect(projectMessages([p], { selfName: SELF, elided: 0 })[0]?.content).toBe("x".repeat(3000));
   });
 
   it("the elided note comes first and counts the steps not shown", () => {

@@ -1,0 +1,227 @@
+// The one seam between a trajectory and the model: `buildContext` turns the
+// filtered stream (plus sealed summaries, when there are any) into valid AI
+// SDK messages within a token budget, and says which steps each part covers.
+// Pure: the caller supplies the stream, the summaries and a token counter.
+import type { Step } from "../trajectory/schema";
+import { renderStep, type ChatMessage } from "./project";
+import { alignCut, plan, type BlockRef, type PlanPart, type TierConfig } from "./staircase";
+import { MESSAGE_OVERHEAD, type TokenCounter } from "./tokens";
+
+/** The filtered stream: what the staircase is cut from. Positions are 0-based. */
+export interface ContextSource {
+  readonly length: number;
+  /** The step at a position; needed for the verbatim tail (undefined: not at hand, it is elided). */
+  at(pos: number): Step | undefined;
+  /** The ids of positions [from, to). */
+  ids(from: number, to: number): string[];
+}
+
+/** A sealed summary: in the mind's own voice, citing steps it covers. */
+export interface Summary {
+  content: string;
+  cites: readonly string[];
+}
+
+export interface BuildOptions {
+  selfName: string;
+  /** Tokens the messages may take. */
+  budget: number;
+  tiers: TierConfig;
+  summary: (block: BlockRef) => Summary | undefined;
+  /** Why a block has no summary yet (default: not summarized yet). */
+  missing?: (block: BlockRef) => string | undefined;
+  counter: TokenCounter;
+  /** Steps shown verbatim at the least (the budget permitting), and at the most. */
+  minVerbatim?: number;
+  maxVerbatim?: number;
+  /** Shown before the verbatim tail when it falls before it (a run's own prompt: its task). */
+  pinned?: Step;
+  /** For a nested run: its ancestors' recent steps, shown first. */
+  ancestors?: readonly Step[];
+  /** Steps before the source that are not at hand at all (a caller holding only the tail): one note says so. */
+  before?: number;
+}
+
+export type ContextPart =
+  | { kind: "ancestors"; step_ids: string[]; tokens: number }
+  | { kind: "tier"; tier: number; index: number; step_ids: string[]; cites: string[]; tokens: number }
+  | { kind: "elided"; tier: number; index: number; step_ids: string[]; reason: string; tokens: number }
+  | { kind: "pinned"; step_ids: string[]; tokens: number }
+  | { kind: "verbatim"; step_ids: string[]; tokens: number };
+
+export interface BuiltContext {
+  messages: ChatMessage[];
+  tokens: number;
+  parts: ContextPart[];
+}
+
+export const DEFAULT_BUDGET = 16_000;
+const MIN_VERBATIM = 20;
+const MAX_VERBATIM = 200;
+
+/** Steps that count in the stream: what the model is shown, less the wake markers (the run's prompt says why it woke). */
+export function inStream(step: Step): boolean {
+  return step.type !== "wake" && renderStep(step, "") !== null;
+}
+
+export function arraySource(steps: readonly Step[]): ContextSource {
+  return { length: steps.length, at: (p) => steps[p], ids: (from, to) => steps.slice(from, to).map((s) => s.step_id) };
+}
+
+const id8 = (id: string | undefined) => (id ?? "").slice(0, 8);
+
+interface Piece {
+  part: ContextPart;
+  /** Messages of this piece, in order. */
+  messages: ChatMessage[];
+}
+
+function summaryPiece(p: Extract<PlanPart, { kind: "tier" }>, s: Summary, src: ContextSource, counter: TokenCounter): Piece {
+  const ids = src.ids(p.from, p.to);
+  const cites = s.cites.length ? `; it cites ${s.cites.map(id8).join(", ")}` : "";
+  const content = `[My summary of ${ids.length} steps, ${id8(ids[0])}…${id8(ids[ids.length - 1])} (tier ${p.tier})${cites}. \`traj show <id>\` reads any step.]\n${s.content}`;
+  return { part: { kind: "tier", tier: p.tier, index: p.index, step_ids: ids, cites: [...s.cites], tokens: counter.cached(`tier:${p.tier}:${p.index}`, content) }, messages: [{ role: "user", content }] };
+}
+
+function elidedPiece(from: number, to: number, block: BlockRef, reason: string, src: ContextSource, counter: TokenCounter): Piece {
+  const ids = src.ids(from, to);
+  const content = `[${ids.length} steps, ${id8(ids[0])}…${id8(ids[ids.length - 1])}, not shown: ${reason}. \`traj show\` and \`traj search\` reach them.]`;
+  return { part: { kind: "elided", tier: block.tier, index: block.index, step_ids: ids, reason, tokens: counter.count(content) }, messages: [{ role: "user", content }] };
+}
+
+function stepsPiece(kind: "verbatim" | "pinned" | "ancestors", steps: readonly Step[], opts: BuildOptions): Piece {
+  const messages: ChatMessage[] = [];
+  let tokens = 0;
+  for (const step of steps) {
+    const m = renderStep(step, opts.selfName);
+    if (!m) continue;
+    const content = kind === "ancestors" ? `${m.role === "assistant" ? "(parent)" : "(to parent)"} ${m.content}` : m.content;
+    tokens += opts.counter.cached(`${kind === "ancestors" ? "a:" : ""}${step.step_id}`, content);
+    messages.push({ role: kind === "ancestors" ? "user" : m.role, content });
+  }
+  if (kind === "ancestors" && messages.length) {
+    const head = "[Background: the recent steps of the trajectories you were forked from, up to the fork. They are not yours to continue.]";
+    tokens += opts.counter.count(head);
+    messages.unshift({ role: "user", content: head });
+  }
+  return { part: { kind, step_ids: steps.map((s) => s.step_id), tokens }, messages };
+}
+
+/** The pieces for one choice of cut (verbatim from `cut` on). */
+function assemble(src: ContextSource, cut: number, opts: BuildOptions): Piece[] {
+  const pieces: Piece[] = [];
+  if (opts.ancestors?.length) pieces.push(stepsPiece("ancestors", opts.ancestors, opts));
+  if (opts.before) {
+    const content = `[${opts.before} earlier steps not shown (not summarized yet). \`traj tail -n N\`, \`traj search\` and \`traj show\` reach them.]`;
+    pieces.push({ part: { kind: "elided", tier: -1, index: -1, step_ids: [], reason: "not at hand", tokens: opts.counter.count(content) }, messages: [{ role: "user", content }] });
+  }
+  const lookup = (b: BlockRef) => (opts.summary(b) ? ("sealed" as const) : { missing: opts.missing?.(b) ?? "not summarized yet" });
+  const parts = plan(src.length, cut, opts.tiers, lookup);
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i] as PlanPart;
+    if (p.kind === "tier") pieces.push(summaryPiece(p, opts.summary(p) as Summary, src, opts.counter));
+    else if (p.kind === "elided") {
+      // Neighbouring blocks elided for the same reason read as one stretch.
+      let to = p.to;
+      while (i + 1 < parts.length) {
+        const next = parts[i + 1] as PlanPart;
+        if (next.kind !== "elided" || next.reason !== p.reason) break;
+        to = next.to;
+        i++;
+      }
+      pieces.push(elidedPiece(p.from, to, p, p.reason, src, opts.counter));
+    } else {
+      const steps: Step[] = [];
+      let gapFrom = -1;
+      for (let pos = p.from; pos < p.to; pos++) {
+        const step = src.at(pos);
+        if (step) steps.push(step);
+        else if (gapFrom < 0) gapFrom = pos;
+      }
+      // Steps not at hand (older than what the caller holds) are elided as one stretch.
+      if (gapFrom >= 0) pieces.push(elidedPiece(gapFrom, p.from + (p.to - p.from - steps.length), { tier: 0, index: -1 }, "older than what is at hand", src, opts.counter));
+      const pinned = opts.pinned && !steps.some((s) => s.step_id === opts.pinned?.step_id) ? opts.pinned : undefined;
+      if (pinned) pieces.push(stepsPiece("pinned", [pinned], opts));
+      pieces.push(stepsPiece("verbatim", steps, opts));
+    }
+  }
+  if (cut >= src.length && opts.pinned) pieces.push(stepsPiece("pinned", [opts.pinned], opts));
+  return pieces;
+}
+
+/** Tokens of the messages the pieces make: their parts, each message's own overhead, a token for each join. */
+function total(pieces: readonly Piece[]): number {
+  let tokens = 0;
+  let messages = 0;
+  let joins = 0;
+  let role: string | null = null;
+  for (const p of pieces) {
+    tokens += p.part.tokens;
+    for (const m of p.messages) {
+      if (m.role === role) joins++;
+      else messages++;
+      role = m.role;
+    }
+  }
+  return tokens + messages * MESSAGE_OVERHEAD + joins;
+}
+
+/** Join consecutive messages of one role, open and close with the user: what every provider accepts. */
+function toMessages(pieces: readonly Piece[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (const m of pieces.flatMap((p) => p.messages)) {
+    if (!m.content) continue;
+    const last = out[out.length - 1];
+    if (last && last.role === m.role) last.content += `\n\n${m.content}`;
+    else out.push({ ...m });
+  }
+  if (out[0]?.role !== "user") out.unshift({ role: "user", content: "[the trajectory so far]" });
+  if (out[out.length - 1]?.role !== "user") out.push({ role: "user", content: "[continue]" });
+  return out;
+}
+
+/**
+ * The context of one model call. The verbatim tail is as long as the budget
+ * allows (between minVerbatim and maxVerbatim steps, aligned to a block);
+ * everything before it is the staircase. Over budget even at its smallest,
+ * the oldest parts are folded into one elision.
+ */
+export function buildContext(src: ContextSource, opts: BuildOptions): BuiltContext {
+  const F = opts.tiers.fanout;
+  const n = src.length;
+  const minV = Math.min(opts.minVerbatim ?? MIN_VERBATIM, n);
+  const maxV = Math.max(minV, opts.maxVerbatim ?? MAX_VERBATIM);
+  let cut = alignCut(n - minV, opts.tiers);
+  let best = assemble(src, cut, opts);
+  // More verbatim while it fits.
+  while (cut - F >= 0 && n - (cut - F) <= maxV) {
+    const wider = assemble(src, cut - F, opts);
+    if (total(wider) > opts.budget) break;
+    best = wider;
+    cut -= F;
+  }
+  // Less verbatim while it does not fit (down to the last, partial block).
+  while (total(best) > opts.budget && cut + F < n) {
+    cut += F;
+    best = assemble(src, cut, opts);
+  }
+  // Still over: fold the oldest parts into one elision.
+  if (total(best) > opts.budget) best = foldOldest(best, src, opts);
+  const messages = toMessages(best);
+  return { messages, tokens: total(best), parts: best.map((p) => p.part) };
+}
+
+function foldOldest(pieces: Piece[], src: ContextSource, opts: BuildOptions): Piece[] {
+  const foldable = (p: Piece) => p.part.kind === "tier" || p.part.kind === "elided";
+  let k = 0;
+  let rest = pieces;
+  while (total(rest) > opts.budget && pieces.slice(k).some(foldable)) {
+    k = pieces.findIndex((p, i) => i >= k && foldable(p)) + 1;
+    const folded = pieces.slice(0, k).filter(foldable).flatMap((p) => p.part.step_ids);
+    const content = `[${folded.length} older steps not shown: over the token budget. \`traj show\` and \`traj search\` reach them.]`;
+    const note: Piece = { part: { kind: "elided", tier: -1, index: -1, step_ids: folded, reason: "over the token budget", tokens: opts.counter.count(content) }, messages: [{ role: "user", content }] };
+    rest = [...pieces.slice(0, k).filter((p) => !foldable(p)), note, ...pieces.slice(k)];
+  }
+  return rest;
+}
+

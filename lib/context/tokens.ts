@@ -1,0 +1,29 @@
+// Token counting with a real tokenizer: gpt-tokenizer's o200k_base, the
+// vocabulary of OpenAI's current models. For other vocabularies (Anthropic,
+// Gemini, Llama) it is an approximation, typically within about 10-15%;
+// budgets keep a margin for that. Counts are cached by key (a step id, a
+// summary's block), so one more step costs one count, not a recount.
+import { countTokens } from "gpt-tokenizer";
+
+/** Per message, the chat format adds a few tokens of its own (role, separators). */
+export const MESSAGE_OVERHEAD = 4;
+
+export class TokenCounter {
+  private readonly cache = new Map<string, number>();
+
+  constructor(private readonly max = 200_000) {}
+
+  count(text: string): number {
+    return text ? countTokens(text) : 0;
+  }
+
+  /** The count of `text`, remembered under `key` (the text of a key must not change). */
+  cached(key: string, text: string): number {
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit;
+    const n = this.count(text);
+    if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(key, n);
+    return n;
+  }
+}
