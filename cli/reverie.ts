@@ -1,5 +1,6 @@
 // reverie check <path> [--json]                  count what a trajectory file or archive holds
 // reverie show <path> <step-id|8-hex-prefix> [--full]   print one step (with its blob, --full)
+// reverie context <path> [--budget TOKENS] [--json]   what the mind's model is shown of it (cli/context.ts)
 // reverie sh [--workspace DIR] [--traj FILE] -c SCRIPT   run a script in the built-in sandbox (cli/sh.ts)
 import { openAsBlob } from "node:fs";
 import { stat } from "node:fs/promises";
@@ -7,14 +8,18 @@ import { basename } from "node:path";
 import { ArchiveError } from "../lib/archive/types";
 import { importArchive, type ImportSink, type StepBatchItem } from "../lib/import/importer";
 import { checkSummary } from "../lib/import/stats";
+import { context, CONTEXT_HELP, CONTEXT_USAGE_LINE } from "./context";
 import { sh, SH_HELP, SH_USAGE_LINE } from "./sh";
 
 const USAGE = `usage:
   reverie check <path> [--json]
   reverie show <path> <step-id|prefix> [--full]
+  ${CONTEXT_USAGE_LINE}
   ${SH_USAGE_LINE}
 
 <path> is a trajectory.jsonl, or a Headlong folder tree packed as .zip or .tar.gz.
+
+${CONTEXT_HELP}
 
 ${SH_HELP}`;
 
@@ -23,10 +28,10 @@ const std: Out = { out: (s) => process.stdout.write(s), err: (s) => process.stde
 
 export async function main(argv: string[], io: Out = std): Promise<number> {
   const [command, ...rest] = argv;
-  // sh takes flags with values and a script that may look like flags: it reads its own arguments.
-  if (command === "sh") {
+  // sh and context take flags with values (sh a script that may look like flags): they read their own arguments.
+  if (command === "sh" || command === "context") {
     try {
-      return await sh(rest, io, USAGE);
+      return await (command === "sh" ? sh : context)(rest, io, USAGE);
     } catch (e) {
       io.err(`reverie: ${describe(e)}\n`);
       return 1;

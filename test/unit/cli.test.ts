@@ -12,9 +12,15 @@ import { expectedCounts, pack, type Packing } from "./helpers/trees";
 const USAGE = `usage:
   reverie check <path> [--json]
   reverie show <path> <step-id|prefix> [--full]
+  reverie context <path> [--budget TOKENS] [--json]
   reverie sh [--workspace DIR] [--traj FILE] [--silence S] [--wall S] -c SCRIPT
 
 <path> is a trajectory.jsonl, or a Headlong folder tree packed as .zip or .tar.gz.
+
+context prints what the mind's model is shown of the (root) trajectory: its past as
+sealed summaries where tiers.jsonl beside its trajectory.jsonl has them, as elisions
+where not, then the newest steps verbatim, within TOKENS (default 16000).
+--json prints {"messages":[{"role","content"}...],"tokens":N,"parts":[...]}.
 
 sh runs SCRIPT in the built-in sandbox, with the mind's commands and limits and the
 network off, over the folder DIR (default ./.reverie-sh/workspace, kept between calls)
