@@ -56,6 +56,8 @@ export interface BuiltContext {
 }
 
 export const DEFAULT_BUDGET = 16_000;
+/** An idle wake's first look: enough to choose what to do, cheap enough to repeat twelve times an hour. */
+export const IDLE_BUDGET = 2_000;
 const MIN_VERBATIM = 20;
 const MAX_VERBATIM = 200;
 
@@ -76,28 +78,53 @@ interface Piece {
   messages: ChatMessage[];
 }
 
+/** The first and last id of [from, to): what a part's text names (not all of them: a block can cover 10,000s of steps). */
+const ends = (src: ContextSource, from: number, to: number) => [src.ids(from, from + 1)[0], src.ids(to - 1, to)[0]] as const;
+
+/**
+ * A part whose `step_ids` are read from the source when first asked for.
+ * buildContext tries many cuts per call and a staircase covers the whole
+ * stream: copying every id for each try was most of a call's time at 100k steps.
+ */
+function coverRange<T extends object>(part: T, src: ContextSource, from: number, to: number): T & { step_ids: string[] } {
+  let ids: string[] | undefined;
+  return {
+    ...part,
+    get step_ids() {
+      return (ids ??= src.ids(from, to));
+    },
+  };
+}
+
 function summaryPiece(p: Extract<PlanPart, { kind: "tier" }>, s: Summary, src: ContextSource, counter: TokenCounter): Piece {
-  const ids = src.ids(p.from, p.to);
+  const [first, last] = ends(src, p.from, p.to);
   const cites = s.cites.length ? `; it cites ${s.cites.map(id8).join(", ")}` : "";
-  const content = `[My summary of ${ids.length} steps, ${id8(ids[0])}…${id8(ids[ids.length - 1])} (tier ${p.tier})${cites}. \`traj show <id>\` reads any step.]\n${s.content}`;
-  return { part: { kind: "tier", tier: p.tier, index: p.index, step_ids: ids, cites: [...s.cites], tokens: counter.cached(`tier:${p.tier}:${p.index}`, content) }, messages: [{ role: "user", content }] };
+  const content = `[My summary of ${p.to - p.from} steps, ${id8(first)}…${id8(last)} (tier ${p.tier})${cites}. \`traj show <id>\` reads any step.]\n${s.content}`;
+  const part = coverRange({ kind: "tier" as const, tier: p.tier, index: p.index, cites: [...s.cites], tokens: counter.cached(`tier:${p.tier}:${p.index}`, content) }, src, p.from, p.to);
+  return { part, messages: [{ role: "user", content }] };
 }
 
 function elidedPiece(from: number, to: number, block: BlockRef, reason: string, src: ContextSource, counter: TokenCounter): Piece {
-  const ids = src.ids(from, to);
-  const content = `[${ids.length} steps, ${id8(ids[0])}…${id8(ids[ids.length - 1])}, not shown: ${reason}. \`traj show\` and \`traj search\` reach them.]`;
-  return { part: { kind: "elided", tier: block.tier, index: block.index, step_ids: ids, reason, tokens: counter.count(content) }, messages: [{ role: "user", content }] };
+  const [first, last] = ends(src, from, to);
+  const content = `[${to - from} steps, ${id8(first)}…${id8(last)}, not shown: ${reason}. \`traj show\` and \`traj search\` reach them.]`;
+  const part = coverRange({ kind: "elided" as const, tier: block.tier, index: block.index, reason, tokens: counter.cached(`elided:${from}:${to}:${reason}`, content) }, src, from, to);
+  return { part, messages: [{ role: "user", content }] };
 }
 
-function stepsPiece(kind: "verbatim" | "pinned" | "ancestors", steps: readonly Step[], opts: BuildOptions): Piece {
+/** Steps rendered once per buildContext call, however many cuts it tries. */
+type Rendered = Map<Step, ChatMessage | null>;
+
+function stepsPiece(kind: "verbatim" | "pinned" | "ancestors", steps: readonly Step[], opts: BuildOptions, rendered: Rendered): Piece {
   const messages: ChatMessage[] = [];
   let tokens = 0;
   for (const step of steps) {
-    const m = renderStep(step, opts.selfName);
+    let m = rendered.get(step);
+    if (m === undefined) rendered.set(step, (m = renderStep(step, opts.selfName)));
     if (!m) continue;
     const content = kind === "ancestors" ? `${m.role === "assistant" ? "(parent)" : "(to parent)"} ${m.content}` : m.content;
     tokens += opts.counter.cached(`${kind === "ancestors" ? "a:" : ""}${step.step_id}`, content);
-    messages.push({ role: kind === "ancestors" ? "user" : m.role, content });
+    // The rendered message itself (toMessages copies before it joins): one object per step, not one per cut tried.
+    messages.push(kind === "ancestors" ? { role: "user", content } : m);
   }
   if (kind === "ancestors" && messages.length) {
     const head = "[Background: the recent steps of the trajectories you were forked from, up to the fork. They are not yours to continue.]";
@@ -108,9 +135,9 @@ function stepsPiece(kind: "verbatim" | "pinned" | "ancestors", steps: readonly S
 }
 
 /** The pieces for one choice of cut (verbatim from `cut` on). */
-function assemble(src: ContextSource, cut: number, opts: BuildOptions): Piece[] {
+function assemble(src: ContextSource, cut: number, opts: BuildOptions, rendered: Rendered): Piece[] {
   const pieces: Piece[] = [];
-  if (opts.ancestors?.length) pieces.push(stepsPiece("ancestors", opts.ancestors, opts));
+  if (opts.ancestors?.length) pieces.push(stepsPiece("ancestors", opts.ancestors, opts, rendered));
   if (opts.before) {
     const content = `[${opts.before} earlier steps not shown (not summarized yet). \`traj tail -n N\`, \`traj search\` and \`traj show\` reach them.]`;
     pieces.push({ part: { kind: "elided", tier: -1, index: -1, step_ids: [], reason: "not at hand", tokens: opts.counter.count(content) }, messages: [{ role: "user", content }] });
@@ -141,11 +168,11 @@ function assemble(src: ContextSource, cut: number, opts: BuildOptions): Piece[] 
       // Steps not at hand (older than what the caller holds) are elided as one stretch.
       if (gapFrom >= 0) pieces.push(elidedPiece(gapFrom, p.from + (p.to - p.from - steps.length), { tier: 0, index: -1 }, "older than what is at hand", src, opts.counter));
       const pinned = opts.pinned && !steps.some((s) => s.step_id === opts.pinned?.step_id) ? opts.pinned : undefined;
-      if (pinned) pieces.push(stepsPiece("pinned", [pinned], opts));
-      pieces.push(stepsPiece("verbatim", steps, opts));
+      if (pinned) pieces.push(stepsPiece("pinned", [pinned], opts, rendered));
+      pieces.push(stepsPiece("verbatim", steps, opts, rendered));
     }
   }
-  if (cut >= src.length && opts.pinned) pieces.push(stepsPiece("pinned", [opts.pinned], opts));
+  if (cut >= src.length && opts.pinned) pieces.push(stepsPiece("pinned", [opts.pinned], opts, rendered));
   return pieces;
 }
 
@@ -192,10 +219,11 @@ export function buildContext(src: ContextSource, opts: BuildOptions): BuiltConte
   const minV = Math.min(opts.minVerbatim ?? MIN_VERBATIM, n);
   const maxV = Math.max(minV, opts.maxVerbatim ?? MAX_VERBATIM);
   let cut = alignCut(n - minV, opts.tiers);
-  let best = assemble(src, cut, opts);
+  const rendered: Rendered = new Map();
+  let best = assemble(src, cut, opts, rendered);
   // More verbatim while it fits.
   while (cut - F >= 0 && n - (cut - F) <= maxV) {
-    const wider = assemble(src, cut - F, opts);
+    const wider = assemble(src, cut - F, opts, rendered);
     if (total(wider) > opts.budget) break;
     best = wider;
     cut -= F;
@@ -203,7 +231,7 @@ export function buildContext(src: ContextSource, opts: BuildOptions): BuiltConte
   // Less verbatim while it does not fit (down to the last, partial block).
   while (total(best) > opts.budget && cut + F < n) {
     cut += F;
-    best = assemble(src, cut, opts);
+    best = assemble(src, cut, opts, rendered);
   }
   // Still over: fold the oldest parts into one elision.
   if (total(best) > opts.budget) best = foldOldest(best, src, opts);

@@ -63,6 +63,8 @@ export interface RunDeps {
   replies?: boolean;
   /** For a nested run: its ancestors' recent steps, shown before its own. */
   ancestors?: readonly Step[];
+  /** The first model call's token budget, when it should be smaller (an idle wake choosing what to do). */
+  firstCallBudget?: number;
   /** Token counts cached across calls (one per mind); a fresh one when not given. */
   counter?: TokenCounter;
   onIteration?: (runId: string, iteration: number) => void;
@@ -151,7 +153,7 @@ async function iterate(
     const [tail, total] = await Promise.all([log.tail(limits.contextSteps), log.count()]);
     const { messages } = buildContext(arraySource(tail.filter(inStream)), {
       selfName: deps.selfName,
-      budget: limits.contextTokens,
+      budget: i === 1 && deps.firstCallBudget ? deps.firstCallBudget : limits.contextTokens,
       tiers: DEFAULT_TIERS,
       // Sealed summaries are not made for live minds yet: the past before the verbatim tail is elided, citing its steps.
       summary: () => undefined,

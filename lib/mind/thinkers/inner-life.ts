@@ -10,6 +10,8 @@ import type { Journal } from "../journal";
 import { afterWake, delaySeconds, failureDelaySeconds, RESTED, type PacingState } from "../pacing";
 import type { Clock, ModelPort, ShellPort } from "../ports";
 import { taskText, type WakeTask } from "../prompt";
+import { IDLE_BUDGET } from "../../context/build";
+import { TokenCounter } from "../../context/tokens";
 import { DEFAULT_NESTING, shellmRun, type Nesting, type RunLimits, type RunOutcome, type ShellState } from "../run";
 
 export const INNER_LIFE = "monolith";
@@ -63,6 +65,8 @@ export class InnerLife {
   private wakeRequested = false;
   private shell: ShellState;
   private repeats = { outcome: "", count: 0 };
+  /** Token counts kept across wakes: each step is counted once in the mind's life. */
+  private readonly counter = new TokenCounter();
   private done: Promise<void> | null = null;
 
   constructor(private readonly deps: InnerLifeDeps) {
@@ -172,6 +176,9 @@ export class InnerLife {
         nesting: deps.nesting ?? DEFAULT_NESTING,
         depth: 0,
         replies: false,
+        counter: this.counter,
+        // A spontaneous wake looks around cheaply first; once it works, its calls get the whole budget.
+        ...(task.reason === "scheduled" ? { firstCallBudget: IDLE_BUDGET } : {}),
         signal: this.stopController.signal,
         onIteration: (runId, iteration) => deps.onStatus({ state: "thinking", runId, iteration }),
         onPartial: deps.onPartial,
