@@ -216,7 +216,7 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
       <div
         ref={scroller}
         tabIndex={0}
-        className="min-h-[50vh] flex-1 overflow-auto rounded border border-stone-200 p-2 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400 dark:border-stone-800"
+        className="min-h-0 flex-1 overflow-auto rounded border border-stone-200 p-2 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400 dark:border-stone-800"
         onWheel={() => (userScrolledAt.current = performance.now())}
         onTouchMove={() => (userScrolledAt.current = performance.now())}
         onPointerDown={() => (userScrolledAt.current = performance.now())}

@@ -10,6 +10,10 @@ const MAX_REPLY_CHARS = 200_000;
 export function describeModelError(e: unknown): string {
   if (RetryError.isInstance(e)) return describeModelError(e.lastError);
   if (APICallError.isInstance(e)) {
+    // A 2xx whose body then failed to arrive: the reply began and broke off.
+    if (e.statusCode !== undefined && e.statusCode >= 200 && e.statusCode < 300 && e.cause instanceof Error && e.cause.name === "TypeError") {
+      return `The model's reply from ${e.url} broke off before it finished (${e.cause.message}).`;
+    }
     const status = e.statusCode ? `HTTP ${e.statusCode}` : "no response";
     return `${status} from ${e.url}: ${e.message}`;
   }

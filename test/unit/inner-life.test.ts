@@ -312,6 +312,24 @@ describe("InnerLife: pacing between idle wakes", () => {
   });
 });
 
+describe("InnerLife: a wait far longer than meant", () => {
+  it("a frozen tab or a sleeping computer: the next wake follows a note saying how long the mind was away", async () => {
+    const t = setup();
+    void t.start();
+    await t.asleep(1); // the first real wait: 5 s, after three idle wakes at level 0
+    // The tab is frozen for an hour: the 5 s timer fires an hour late.
+    t.clock.advance(3_600_000);
+    await t.asleep(2);
+    const note = t.outsideRuns().find((s) => s.type === "observation");
+    expect(note).toEqual({ type: "observation", step_id: expect.any(String), ts: formatTs(T0 + 3_600_000), content: "I was away for 60 min (my tab was frozen or the computer slept).", source: "system" });
+    expect(t.wakes().at(-1)).toMatchObject({ reason: "scheduled", delay_s: 3600 });
+    // An ordinary wait writes no such note.
+    t.clock.advanceToNextWake();
+    await t.asleep(3);
+    expect(t.outsideRuns().filter((s) => s.type === "observation")).toHaveLength(1);
+  });
+});
+
 describe("InnerLife: the loop-breaker", () => {
   it(`the same non-idle FINAL ${REPEAT_WAKES} wakes in a row: an error step (reason repeat), and the wake counts as idle`, async () => {
     const t = setup({ turns: (n) => (n < 4 ? finalReply(n % 2 ? "act: Tidy the notes" : "act: tidy the notes ") : IDLE), pacing: { base_s: 5, cap_s: 300, ticks_per_level: 1 } });

@@ -10,6 +10,7 @@ import type { Journal } from "../journal";
 import { afterWake, delaySeconds, failureDelaySeconds, RESTED, type PacingState } from "../pacing";
 import type { Clock, ModelPort, ShellPort } from "../ports";
 import { taskText, type WakeTask } from "../prompt";
+import { AWAY_NOTE_AFTER_S, formatDuration } from "../recovery";
 import { IDLE_BUDGET } from "../../context/build";
 import { TokenCounter } from "../../context/tokens";
 import { DEFAULT_NESTING, shellmRun, type Nesting, type RunLimits, type RunOutcome, type ShellState } from "../run";
@@ -140,10 +141,16 @@ export class InnerLife {
       deps.onStatus({ state: "waiting", nextWakeAt: deps.clock.now() + delay * 1000, level: this.pacing.level, lastError });
       // A new message cuts the wait short, even a retry backoff.
       const waitStart = deps.clock.now();
+      const intended = this.wakeRequested ? 0 : delay;
       if (delay > 0 && !this.wakeRequested) await deps.clock.sleep(delay * 1000, AbortSignal.any([stop, this.wakeController.signal]));
       if (stop.aborted) break;
       // The wake step records how long the mind actually waited.
       delay = Math.round(deps.clock.now() - waitStart) / 1000;
+      // Far longer than meant: the tab was frozen or the computer slept. Say so, as after a restart.
+      const lateS = Math.floor(delay - intended);
+      if (lateS >= AWAY_NOTE_AFTER_S) {
+        await deps.journal.append({ type: "observation", content: `I was away for ${formatDuration(lateS)} (my tab was frozen or the computer slept).`, source: "system" }).catch(() => undefined);
+      }
       const messages = this.queue.takeMessages().filter((s) => isKind(s, "message"));
       this.queue.take(); // other triggers coalesce into this wake
       if (messages.length > 0) {
