@@ -2,6 +2,8 @@
 // the background-networking flags keep it off this machine's closed network.
 import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import { startModelServer, type ModelServer, type Responder } from "../fixtures/model-server";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -20,4 +22,36 @@ export async function launchChromium(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+}
+
+export interface E2eEnv {
+  readonly browser: Browser;
+  /** The scripted model server (a fake at the model's HTTP boundary). */
+  readonly model: ModelServer;
+}
+
+/** One Chromium and one scripted model server for a test file, started before its tests and closed after. */
+export function browserAndModelForFile(opts: { responder?: Responder } = {}): E2eEnv {
+  let browser: Browser | undefined;
+  let model: ModelServer | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+    model = await startModelServer(opts.responder ? { responder: opts.responder } : {});
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await model?.close();
+  });
+  const need = <T>(v: T | undefined, what: string): T => {
+    if (!v) throw new Error(`${what} is not started yet (use it inside a test or hook)`);
+    return v;
+  };
+  return {
+    get browser() {
+      return need(browser, "the browser");
+    },
+    get model() {
+      return need(model, "the model server");
+    },
+  };
 }

@@ -2,37 +2,15 @@
 // server: the responder answers while the inner life is stuck, the chat view
 // shows what became of each message (and each reply once), and a panic stop
 // ends a hung run at once, from the runner's tab or a viewing one.
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startModelServer, type ModelServer } from "../fixtures/model-server";
-import { launchChromium } from "./browser";
+import type { BrowserContext, Page } from "playwright-core";
+import { describe, expect, inject, it } from "vitest";
+import { browserAndModelForFile } from "./browser";
+import { createMind as newMind } from "./mind-page";
 
 const baseUrl = inject("baseUrl");
-let browser: Browser;
-let model: ModelServer;
+const env = browserAndModelForFile();
 
-beforeAll(async () => {
-  browser = await launchChromium();
-  model = await startModelServer();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await model?.close();
-});
-
-async function createMind(page: Page, name: string): Promise<string> {
-  await page.goto(baseUrl);
-  await page.getByTestId("new-mind-name").fill(name);
-  await page.getByTestId("new-mind-persona").fill("A test mind that answers briefly.");
-  await page.getByTestId("model-provider").selectOption("openai-compatible");
-  await page.getByTestId("model-base-url").fill(model.url);
-  await page.getByTestId("model-name").fill("scripted");
-  await page.getByTestId("model-api-key").fill("test-key");
-  await page.getByTestId("create-mind").click();
-  await page.waitForURL(/\/mind\/[0-9a-f-]{36}$/);
-  return page.url();
-}
+const createMind = (page: Page, name: string) => newMind(page, baseUrl, { name, modelUrl: env.model.url });
 
 const mindIdOf = (url: string) => url.split("/").pop() ?? "";
 
@@ -77,7 +55,7 @@ async function send(page: Page, text: string): Promise<void> {
 
 async function withContext(run: (context: BrowserContext) => Promise<void>): Promise<void> {
   // Each test's mind goes away with its context, so it takes nothing from the next test's script.
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   try {
     await run(context);
   } finally {
@@ -90,8 +68,8 @@ describe("the responder answers at once", () => {
     await withContext(async (context) => {
       const page = await context.newPage();
       // The inner life's first call takes 25 s: it is stuck in it the whole time.
-      model.enqueue({ text: "A slow thought.\n\n```bash\necho slow\nFINAL=slow\n```", delayMs: 25_000 });
-      model.enqueueReply({ text: "Yes, I am here, even mid-thought." });
+      env.model.enqueue({ text: "A slow thought.\n\n```bash\necho slow\nFINAL=slow\n```", delayMs: 25_000 });
+      env.model.enqueueReply({ text: "Yes, I am here, even mid-thought." });
       await createMind(page, "Fay");
       await page.locator('[data-testid="step"][data-step-type="prompt"]').first().waitFor({ timeout: 30_000 });
       const sent = Date.now();
@@ -115,7 +93,7 @@ describe("the chat view", () => {
     await withContext(async (context) => {
       const page = await context.newPage();
       // One responder call per message, in the order they were sent (the responder takes them one at a time).
-      model.enqueueReply({ text: "Answer to the first." }, { text: "NO_REPLY" }, { status: 500, errorBody: "down" }, { text: "Late answer to the fourth.", delayMs: 20_000 });
+      env.model.enqueueReply({ text: "Answer to the first." }, { text: "NO_REPLY" }, { status: 500, errorBody: "down" }, { text: "Late answer to the fourth.", delayMs: 20_000 });
       await createMind(page, "Gil");
       await page.getByTestId("tab-chat").click();
       const chat = page.getByTestId("chat-view");
@@ -164,7 +142,7 @@ describe("panic stop", () => {
   it("ends a hung block at once, records why, and Start brings the mind back without an 'interrupted' run", async () => {
     await withContext(async (context) => {
       const page = await context.newPage();
-      model.enqueue({ text: HANG });
+      env.model.enqueue({ text: HANG });
       const url = await createMind(page, "Hal");
       const mindId = mindIdOf(url);
       // The block is running (its reasoning step is written just before it starts).
@@ -198,7 +176,7 @@ describe("panic stop", () => {
   it("works from a tab that only views the mind: the runner's tab ends its worker and names the run", async () => {
     await withContext(async (context) => {
       const runner = await context.newPage();
-      model.enqueue({ text: HANG });
+      env.model.enqueue({ text: HANG });
       const url = await createMind(runner, "Ida");
       const mindId = mindIdOf(url);
       await runner.locator('[data-testid="step"][data-step-type="reasoning"]').first().waitFor({ timeout: 30_000 });

@@ -7,6 +7,10 @@ export interface NewMind {
   name: string;
   modelUrl: string;
   persona?: string;
+  /** The key typed into the form ("test-key" by default). */
+  apiKey?: string;
+  /** Switch real Node (WebContainer) on in the form. */
+  webcontainer?: boolean;
 }
 
 /** Create a mind from the home page; resolves with the mind's URL once its page is open. */
@@ -17,7 +21,8 @@ export async function createMind(page: Page, baseUrl: string, mind: NewMind): Pr
   await page.getByTestId("model-provider").selectOption("openai-compatible");
   await page.getByTestId("model-base-url").fill(mind.modelUrl);
   await page.getByTestId("model-name").fill("scripted");
-  await page.getByTestId("model-api-key").fill("test-key");
+  await page.getByTestId("model-api-key").fill(mind.apiKey ?? "test-key");
+  if (mind.webcontainer) await page.getByTestId("perm-webcontainer").check();
   await page.getByTestId("create-mind").click();
   await page.waitForURL(/\/mind\/[0-9a-f-]{36}$/);
   return page.url();

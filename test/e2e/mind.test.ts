@@ -1,36 +1,15 @@
 // A person creates a mind against the scripted model server, watches it think,
 // writes to it, reloads, and opens a second tab — in Debian's Chromium.
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startModelServer, type ModelServer } from "../fixtures/model-server";
-import { launchChromium } from "./browser";
+import { startModelServer } from "../fixtures/model-server";
+import { browserAndModelForFile } from "./browser";
+import { createMind as newMind } from "./mind-page";
 
 const baseUrl = inject("baseUrl");
-let browser: Browser;
-let model: ModelServer;
+const env = browserAndModelForFile();
 
-beforeAll(async () => {
-  browser = await launchChromium();
-  model = await startModelServer();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await model?.close();
-});
-
-async function createMind(page: Page, name: string): Promise<string> {
-  await page.goto(baseUrl);
-  await page.getByTestId("new-mind-name").fill(name);
-  await page.getByTestId("new-mind-persona").fill("A test mind that answers briefly.");
-  await page.getByTestId("model-provider").selectOption("openai-compatible");
-  await page.getByTestId("model-base-url").fill(model.url);
-  await page.getByTestId("model-name").fill("scripted");
-  await page.getByTestId("model-api-key").fill("test-key");
-  await page.getByTestId("create-mind").click();
-  await page.waitForURL(/\/mind\/[0-9a-f-]{36}$/);
-  return page.url();
-}
+const createMind = (page: Page, name: string) => newMind(page, baseUrl, { name, modelUrl: env.model.url });
 
 const stepIds = (page: Page) => page.locator('[data-testid="step"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-step-id") ?? ""));
 
@@ -40,7 +19,7 @@ describe("a mind in a browser tab", () => {
   let mindUrl: string;
 
   beforeAll(async () => {
-    context = await browser.newContext();
+    context = await env.browser.newContext();
     page = await context.newPage();
     mindUrl = await createMind(page, "Ada");
   });
@@ -61,7 +40,7 @@ describe("a mind in a browser tab", () => {
     // COOP/COEP make the page cross-origin isolated (WebContainer needs it), and the model call still works.
     await expect(page.evaluate(() => crossOriginIsolated)).resolves.toBe(true);
     // The real provider code called the scripted server with the key and the persona.
-    const first = model.requests[0];
+    const first = env.model.requests[0];
     expect(first?.headers.authorization).toBe("Bearer test-key");
     expect(first?.messages[0]?.role).toBe("system");
     expect(first?.messages[0]?.content).toContain("A test mind that answers briefly.");
@@ -132,8 +111,8 @@ describe("a mind in a browser tab", () => {
     const newest = page.locator('[data-testid="step"][data-step-type="config"]').last();
     await expect(newest.textContent()).resolves.toContain("openai-compatible/scripted-2");
     // The running loop restarts with the new settings; the key was kept.
-    await expect.poll(() => model.requests.at(-1)?.model, { timeout: 20_000 }).toBe("scripted-2");
-    expect(model.requests.at(-1)?.headers.authorization).toBe("Bearer test-key");
+    await expect.poll(() => env.model.requests.at(-1)?.model, { timeout: 20_000 }).toBe("scripted-2");
+    expect(env.model.requests.at(-1)?.headers.authorization).toBe("Bearer test-key");
     await page.getByTestId("mind-settings").click();
   });
 
@@ -150,10 +129,10 @@ describe("a mind in a browser tab", () => {
 
 describe("model failures", () => {
   it("become error steps and a visible status, and the loop retries", async () => {
-    const context = await browser.newContext();
+    const context = await env.browser.newContext();
     const page = await context.newPage();
     // The first two calls fail: a 500, then a malformed stream.
-    model.enqueue({ status: 500, errorBody: "scripted outage" }, { malformed: true, text: "half a reply" });
+    env.model.enqueue({ status: 500, errorBody: "scripted outage" }, { malformed: true, text: "half a reply" });
     await createMind(page, "Bo");
     const error = page.locator('[data-testid="step"][data-step-type="error"]').first();
     await error.waitFor({ timeout: 30_000 });
@@ -167,7 +146,7 @@ describe("model failures", () => {
   });
 
   it("a refused connection is an error step too", async () => {
-    const context = await browser.newContext();
+    const context = await env.browser.newContext();
     const page = await context.newPage();
     const dead = await startModelServer();
     const url = dead.url;
@@ -187,9 +166,9 @@ describe("model failures", () => {
 
 describe("nothing is lost", () => {
   it("a huge output keeps 4096 bytes inline and the whole text in a blob, loaded on demand", async () => {
-    const context = await browser.newContext();
+    const context = await env.browser.newContext();
     const page = await context.newPage();
-    model.enqueue({ text: "Let me count far.\n\n```bash\nseq 1 20000\nFINAL=counted\n```" });
+    env.model.enqueue({ text: "Let me count far.\n\n```bash\nseq 1 20000\nFINAL=counted\n```" });
     await createMind(page, "Di");
     const output = page.locator('[data-testid="step"][data-step-type="shell-output"]').first();
     await output.waitFor({ timeout: 30_000 });
@@ -200,10 +179,10 @@ describe("nothing is lost", () => {
   });
 
   it("a tab closed mid-thought leaves the run marked interrupted when the mind comes back", async () => {
-    const context = await browser.newContext();
+    const context = await env.browser.newContext();
     const page = await context.newPage();
     // The first reply takes long: the tab closes while the mind waits for it.
-    model.enqueue({ text: "Slow thought.\n\n```bash\necho slow\nFINAL=slow\n```", delayMs: 20_000 });
+    env.model.enqueue({ text: "Slow thought.\n\n```bash\necho slow\nFINAL=slow\n```", delayMs: 20_000 });
     const url = await createMind(page, "Ed");
     await page.locator('[data-testid="step"][data-step-type="prompt"]').first().waitFor({ timeout: 30_000 });
     const run = await page.locator('[data-testid="step"][data-step-type="shellm-run"]').first().getAttribute("data-step-id");

@@ -2,45 +2,25 @@
 // forks and merges in the browser, and hostile blocks are bounded with a clear
 // note while the mind goes on. The model is the scripted server (a fake at
 // the model's HTTP boundary); everything else is the real app.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startModelServer, type ModelServer } from "../fixtures/model-server";
-import { launchChromium } from "./browser";
+import type { Page } from "playwright-core";
+import { describe, expect, inject, it } from "vitest";
+import { browserAndModelForFile } from "./browser";
+import { createMind as newMind } from "./mind-page";
 
 const baseUrl = inject("baseUrl");
 const KEY = "sk-e2e-SECRET-4242";
-let browser: Browser;
-let model: ModelServer;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  model = await startModelServer();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await model?.close();
-});
+const env = browserAndModelForFile();
 
 const block = (reasoning: string, code: string) => ({ text: `${reasoning}\n\n\`\`\`bash\n${code}\n\`\`\`` });
 
-async function createMind(page: Page, name: string): Promise<void> {
-  await page.goto(baseUrl);
-  await page.getByTestId("new-mind-name").fill(name);
-  await page.getByTestId("model-provider").selectOption("openai-compatible");
-  await page.getByTestId("model-base-url").fill(model.url);
-  await page.getByTestId("model-name").fill("scripted");
-  await page.getByTestId("model-api-key").fill(KEY);
-  await page.getByTestId("create-mind").click();
-  await page.waitForURL(/\/mind\/[0-9a-f-]{36}$/);
-}
+const createMind = (page: Page, name: string) => newMind(page, baseUrl, { name, modelUrl: env.model.url, apiKey: KEY, persona: "" });
 
 const outputs = (page: Page) => page.locator('[data-testid="step"][data-step-type="shell-output"]');
 
 describe("the sandbox in the browser", () => {
   it("a nested shellm forks a child, merges its answer, and the parent prints it", async () => {
-    const page = await (await browser.newContext()).newPage();
-    model.enqueue(block("I will delegate the sum.", 'shellm "add 6 and 36"'), block("Adding.", "FINAL=42"), block("The child answered.", "FINAL=delegated"));
+    const page = await (await env.browser.newContext()).newPage();
+    env.model.enqueue(block("I will delegate the sum.", 'shellm "add 6 and 36"'), block("Adding.", "FINAL=42"), block("The child answered.", "FINAL=delegated"));
     await createMind(page, "Nia");
     await page.locator('[data-testid="step"][data-step-type="merge"]').first().waitFor({ timeout: 30_000 });
     await expect(page.locator('[data-testid="step"][data-step-type="fork"]').count()).resolves.toBe(1);
@@ -53,8 +33,8 @@ describe("the sandbox in the browser", () => {
   });
 
   it("hostile blocks end with a note, the host and the key stay out of reach, and the mind goes on", async () => {
-    const page = await (await browser.newContext()).newPage();
-    model.enqueue(
+    const page = await (await env.browser.newContext()).newPage();
+    env.model.enqueue(
       block("Loop forever.", "echo before; while true; do :; done"),
       block("Recurse forever.", "f() { f; }; f"),
       block("Look around the host.", "cat /etc/passwd; ls /; curl -s https://example.com; env; traj tail -n 200; k=sk-e2e; grep -r \"$k-SEC\" / 2>/dev/null; echo looked"),

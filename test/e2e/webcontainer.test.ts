@@ -2,24 +2,12 @@
 // cannot reach StackBlitz: the WebContainer cannot boot, the page says why,
 // and the mind goes on thinking with the built-in shell. The model is the
 // scripted server (a fake at the model's HTTP boundary); the rest is the app.
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startModelServer, type ModelServer } from "../fixtures/model-server";
-import { launchChromium } from "./browser";
+import { browserAndModelForFile } from "./browser";
 
 const baseUrl = inject("baseUrl");
-let browser: Browser;
-let model: ModelServer;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  model = await startModelServer();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await model?.close();
-});
+const env = browserAndModelForFile();
 
 const block = (reasoning: string, code: string) => ({ text: `${reasoning}\n\n\`\`\`bash\n${code}\n\`\`\`` });
 const outputs = (page: Page) => page.locator('[data-testid="step"][data-step-type="shell-output"]');
@@ -31,7 +19,7 @@ describe("real Node where the WebContainer cannot boot", () => {
   let reason = "";
 
   beforeAll(async () => {
-    page = await (await browser.newContext()).newPage();
+    page = await (await env.browser.newContext()).newPage();
   });
 
   afterAll(async () => {
@@ -40,7 +28,7 @@ describe("real Node where the WebContainer cannot boot", () => {
 
   /** Ask the mind something; the scripted model answers with `code`. Resolves with the shell output that contains `marker`. */
   async function ask(question: string, code: string, marker: string): Promise<string> {
-    model.enqueue(block("Let me try.", code));
+    env.model.enqueue(block("Let me try.", code));
     await page.getByTestId("message-input").fill(question);
     await page.getByTestId("send-message").click();
     const out = outputs(page).filter({ hasText: marker }).first();
@@ -52,7 +40,7 @@ describe("real Node where the WebContainer cannot boot", () => {
     await page.goto(baseUrl);
     await page.getByTestId("new-mind-name").fill("Noa");
     await page.getByTestId("model-provider").selectOption("openai-compatible");
-    await page.getByTestId("model-base-url").fill(model.url);
+    await page.getByTestId("model-base-url").fill(env.model.url);
     await page.getByTestId("model-name").fill("scripted");
     await page.getByTestId("model-api-key").fill("test-key");
     await page.getByTestId("perm-webcontainer").check();
