@@ -7,7 +7,7 @@
 import type { FromWorker, RuntimeStatusWire, SpawnRequestWire, SpawnResultWire, ToWorker } from "../../protocol";
 import type { Clock } from "../../mind/ports";
 import type { RuntimePort, RuntimeStatus, SpawnRequest, SpawnResult } from "../ports";
-import { WEBCONTAINER_LIMITS } from "./limits";
+import { WEBCONTAINER_LIMITS } from "../limits";
 import { lost, notRun } from "./results";
 
 export type RuntimeRequestMessage = Extract<FromWorker, { type: "runtime-spawn" | "runtime-cancel" }>;

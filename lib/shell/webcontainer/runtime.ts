@@ -11,7 +11,7 @@ import type { Clock } from "../../mind/ports";
 import { cutUtf8 } from "../../trajectory/large-output";
 import type { RuntimeStatus, SpawnRequest, SpawnResult } from "../ports";
 import type { BootFn, WebContainerLike, WebContainerProcessLike } from "./api";
-import { WEBCONTAINER_LIMITS, type WebContainerLimits } from "./limits";
+import { WEBCONTAINER_LIMITS, type WebContainerLimits } from "../limits";
 import { SpaceMirror } from "./mirror";
 import { inSpace, WORKSPACE, workspaceRelative } from "./paths";
 import { notRun } from "./results";
