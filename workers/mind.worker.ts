@@ -1,9 +1,9 @@
 // The mind's Web Worker: receives start/stop from its page and reports status.
 // All the wiring is in ./host; this file only speaks lib/protocol.
 /// <reference lib="webworker" />
-import type { FromWorker, ToWorker } from "../lib/protocol";
+import type { FromWorker, MindStatus, ToWorker } from "../lib/protocol";
 import { isRuntimeReply, RuntimeBridge } from "../lib/shell/webcontainer/bridge";
-import { db } from "../lib/store/db";
+import { ReverieDb } from "../lib/store/db";
 import { runMind, type RunningMind } from "./host";
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
@@ -12,9 +12,39 @@ const post = (msg: FromWorker) => scope.postMessage(msg);
 // The page's WebContainer, for node/npm/npx: one bridge for the worker's life, across restarts.
 const runtime = new RuntimeBridge(post);
 
+// The worker writes every step of the mind. Dexie's liveQuery cache would
+// replay each write into every cached query of the store's watch (one per
+// change, each kept for 3 s): ~25 ms of the worker's time per iteration.
+const database = new ReverieDb("reverie", { cache: "disabled" });
+
 let running: Promise<RunningMind | null> | null = null;
 let lastStatus: FromWorker | null = null;
 let lastPartial = 0;
+let partialShown = false;
+let statusAt = 0;
+let statusTimer: ReturnType<typeof setTimeout> | null = null;
+
+// Each report re-renders the mind's page. A run reports every iteration: ten
+// a second are enough for the page (the last one always goes); a change of
+// state goes at once.
+function postStatus(status: MindStatus): void {
+  const sameState = lastStatus?.type === "status" && lastStatus.status.state === "thinking" && status.state === "thinking";
+  const msg: FromWorker = { type: "status", status };
+  lastStatus = msg;
+  if (statusTimer) clearTimeout(statusTimer);
+  statusTimer = null;
+  const wait = statusAt + 100 - Date.now();
+  if (sameState && wait > 0) {
+    statusTimer = setTimeout(() => {
+      statusTimer = null;
+      statusAt = Date.now();
+      post(msg);
+    }, wait);
+    return;
+  }
+  statusAt = Date.now();
+  post(msg);
+}
 
 // Commands run one after another: a Start that arrives while a Stop is still
 // winding the loop down must wait for it, not be dropped.
@@ -40,7 +70,7 @@ scope.onmessage = (event: MessageEvent<ToWorker>) => {
   } else if (msg.type === "stop") {
     enqueue(async () => {
       await stop();
-      post({ type: "status", status: { state: "stopped" } });
+      postStatus({ state: "stopped" });
     });
   }
 };
@@ -62,19 +92,22 @@ async function stop(): Promise<void> {
 }
 
 async function start(mindId: string): Promise<RunningMind | null> {
-  post({ type: "status", status: { state: "starting" } });
+  postStatus({ state: "starting" });
   try {
-    const mind = await runMind(db(), mindId, {
+    const mind = await runMind(database, mindId, {
         onConfigChanged: () => restart(mindId),
-        onStatus: (status) => {
-          lastStatus = { type: "status", status };
-          post(lastStatus);
-        },
+        onStatus: postStatus,
         onPartial: (text) => {
-          // Streamed text at most ten times a second; the clearing "" always.
-          const now = Date.now();
-          if (text !== "" && now - lastPartial < 100) return;
-          lastPartial = now;
+          // Streamed text at most ten times a second; the clearing "" only when there is something to clear.
+          if (text === "") {
+            if (!partialShown) return;
+            partialShown = false;
+          } else {
+            const now = Date.now();
+            if (now - lastPartial < 100) return;
+            lastPartial = now;
+            partialShown = true;
+          }
           post({ type: "partial", text });
         },
       },

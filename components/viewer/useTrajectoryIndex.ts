@@ -8,6 +8,8 @@ import { watchEntries, type StepSource } from "@/lib/store/view";
 import type { IndexEntry } from "@/lib/trajectory/rows";
 
 const FIRST = 150;
+/** New steps of a live mind are shown at most this often. */
+const LIVE_MS = 100;
 
 export interface TrajectoryIndex {
   entries: IndexEntry[];
@@ -31,13 +33,30 @@ export function useTrajectoryIndex(source: StepSource, owner: string, traj: stri
       setState({ entries: newest, complete: !partial, loaded: true });
 
       if (live) {
-        unwatch = watchEntries(db(), owner, traj, newest[newest.length - 1]?.seq ?? 0, (fresh) => {
+        // A mind on a fast model writes tens of steps a second: take them in at
+        // most every LIVE_MS, so the stream re-renders at that pace, not per step.
+        let pending: IndexEntry[] = [];
+        let timer: ReturnType<typeof setTimeout> | null = null;
+        let last = 0;
+        const flush = () => {
+          timer = null;
+          last = Date.now();
+          const fresh = pending;
+          pending = [];
           setState((s) => {
             const known = s.entries[s.entries.length - 1]?.seq ?? 0;
             const add = fresh.filter((e) => e.seq > known);
             return add.length ? { ...s, entries: s.entries.concat(add) } : s;
           });
+        };
+        const stop = watchEntries(db(), owner, traj, newest[newest.length - 1]?.seq ?? 0, (fresh) => {
+          pending.push(...fresh);
+          timer ??= setTimeout(flush, Math.max(0, last + LIVE_MS - Date.now()));
         });
+        unwatch = () => {
+          stop();
+          if (timer) clearTimeout(timer);
+        };
       }
 
       // Then everything older, handed over once (one re-render, one layout).

@@ -1,6 +1,6 @@
 // The browser database. The only module (with its siblings in lib/store) that
 // touches IndexedDB. Everything read back is parsed by the callers' schemas.
-import Dexie, { type EntityTable } from "dexie";
+import Dexie, { type DexieOptions, type EntityTable } from "dexie";
 import type { FileRecord } from "../shell/persistent-fs";
 
 /** A mind (live) or an imported archive (read-only): the owner of steps. */
@@ -75,8 +75,8 @@ export class ReverieDb extends Dexie {
   files!: Dexie.Table<FileRow, [string, string]>;
   settings!: EntityTable<SettingRow, "key">;
 
-  constructor(name = "reverie") {
-    super(name);
+  constructor(name = "reverie", options?: DexieOptions) {
+    super(name, options);
     this.version(1).stores({
       minds: "id",
       // seq orders an owner's steps as they were appended. step_id is unique

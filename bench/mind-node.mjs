@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// The loop bench/mind measures, under Node: workers/host.ts's runMind over
+// fake-indexeddb, against the instant model. Not a benchmark of its own: a
+// tool for finding where the time goes (run it with --cpu-prof, or compare
+// CACHE=off, which switches off Dexie's liveQuery cache on the mind's
+// database, as `new Dexie(name, { cache: "disabled" })` would).
+//
+//   node bench/mind-node.mjs                    (CALLS=600; CACHE=on)
+//   CACHE=off node bench/mind-node.mjs
+//   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/mind-node.mjs
+import "fake-indexeddb/auto";
+import { tsImport } from "tsx/esm/api";
+import { startInstantModel } from "./mind-model.mjs";
+import { stats } from "./mind-trajectory.mjs";
+
+const { ReverieDb } = await tsImport("../lib/store/db.ts", import.meta.url);
+const { createMind, updateSettings } = await tsImport("../lib/store/minds.ts", import.meta.url);
+const { runMind } = await tsImport("../workers/host.ts", import.meta.url);
+const { createModel, modelLabel } = await tsImport("../lib/llm/model.ts", import.meta.url);
+const { modelPort } = await tsImport("../lib/llm/complete.ts", import.meta.url);
+
+const CALLS = Number(process.env.CALLS ?? 600);
+const model = await startInstantModel();
+const db = new ReverieDb(`mind-node-${process.pid}`);
+await db.open();
+if (process.env.CACHE === "off") db._options.cache = "disabled";
+const settings = { provider: "openai-compatible", baseURL: model.url, model: "instant", apiKey: "k" };
+const mind = await createMind(db, { name: "Bench", persona: "p", model: settings });
+await updateSettings(db, mind.id, { model: settings, pacing: { base_s: 0.05, cap_s: 0.05, ticks_per_level: 3 }, max_iterations: 100 });
+
+// The mind's own model port, timed: how long each complete() takes (the AI SDK
+// and HTTP against an instant server), and the loop's time between them.
+const real = modelPort(createModel(settings), modelLabel(settings));
+const timed = [];
+const port = {
+  name: real.name,
+  async complete(req) {
+    const t = performance.now();
+    const r = await real.complete(req);
+    timed.push({ start: t, end: performance.now() });
+    return r;
+  },
+};
+// And the step writes (the one IndexedDB write a step costs).
+const adds = [];
+const add = db.steps.add.bind(db.steps);
+db.steps.add = async (...args) => {
+  const t = performance.now();
+  try {
+    return await add(...args);
+  } finally {
+    adds.push({ start: t, end: performance.now() });
+  }
+};
+const handle = await runMind(db, mind.id, { onStatus: () => {} }, { model: port });
+const t0 = performance.now();
+while (model.calls.length < CALLS) await new Promise((r) => setTimeout(r, 50));
+const wall = performance.now() - t0;
+await handle.stop();
+await handle.done;
+const cs = model.calls.slice(50, CALLS);
+console.log(
+  `cache ${process.env.CACHE === "off" ? "off" : "on "}: ${CALLS} calls in ${Math.round(wall)} ms;`,
+  "gap (answer sent → next call), ms:",
+  stats(cs.slice(1).map((c, i) => c.at - cs[i].sent)),
+);
+const ts = timed.slice(50, CALLS);
+console.log("  model.complete() (AI SDK + HTTP to an instant server), ms:", stats(ts.map((t) => t.end - t.start)));
+console.log("  the loop between complete() calls (appends, exec, context), ms:", stats(ts.slice(1).map((t, i) => t.start - ts[i].end)));
+const from = ts[0].start;
+const inWindow = adds.filter((a) => a.start >= from && a.end <= ts.at(-1).end);
+console.log("  step writes (db.steps.add), ms:", stats(inWindow.map((a) => a.end - a.start)), `${(inWindow.length / (ts.length - 1)).toFixed(2)} a call`);
+await model.close();
+db.close();

@@ -1,0 +1,225 @@
+#!/usr/bin/env node
+/* global document, indexedDB, IDBKeyRange */
+// Benchmark: the mind's own time per iteration, in Chromium, against an
+// instant scripted model (bench/mind-model.mjs). Measured at the model's end:
+// from the answer to one call being sent until the next call of the same run
+// arrives, minus the exec_s of the block run in between (read from the mind's
+// exported trajectory). At two sizes of history: a fresh mind (its first
+// 100-iteration runs, ≈100 steps in) and one the instant model has let run to
+// 10,000 steps; each with the mind's page showing the live stream and with the
+// page on the list of minds. Prints median and p90 with ratios to the target
+// (5 ms) and to Headlong (970 ms), and writes bench/results/mind.json.
+//
+//   npm run bench -- mind               (STEPS=10000 of history, MEASURE=300 iterations there)
+//   REVERIE_BENCH_REUSE_BUILD=1 npm run bench -- mind
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { chromium } from "playwright-core";
+import { startInstantModel } from "./mind-model.mjs";
+import { gaps, joinCalls, readTarGz, rootSteps, stats } from "./mind-trajectory.mjs";
+
+const STEPS = Number(process.env.STEPS ?? 10_000);
+const MEASURE = Number(process.env.MEASURE ?? 300);
+const ITERATIONS = 100;
+const TARGET_MS = 5;
+const HEADLONG_MS = 970;
+/** The issue's second target: 200 times less than Headlong's time between model calls. */
+const VS_HEADLONG = 200;
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUp(url, child) {
+  for (let i = 0; i < 240; i++) {
+    if (child.exitCode !== null) throw new Error("the app exited");
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error("the app did not start");
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what, check, timeoutMs) {
+  const t0 = performance.now();
+  while (!(await check())) {
+    if (performance.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+if (!(process.env.REVERIE_BENCH_REUSE_BUILD === "1" && existsSync(".next/BUILD_ID"))) {
+  console.log("building the app…");
+  const b = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { stdio: ["ignore", "ignore", "inherit"], env });
+  if (b.status !== 0) process.exit(1);
+}
+const port = await freePort();
+const app = spawn(process.execPath, ["scripts/start.mjs"], { env: { ...env, PORT: String(port) }, stdio: "ignore" });
+const base = `http://localhost:${port}`;
+const model = await startInstantModel();
+let browser;
+try {
+  await waitUp(base, app);
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+
+  // A new mind on the instant model, as a person makes one.
+  await page.goto(base);
+  await page.getByTestId("new-mind-name").fill("Bench");
+  await page.getByTestId("new-mind-persona").fill("A mind that runs a benchmark.");
+  await page.getByTestId("model-provider").selectOption("openai-compatible");
+  await page.getByTestId("model-base-url").fill(model.url);
+  await page.getByTestId("model-name").fill("instant");
+  await page.getByTestId("model-api-key").fill("bench-key");
+  await page.getByTestId("create-mind").click();
+  await page.waitForURL(/\/mind\/[0-9a-f-]{36}$/);
+  const mindId = page.url().split("/").at(-1);
+
+  // The root trajectory's size, read straight from IndexedDB (only while filling, not while measuring).
+  const stepCount = () =>
+    page.evaluate(
+      (id) =>
+        new Promise((resolve, reject) => {
+          const open = indexedDB.open("reverie");
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const db = open.result;
+            const req = db.transaction("steps").objectStore("steps").index("[mind_id+traj_id+seq]").count(IDBKeyRange.bound([id, id], [id, id, []]));
+            req.onsuccess = () => (db.close(), resolve(req.result));
+            req.onerror = () => (db.close(), reject(req.error));
+          };
+        }),
+      mindId,
+    );
+
+  // Warm-up: a few default runs; then 100 steps per run and almost no pause between runs.
+  await until("the first model calls", () => model.calls.length >= 10, 60_000);
+  await page.getByTestId("mind-settings").click();
+  await page.getByTestId("settings-max_iterations").fill(String(ITERATIONS));
+  await page.getByTestId("settings-base_s").fill("0.05");
+  await page.getByTestId("settings-cap_s").fill("0.05");
+  await page.getByTestId("settings-save").click();
+  await page.getByText("Saved; the change is recorded").waitFor();
+  await page.getByTestId("mind-settings").click();
+  const calls = (n) => until(`${n} model calls`, () => model.calls.length >= n, 600_000);
+  // Each size of history is measured twice: with the mind's page showing the
+  // live stream (its main thread renders every step), and with the page on the
+  // list of minds (the mind thinks on, unseen). Windows are ranges of calls.
+  const windows = {};
+  const toList = async () => {
+    await page.getByRole("link", { name: "← minds" }).click();
+    await page.getByTestId("mind-list").waitFor();
+  };
+  console.log(`settings saved after ${model.calls.length} calls; a fresh mind, stream shown…`);
+  await calls(model.calls.length + ITERATIONS + 20); // the first 100-iteration run (found in the trajectory below)
+  await toList();
+  windows.fresh_list = { from: model.calls.length + 5, to: model.calls.length + 5 + ITERATIONS };
+  console.log("…page on the list of minds…");
+  await calls(windows.fresh_list.to + 1);
+
+  // Let the mind itself grow its trajectory to STEPS (the page on the list: faster).
+  const fillStart = performance.now();
+  const fillCalls = model.calls.length;
+  let steps = await stepCount();
+  while (steps < STEPS) {
+    await sleep(5000);
+    steps = await stepCount();
+    const s = (performance.now() - fillStart) / 1000;
+    console.log(`  ${steps.toLocaleString()} steps, ${model.calls.length.toLocaleString()} model calls, ${((model.calls.length - fillCalls) / s).toFixed(1)} calls/s`);
+    if (s > 3600) throw new Error("the trajectory did not reach its size within an hour");
+  }
+  const fillS = (performance.now() - fillStart) / 1000;
+  const fillRate = (model.calls.length - fillCalls) / fillS;
+  console.log(`${steps.toLocaleString()} steps; ${MEASURE} iterations with the page on the list…`);
+  windows.full_list = { from: model.calls.length, to: model.calls.length + MEASURE + 5 };
+  await calls(windows.full_list.to + 1);
+  console.log(`…and ${MEASURE} with the stream shown`);
+  await page.getByTestId("mind-list").getByRole("link").first().click();
+  await page.waitForURL(/\/mind\//);
+  await page.waitForFunction(() => /^\d+ steps?$/.test(document.querySelector('[data-testid="step-count"]')?.textContent?.trim() ?? ""), null, { timeout: 120_000 });
+  windows.full_stream = { from: model.calls.length + 10, to: model.calls.length + 10 + MEASURE + 5 };
+  await calls(windows.full_stream.to + 1);
+
+  await page.getByTestId("mind-stop").click();
+  await page.getByTestId("mind-status").filter({ hasText: "stopped" }).waitFor({ timeout: 30_000 });
+  const [download] = await Promise.all([page.waitForEvent("download", { timeout: 120_000 }), page.getByTestId("export-mind").click()]);
+  const trajectory = rootSteps(readTarGz(readFileSync(await download.path())));
+
+  const rows = joinCalls(trajectory, model.calls);
+  const unmatched = rows.filter((r) => r.history === null).length;
+  const all = gaps(rows);
+  // The fresh mind, stream shown: the first full run after the settings' config
+  // step (a run the old settings had begun may be cut by the restart).
+  const configAt = trajectory.findLastIndex((s) => s.type === "config" && s.max_iterations === ITERATIONS);
+  const firstRun = trajectory
+    .filter((s, i) => i > configAt && s.type === "shellm-run")
+    .map((s) => s.step_id)
+    .find((id) => all.filter((g) => g.runId === id).length >= ITERATIONS / 2);
+  const inWindow = (w) => (g) => g.n > w.from && g.n <= w.to;
+  const measured = {
+    fresh_stream: all.filter((g) => g.runId === firstRun),
+    fresh_list: all.filter(inWindow(windows.fresh_list)),
+    [`steps_${STEPS}_list`]: all.filter((g) => inWindow(windows.full_list)(g) && g.history >= STEPS).slice(0, MEASURE),
+    [`steps_${STEPS}_stream`]: all.filter((g) => inWindow(windows.full_stream)(g) && g.history >= STEPS).slice(0, MEASURE),
+  };
+  const ratio = (ms, ref) => Math.round((ref / ms) * 100) / 100;
+  const phase = (gs) => {
+    const harness = stats(gs.map((g) => g.harnessMs));
+    return {
+      history: { from: gs[0]?.history ?? null, to: gs.at(-1)?.history ?? null },
+      iterations: gs.length,
+      harness_ms: harness,
+      call_to_call_ms: stats(gs.map((g) => g.callToCallMs)),
+      exec_ms: stats(gs.map((g) => g.execMs)),
+      ratio_to_target: ratio(harness.median, TARGET_MS),
+      ratio_to_headlong: ratio(harness.median, HEADLONG_MS),
+    };
+  };
+  const result = {
+    ...Object.fromEntries(Object.entries(measured).map(([k, gs]) => [k, phase(gs)])),
+    fill: { steps, seconds: Math.round(fillS), calls_per_s: Math.round(fillRate * 10) / 10, page: "list of minds" },
+    model_calls: model.calls.length,
+    calls_not_in_trajectory: unmatched,
+    preflights: model.preflights,
+    targets: { harness_median_ms: TARGET_MS, vs_headlong: VS_HEADLONG },
+    headlong_ms: HEADLONG_MS,
+    when: new Date().toISOString(),
+  };
+
+  const cell = (v, w) => String(v).padStart(w);
+  console.log(`\nharness time per iteration: ms from a model answer to the run's next call, minus the block's exec_s (ratio > 1 is better than target)`);
+  console.log(`${"history (steps)".padEnd(16)}${"page".padEnd(8)}${cell("iters", 6)}${cell("median", 8)}${cell("p90", 8)}${cell("target", 8)}${cell("ratio", 7)}${cell("vs Headlong", 12)}${cell("target", 8)}${cell("call→call", 10)}${cell("exec", 6)}`);
+  for (const [key, p] of Object.entries(result).filter(([k]) => k in measured)) {
+    const h = p.history.from === null ? "n/a" : `${p.history.from.toLocaleString()}–${p.history.to.toLocaleString()}`;
+    console.log(
+      `${h.padEnd(16)}${(key.endsWith("stream") ? "stream" : "list").padEnd(8)}${cell(p.iterations, 6)}${cell(p.harness_ms.median.toFixed(1), 8)}${cell(p.harness_ms.p90.toFixed(1), 8)}${cell(`< ${TARGET_MS}`, 8)}${cell(`${p.ratio_to_target.toFixed(2)}×`, 7)}${cell(`${p.ratio_to_headlong.toFixed(0)}×`, 12)}${cell(`≥ ${VS_HEADLONG}×`, 8)}${cell(p.call_to_call_ms.median.toFixed(1), 10)}${cell(p.exec_ms.median, 6)}`,
+    );
+  }
+  console.log(`page: "stream" = the mind's page showing the live stream; "list" = the page on the list of minds`);
+  console.log(`filling to ${steps.toLocaleString()} steps took ${Math.round(fillS)} s (${result.fill.calls_per_s} model calls/s)`);
+  if (unmatched) console.log(`${unmatched} model call(s) left no reasoning step (cut by a restart or the stop)`);
+  mkdirSync("bench/results", { recursive: true });
+  writeFileSync("bench/results/mind.json", `${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  await browser?.close();
+  await model.close();
+  app.kill("SIGTERM");
+}
+
