@@ -119,6 +119,8 @@ describe("a mind in a browser tab", () => {
   it("stops and starts", async () => {
     await page.getByTestId("mind-stop").click();
     await page.getByTestId("mind-status").filter({ hasText: "stopped" }).waitFor({ timeout: 10_000 });
+    // The stream takes new steps in every 100 ms: let the last ones (the cut run's) arrive, then nothing more may.
+    await page.waitForTimeout(500);
     const count = (await stepIds(page)).length;
     await page.waitForTimeout(1500);
     expect((await stepIds(page)).length).toBe(count);
