@@ -14,10 +14,10 @@
 //   REVERIE_BENCH_REUSE_BUILD=1 npm run bench -- mind
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { chromium } from "playwright-core";
 import { startInstantModel } from "./mind-model.mjs";
 import { gaps, joinCalls, readTarGz, rootSteps, stats } from "./mind-trajectory.mjs";
+import { freePort, waitUp } from "./app-server.mjs";
 
 const STEPS = Number(process.env.STEPS ?? 10_000);
 const MEASURE = Number(process.env.MEASURE ?? 300);
@@ -28,28 +28,6 @@ const HEADLONG_MS = 970;
 const VS_HEADLONG = 200;
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitUp(url, child) {
-  for (let i = 0; i < 240; i++) {
-    if (child.exitCode !== null) throw new Error("the app exited");
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error("the app did not start");
-}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

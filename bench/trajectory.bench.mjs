@@ -11,11 +11,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tsImport } from "tsx/esm/api";
 import { chromium } from "playwright-core";
+import { freePort, waitUp } from "./app-server.mjs";
 
 const { makeHeadlongTree } = await tsImport("../test/fixtures/headlong-tree.ts", import.meta.url);
 
@@ -23,28 +23,6 @@ const STEPS = Number(process.env.STEPS ?? 100_000);
 const TARGETS = { import_steps_per_s: 20_000, first_render_ms: 1000, heap_mb: 400 };
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitUp(url, child) {
-  for (let i = 0; i < 240; i++) {
-    if (child.exitCode !== null) throw new Error("the app exited");
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error("the app did not start");
-}
 
 if (!(process.env.REVERIE_BENCH_REUSE_BUILD === "1" && existsSync(".next/BUILD_ID"))) {
   console.log("building the app…");

@@ -14,6 +14,7 @@ import { DEFAULT_TIERS } from "../lib/context/staircase";
 import { TokenCounter } from "../lib/context/tokens";
 import { classifyPath, LineSplitter, parentDir, readLine, TRAJECTORY_FILE } from "../lib/trajectory/headlong";
 import type { Step } from "../lib/trajectory/schema";
+import { helpOrProblem, type Out } from "./out";
 
 export const CONTEXT_USAGE_LINE = "reverie context <path> [--budget TOKENS] [--json]";
 
@@ -22,7 +23,6 @@ sealed summaries where ${TIERS_FILE} beside its trajectory.jsonl has them, as el
 where not, then the newest steps verbatim, within TOKENS (default ${DEFAULT_BUDGET}).
 --json prints {"messages":[{"role","content"}...],"tokens":N,"parts":[...]}.`;
 
-type Out = { out: (s: string) => void; err: (s: string) => void };
 
 interface ContextArgs {
   path: string;
@@ -183,14 +183,7 @@ async function openFile(path: string): Promise<Blob> {
 /** Exit codes as check and show: 0 done, 1 the file is the problem (thrown, for the caller to word), 2 the arguments are. */
 export async function context(argv: string[], io: Out, usage: string): Promise<number> {
   const args = parseArgs(argv);
-  if (args === "help") {
-    io.out(`${usage}\n`);
-    return 0;
-  }
-  if ("problem" in args) {
-    io.err(`reverie: ${args.problem}\n${usage}\n`);
-    return 2;
-  }
+  if (args === "help" || "problem" in args) return helpOrProblem(args, io, usage);
   const blob = await openFile(args.path);
   const tree = await readTree(blob, basename(args.path));
   if (detectFormat(basename(args.path), new Uint8Array(await blob.slice(0, 512).arrayBuffer())) === "jsonl") await readBeside(args.path, tree);

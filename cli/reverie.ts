@@ -10,6 +10,7 @@ import { importArchive, type ImportSink, type StepBatchItem } from "../lib/impor
 import { checkSummary } from "../lib/import/stats";
 import { context, CONTEXT_HELP, CONTEXT_USAGE_LINE } from "./context";
 import { sh, SH_HELP, SH_USAGE_LINE } from "./sh";
+import type { Out } from "./out";
 
 const USAGE = `usage:
   reverie check <path> [--json]
@@ -23,7 +24,6 @@ ${CONTEXT_HELP}
 
 ${SH_HELP}`;
 
-type Out = { out: (s: string) => void; err: (s: string) => void };
 const std: Out = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
 
 export async function main(argv: string[], io: Out = std): Promise<number> {

@@ -12,6 +12,7 @@ import { openPersistentFs } from "../lib/shell/persistent-fs";
 import { DEFAULT_PERMISSIONS, SandboxLimits, type Permissions } from "../lib/trajectory/permissions";
 import { folderStore } from "./folder-store";
 import { openJsonlLog } from "./jsonl-log";
+import { helpOrProblem, type Out } from "./out";
 
 export const SH_USAGE_LINE = "reverie sh [--workspace DIR] [--traj FILE] [--silence S] [--wall S] -c SCRIPT";
 
@@ -31,7 +32,6 @@ const SELF = "reverie";
 const LIMIT_EXIT = 126;
 const INTERRUPTED_EXIT = 130;
 
-type Out = { out: (s: string) => void; err: (s: string) => void };
 
 interface ShArgs {
   script: string;
@@ -86,14 +86,7 @@ const ids = { uuid: () => crypto.randomUUID() };
 
 export async function sh(argv: string[], io: Out, usage: string): Promise<number> {
   const args = parseArgs(argv);
-  if (args === "help") {
-    io.out(`${usage}\n`);
-    return 0;
-  }
-  if ("problem" in args) {
-    io.err(`reverie: ${args.problem}\n${usage}\n`);
-    return 2;
-  }
+  if (args === "help" || "problem" in args) return helpOrProblem(args, io, usage);
   const permissions: Permissions = { ...DEFAULT_PERMISSIONS, limits: { ...DEFAULT_PERMISSIONS.limits, ...args.limits } };
   const maxBytes = permissions.limits.max_workspace_bytes;
   const { fs, flush } = await openPersistentFs(folderStore(resolve(args.workspace), { maxBytes }), { maxBytes });
