@@ -1,20 +1,11 @@
-// Project the tail of a trajectory into model messages: valid alternation
-// (user first, no two of a role in a row), the model's own reasoning before
-// its code, and no bookkeeping fields (run ids, timings, token counts).
+// How each step reads to the model: the model's own reasoning before its
+// code, no bookkeeping fields (run ids, timings, token counts), long fields cut
+// with a hint to read them whole. lib/context/build.ts assembles the messages.
 import type { Step } from "../trajectory/schema";
 
 export interface ChatMessage {
   role: "user" | "assistant";
   content: string;
-}
-
-export interface ProjectOptions {
-  /** The mind's own name: its messages read as sent, not received. */
-  selfName: string;
-  /** Steps older than the tail that are not shown. */
-  elided: number;
-  /** For a nested run: its ancestors' recent steps (read-only background), shown first as one message. */
-  ancestors?: readonly Step[];
 }
 
 const fence = (code: string) => "```bash\n" + code + "\n```";
@@ -93,30 +84,4 @@ export function renderStep(step: Step, selfName: string): ChatMessage | null {
       return { role: "user", content: `[${step.type}]${body ? ` ${body}` : ""}` };
     }
   }
-}
-
-export function projectMessages(steps: readonly Step[], opts: ProjectOptions): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  const push = (m: ChatMessage) => {
-    const last = out[out.length - 1];
-    if (last && last.role === m.role) last.content += `\n\n${m.content}`;
-    else out.push({ ...m });
-  };
-  if (opts.ancestors && opts.ancestors.length > 0) {
-    const lines = opts.ancestors.flatMap((s) => {
-      const m = renderStep(s, opts.selfName);
-      return m ? [`${m.role === "assistant" ? "(parent)" : "(to parent)"} ${m.content}`] : [];
-    });
-    push({ role: "user", content: `[Background: the recent steps of the trajectories you were forked from, up to the fork. They are not yours to continue.]\n\n${lines.join("\n\n")}` });
-  }
-  if (opts.elided > 0) {
-    push({ role: "user", content: `[${opts.elided} earlier steps not shown; \`traj tail -n N\` reads them]` });
-  }
-  for (const step of steps) {
-    const m = renderStep(step, opts.selfName);
-    if (m) push(m);
-  }
-  if (out[0]?.role !== "user") out.unshift({ role: "user", content: "[the trajectory so far]" });
-  if (out[out.length - 1]?.role !== "user") push({ role: "user", content: "[continue]" });
-  return out;
 }

@@ -1,12 +1,20 @@
-// lib/context/project.ts: the tail of a trajectory as model messages.
+// lib/context/project.ts (how each step reads) through lib/context/build.ts
+// (the messages), for a tail short enough to be shown whole.
 import { describe, expect, it } from "vitest";
-import { projectMessages, type ChatMessage } from "../../lib/context/project";
+import { arraySource, buildContext } from "../../lib/context/build";
+import type { ChatMessage } from "../../lib/context/project";
+import { DEFAULT_TIERS } from "../../lib/context/staircase";
+import { TokenCounter } from "../../lib/context/tokens";
 import { DEFAULT_PACING } from "../../lib/mind/pacing";
 import type { Step } from "../../lib/trajectory/schema";
 import { stepMaker } from "./helpers/steps";
 
 const F = "```";
 const SELF = "Reverie";
+
+/** The steps verbatim, with `elided` earlier steps not at hand, as the mind's run builds them (no summaries). */
+const projectMessages = (steps: Step[], opts: { selfName: string; elided: number }): ChatMessage[] =>
+  buildContext(arraySource(steps), { selfName: opts.selfName, budget: 1_000_000, maxVerbatim: 1_000_000, tiers: DEFAULT_TIERS, summary: () => undefined, counter: new TokenCounter(), before: opts.elided }).messages;
 
 function aTrajectory() {
   const mk = stepMaker();
@@ -44,7 +52,7 @@ function checkShape(messages: ChatMessage[]) {
   for (let i = 1; i < messages.length; i++) expect(messages[i]?.role).not.toBe(messages[i - 1]?.role);
 }
 
-describe("projectMessages", () => {
+describe("a tail as model messages", () => {
   it("renders a whole run: reasoning before code, messages as sent or received, bookkeeping left out", () => {
     const { steps, msg, sent } = aTrajectory();
     expect(projectMessages(steps, { selfName: SELF, elided: 0 })).toEqual([
@@ -137,7 +145,7 @@ describe("projectMessages", () => {
     const mk = stepMaker();
     const r = mk("reasoning", { thought: "Again.", cmd: "date" });
     expect(projectMessages([r], { selfName: SELF, elided: 40 })).toEqual([
-      { role: "user", content: "[40 earlier steps not shown; `traj tail -n N` reads them]" },
+      { role: "user", content: "[40 earlier steps not shown (not summarized yet). `traj tail -n N`, `traj search` and `traj show` reach them.]" },
       { role: "assistant", content: `Again.\n\n${F}bash\ndate\n${F}` },
       { role: "user", content: "[continue]" },
     ]);
@@ -147,7 +155,7 @@ describe("projectMessages", () => {
     const mk = stepMaker();
     const p = mk("prompt", { content: "Go on." });
     expect(projectMessages([p], { selfName: SELF, elided: 3 })).toEqual([
-      { role: "user", content: "[3 earlier steps not shown; `traj tail -n N` reads them]\n\nGo on." },
+      { role: "user", content: "[3 earlier steps not shown (not summarized yet). `traj tail -n N`, `traj search` and `traj show` reach them.]\n\nGo on." },
     ]);
   });
 
