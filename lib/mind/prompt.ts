@@ -32,10 +32,6 @@ When nothing needs doing, say so in a sentence and set FINAL=idle: you will be w
 
 type Message = StepOf<"message">;
 
-export function messageLine(m: Message): string {
-  return `[message ${m.step_id} from ${m.from} to ${m.to}]\n${m.content}`;
-}
-
 export type WakeTask =
   | { reason: "start"; awaySeconds?: number }
   | { reason: "scheduled"; level: number }

@@ -182,8 +182,3 @@ export function watchRows(afterSeq: number, after: (seq: number) => Promise<Step
   });
   return () => subscription.unsubscribe();
 }
-
-/** Every step appended to a mind (any of its trajectories) after `afterSeq`. */
-export function watchSteps(db: ReverieDb, mindId: string, afterSeq: number, onSteps: (steps: Step[]) => void): () => void {
-  return watchRows(afterSeq, (seq) => rowsAfter(db, mindId, seq), (rows) => onSteps(parseRows(rows).steps));
-}

@@ -152,7 +152,6 @@ export class InnerLife {
         await deps.journal.append({ type: "observation", content: `I was away for ${formatDuration(lateS)} (my tab was frozen or the computer slept).`, source: "system" }).catch(() => undefined);
       }
       const messages = this.queue.takeMessages().filter((s) => isKind(s, "message"));
-      this.queue.take(); // other triggers coalesce into this wake
       if (messages.length > 0) {
         this.pacing = RESTED; // a message resets the pacing
         task = { reason: "message", messages };
