@@ -12,12 +12,11 @@
 //
 //   npm run bench -- mind               (STEPS=10000 of history, MEASURE=300 iterations there)
 //   REVERIE_BENCH_REUSE_BUILD=1 npm run bench -- mind
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { chromium } from "playwright-core";
 import { startInstantModel } from "./mind-model.mjs";
 import { gaps, joinCalls, readTarGz, rootSteps, stats } from "./mind-trajectory.mjs";
-import { freePort, waitUp } from "./app-server.mjs";
+import { startApp, waitUp } from "./app-server.mjs";
 
 const STEPS = Number(process.env.STEPS ?? 10_000);
 const MEASURE = Number(process.env.MEASURE ?? 300);
@@ -39,14 +38,7 @@ async function until(what, check, timeoutMs) {
   }
 }
 
-if (!(process.env.REVERIE_BENCH_REUSE_BUILD === "1" && existsSync(".next/BUILD_ID"))) {
-  console.log("building the app…");
-  const b = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { stdio: ["ignore", "ignore", "inherit"], env });
-  if (b.status !== 0) process.exit(1);
-}
-const port = await freePort();
-const app = spawn(process.execPath, ["scripts/start.mjs"], { env: { ...env, PORT: String(port) }, stdio: "ignore" });
-const base = `http://localhost:${port}`;
+const { app, base } = await startApp(env);
 const model = await startInstantModel();
 let browser;
 try {

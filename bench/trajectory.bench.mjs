@@ -8,14 +8,13 @@
 //
 //   npm run bench -- trajectory            (STEPS=100000 by default)
 //   REVERIE_BENCH_REUSE_BUILD=1 npm run bench -- trajectory
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tsImport } from "tsx/esm/api";
 import { chromium } from "playwright-core";
-import { freePort, waitUp } from "./app-server.mjs";
+import { startApp, waitUp } from "./app-server.mjs";
 
 const { makeHeadlongTree } = await tsImport("../test/fixtures/headlong-tree.ts", import.meta.url);
 
@@ -24,14 +23,7 @@ const TARGETS = { import_steps_per_s: 20_000, first_render_ms: 1000, heap_mb: 40
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 
 
-if (!(process.env.REVERIE_BENCH_REUSE_BUILD === "1" && existsSync(".next/BUILD_ID"))) {
-  console.log("building the app…");
-  const b = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { stdio: ["ignore", "ignore", "inherit"], env });
-  if (b.status !== 0) process.exit(1);
-}
-const port = await freePort();
-const app = spawn(process.execPath, ["scripts/start.mjs"], { env: { ...env, PORT: String(port) }, stdio: "ignore" });
-const base = `http://localhost:${port}`;
+const { app, base } = await startApp(env);
 let browser;
 try {
   await waitUp(base, app);
