@@ -66,6 +66,43 @@ export interface SettingRow {
   value: unknown;
 }
 
+/**
+ * A sealed summary of one block of a trajectory's filtered stream (tier 1:
+ * F steps, tier k: F blocks of tier k-1). Derived data beside the log: written
+ * once, never rewritten, rebuildable from the steps it cites.
+ */
+export interface TierRow {
+  mind_id: string;
+  traj_id: string;
+  tier: number;
+  index: number;
+  content: string;
+  cites: string[];
+  first_step: string;
+  last_step: string;
+  /** Anything else the summarizer records (model, tokens, when). */
+  [extra: string]: unknown;
+}
+
+/** What one model call was shown, keyed by the step the call produced: enough to rebuild its exact messages. */
+export interface ContextRow {
+  mind_id: string;
+  /** The step the call led to (its reasoning, or its error). */
+  step_id: string;
+  run_id: string;
+  [extra: string]: unknown;
+}
+
+/** One model call's tokens and cost, keyed by the step that carries its usage. */
+export interface UsageRow {
+  mind_id: string;
+  step_id: string;
+  /** Milliseconds since the epoch, for spend per hour and per day. */
+  ts: number;
+  usd: number;
+  [extra: string]: unknown;
+}
+
 export class ReverieDb extends Dexie {
   minds!: EntityTable<MindRow, "id">;
   steps!: EntityTable<StepRow, "seq">;
@@ -74,6 +111,9 @@ export class ReverieDb extends Dexie {
   pages!: Dexie.Table<PageRow, [string, string, number]>;
   files!: Dexie.Table<FileRow, [string, string]>;
   settings!: EntityTable<SettingRow, "key">;
+  tiers!: Dexie.Table<TierRow, [string, string, number, number]>;
+  contexts!: Dexie.Table<ContextRow, [string, string]>;
+  usage!: Dexie.Table<UsageRow, [string, string]>;
 
   constructor(name = "reverie", options?: DexieOptions) {
     super(name, options);
@@ -88,6 +128,15 @@ export class ReverieDb extends Dexie {
       pages: "[mind_id+traj_id+page], [mind_id+first]",
       files: "[mind_id+path], mind_id",
       settings: "key",
+    });
+    // Derived data beside the log (tiers, what each call saw, usage), and a
+    // keys-only way to the filtered stream's positions: a cursor over
+    // [mind_id+traj_id+seq+type+step_id] yields type and id without reading rows.
+    this.version(2).stores({
+      steps: "++seq, &[mind_id+step_id], [mind_id+seq], [mind_id+traj_id+seq], [mind_id+traj_id+seq+type+step_id]",
+      tiers: "[mind_id+traj_id+tier+index], [mind_id+traj_id]",
+      contexts: "[mind_id+step_id], [mind_id+run_id]",
+      usage: "[mind_id+step_id], [mind_id+ts]",
     });
   }
 }
