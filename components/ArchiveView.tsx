@@ -2,13 +2,14 @@
 // An imported trajectory, read-only.
 import Link from "next/link";
 import { Suspense } from "react";
-import { useArchive } from "@/lib/store/hooks";
+import { useArchive, useLocalSource } from "@/lib/store/hooks";
 import { ExportButton } from "./ExportButton";
 import { NotFound } from "./OwnerList";
 import { TrajectoryViewer } from "./viewer/TrajectoryViewer";
 
 export function ArchiveView({ id }: { id: string }) {
   const archive = useArchive(id);
+  const source = useLocalSource(id, "archive");
   if (archive === null) return <NotFound what="imported trajectory" />;
   return (
     <main className="mx-auto flex h-screen max-w-5xl flex-col gap-3 px-4 py-3">
@@ -26,7 +27,7 @@ export function ArchiveView({ id }: { id: string }) {
         <span className="ml-auto">{archive && <ExportButton owner={id} name={archive.name} />}</span>
       </header>
       <Suspense fallback={<p className="text-sm text-stone-500">Loading…</p>}>
-        <TrajectoryViewer owner={id} live={false} />
+        <TrajectoryViewer source={source} />
       </Suspense>
     </main>
   );

@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { Suspense, useState } from "react";
-import { useMind, useMindControls } from "@/lib/store/hooks";
+import { useLocalSource, useMind, useMindControls } from "@/lib/store/hooks";
 import { ExportButton } from "./ExportButton";
 import { NotFound } from "./OwnerList";
 import { panicHere, useRunnerState } from "./runner/runner-store";
@@ -19,6 +19,7 @@ export function MindView({ mindId }: { mindId: string }) {
   const mind = useMind(mindId);
   const runner = useRunnerState(mindId);
   const controls = useMindControls(mindId);
+  const source = useLocalSource(mindId, "mind");
   // Start and Stop set the flag; the tab that runs the mind (this one or another) follows it.
   const setRun = (on: boolean) => void controls.setRunning(on);
   // Panic stop: this tab ends its worker at once; a viewing tab asks the runner's tab to.
@@ -74,7 +75,7 @@ export function MindView({ mindId }: { mindId: string }) {
       <MindTabs
         stream={
           <Suspense fallback={<p className="text-sm text-stone-500">Loading…</p>}>
-            <TrajectoryViewer owner={mindId} live footer={partial} />
+            <TrajectoryViewer source={source} footer={partial} />
           </Suspense>
         }
         chat={mind ? <ChatView mindId={mindId} mindName={mind.name} /> : null}

@@ -5,9 +5,8 @@
 // type filters and the selected step kept in the URL.
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
-import { db } from "@/lib/store/db";
-import { blobText, pageSource, rowSource, trajectoriesOf, type SearchHit } from "@/lib/store/view";
 import type { TrajectoryRow } from "@/lib/store/db";
+import type { SearchHit, StepSource } from "@/lib/store/view";
 import { buildRows, rowIndexOf, type DisplayRow } from "@/lib/trajectory/rows";
 import { ForkTree } from "./ForkTree";
 import { SearchBox } from "./SearchBox";
@@ -21,14 +20,12 @@ import { useViewerUrl } from "./useViewerUrl";
 /** Up to this many rows are all in the page; beyond, only those on screen. */
 const PLAIN_LIMIT = 600;
 
-export function TrajectoryViewer({ owner, live, footer }: { owner: string; live: boolean; footer?: React.ReactNode }) {
+export function TrajectoryViewer({ source, footer }: { source: StepSource; footer?: React.ReactNode }) {
   const [url, setUrl] = useViewerUrl();
-  // A live mind keeps a row per step; an imported archive keeps pages of lines.
-  const source = useMemo(() => (live ? rowSource(db(), owner) : pageSource(db(), owner)), [live, owner]);
   const [trajs, setTrajs] = useState<TrajectoryRow[] | null>(null);
-  const trajId = url.traj ?? trajs?.find((t) => !t.parent_traj || !trajs.some((p) => p.traj_id === t.parent_traj))?.traj_id ?? (live ? owner : undefined);
+  const trajId = url.traj ?? trajs?.find((t) => !t.parent_traj || !trajs.some((p) => p.traj_id === t.parent_traj))?.traj_id ?? source.root;
   const traj = trajs?.find((t) => t.traj_id === trajId);
-  const index = useTrajectoryIndex(source, owner, trajId, live);
+  const index = useTrajectoryIndex(source, trajId);
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
   const [openFolds, setOpenFolds] = useState<Set<string>>(new Set());
   const [matches, setMatches] = useState<ReadonlySet<string>>(new Set());
@@ -41,11 +38,11 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
 
   useEffect(() => {
     let cancelled = false;
-    trajectoriesOf(db(), owner).then((t) => !cancelled && setTrajs(t));
+    source.trajectories().then((t) => !cancelled && setTrajs(t));
     return () => {
       cancelled = true;
     };
-  }, [owner]);
+  }, [source]);
 
   const rows = useMemo(
     () => buildRows(index.entries, { collapsedRuns: collapsed, openFolds, types: url.types }),
@@ -123,10 +120,10 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
 
   const actions: BodyActions = useMemo(
     () => ({
-      loadBlob: (ref) => blobText(db(), owner, traj, ref),
+      loadBlob: (ref) => source.blob(traj, ref),
       openTrajectory: (t, step) => setUrl({ traj: t, step: step ?? null }),
     }),
-    [owner, traj, setUrl],
+    [source, traj, setUrl],
   );
   const select = useCallback((id: string) => setUrl({ step: id }), [setUrl]);
   // Stable handlers, so the toolbar's memoized parts skip the re-render on every scroll.
@@ -191,7 +188,7 @@ export function TrajectoryViewer({ owner, live, footer }: { owner: string; live:
   return (
     <div className="flex min-h-0 flex-1 flex-col gap-2" onKeyDown={onKeyDown}>
       <div className="flex flex-wrap items-start gap-3">
-        {trajs && (trajs.length > 1 || !live) && <ForkTree trajectories={trajs} current={trajId} onOpen={openTraj} />}
+        {trajs && (trajs.length > 1 || !source.watch) && <ForkTree trajectories={trajs} current={trajId} onOpen={openTraj} />}
         <div className="flex min-w-0 flex-1 flex-col gap-2">
           <SearchBox source={source} initial={url.q} onQuery={setQuery} onHit={openHit} onMatches={setMatches} />
           <TypeFilter counts={typeCounts} selected={url.types} onChange={setTypes} />

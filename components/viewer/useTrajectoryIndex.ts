@@ -1,10 +1,9 @@
 "use client";
 // The light index of one trajectory: the newest steps first (so the viewer
-// shows something at once), then every older step, then, for a live mind,
-// each new step as it is appended.
+// shows something at once), then every older step, then, when the source can
+// grow (a live mind, a live link), each new step as it is appended.
 import { useEffect, useState } from "react";
-import { db } from "@/lib/store/db";
-import { watchEntries, type StepSource } from "@/lib/store/view";
+import type { StepSource } from "@/lib/store/view";
 import type { IndexEntry } from "@/lib/trajectory/rows";
 
 const FIRST = 150;
@@ -18,7 +17,7 @@ export interface TrajectoryIndex {
   loaded: boolean;
 }
 
-export function useTrajectoryIndex(source: StepSource, owner: string, traj: string | undefined, live: boolean): TrajectoryIndex {
+export function useTrajectoryIndex(source: StepSource, traj: string | undefined): TrajectoryIndex {
   const [state, setState] = useState<TrajectoryIndex>({ entries: [], complete: false, loaded: false });
 
   useEffect(() => {
@@ -32,7 +31,8 @@ export function useTrajectoryIndex(source: StepSource, owner: string, traj: stri
       const partial = newest.length >= FIRST;
       setState({ entries: newest, complete: !partial, loaded: true });
 
-      if (live) {
+      const watch = source.watch;
+      if (watch) {
         // A mind on a fast model writes tens of steps a second: take them in at
         // most every LIVE_MS, so the stream re-renders at that pace, not per step.
         let pending: IndexEntry[] = [];
@@ -49,7 +49,7 @@ export function useTrajectoryIndex(source: StepSource, owner: string, traj: stri
             return add.length ? { ...s, entries: s.entries.concat(add) } : s;
           });
         };
-        const stop = watchEntries(db(), owner, traj, newest[newest.length - 1]?.seq ?? 0, (fresh) => {
+        const stop = watch(traj, newest[newest.length - 1]?.seq ?? 0, (fresh) => {
           pending.push(...fresh);
           timer ??= setTimeout(flush, Math.max(0, last + LIVE_MS - Date.now()));
         });
@@ -73,7 +73,7 @@ export function useTrajectoryIndex(source: StepSource, owner: string, traj: stri
       abort.abort();
       unwatch();
     };
-  }, [source, owner, traj, live]);
+  }, [source, traj]);
 
   return state;
 }

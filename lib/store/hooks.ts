@@ -10,6 +10,7 @@ import { getMind, listMinds, panicStop, requestPanic, setRunning, type Mind } fr
 import { mindConversations } from "./chat";
 import type { Conversation } from "../trajectory/chat";
 import { getSenderName } from "./settings";
+import { pageSource, rowSource, type StepSource } from "./view";
 import type { FileRecord } from "../shell/persistent-fs";
 
 export function useMinds(): Mind[] | undefined {
@@ -19,6 +20,12 @@ export function useMinds(): Mind[] | undefined {
 /** undefined while loading, null when there is no such mind. */
 export function useMind(id: string): Mind | null | undefined {
   return useLiveQuery(() => getMind(db(), id), [id]);
+}
+
+/** The viewer's source for a mind in this browser (it grows) or an imported archive (it does not). */
+export function useLocalSource(owner: string, kind: "mind" | "archive"): StepSource {
+  // A live mind keeps a row per step; an imported archive keeps pages of lines.
+  return useMemo(() => (kind === "mind" ? rowSource(db(), owner) : pageSource(db(), owner)), [owner, kind]);
 }
 
 export function useSenderName(): string | undefined {

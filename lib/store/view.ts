@@ -20,7 +20,18 @@ export interface SearchResult {
   truncated: boolean;
 }
 
+/**
+ * Everything the viewer reads, from wherever the steps live: this browser's
+ * IndexedDB (a live mind's rows, an imported archive's pages) or, for a
+ * shared link, a server.
+ */
 export interface StepSource {
+  /** The trajectory to show before the list of trajectories has loaded (a live mind's root). */
+  readonly root?: string;
+  /** The owner's trajectories: its root and every forked child. */
+  trajectories(): Promise<TrajectoryRow[]>;
+  /** The blob a step field points to (`blobs/<file>`), relative to its trajectory's folder. */
+  blob(traj: TrajectoryRow | undefined, ref: string): Promise<string | undefined>;
   /** The newest `n` entries of a trajectory, oldest first. */
   newest(traj: string, n: number): Promise<IndexEntry[]>;
   /** Every entry before `seq`, oldest first, handed over a page at a time. */
@@ -30,19 +41,22 @@ export interface StepSource {
   locate(stepId: string): Promise<{ seq: number; traj: string } | null>;
   /** Steps whose JSON, or whose blob, contains `query` (case-insensitive). */
   search(query: string, opts?: { signal?: AbortSignal; limit?: number }): Promise<SearchResult>;
+  /**
+   * For a trajectory that grows: call `onEntries` with every entry appended
+   * after `afterSeq`, by any tab or worker. Returns the unsubscribe function.
+   * Absent when the trajectory cannot grow (an imported archive, a snapshot).
+   */
+  watch?(traj: string, afterSeq: number, onEntries: (entries: IndexEntry[]) => void): () => void;
 }
 
 const PAGE = 5000;
 const SEARCH_LIMIT = 5000;
 
-export function trajectoriesOf(db: ReverieDb, owner: string): Promise<TrajectoryRow[]> {
-  return db.trajectories.where("mind_id").equals(owner).toArray();
-}
-
-/** The blob a step field points to (`blobs/<file>`), relative to its trajectory's folder. */
-export async function blobText(db: ReverieDb, owner: string, traj: TrajectoryRow | undefined, ref: string): Promise<string | undefined> {
-  return getBlob(db, owner, traj?.dir ? `${traj.dir}/${ref}` : ref);
-}
+/** What both local sources read the same way. */
+const localReads = (db: ReverieDb, owner: string): Pick<StepSource, "trajectories" | "blob"> => ({
+  trajectories: () => db.trajectories.where("mind_id").equals(owner).toArray(),
+  blob: (traj, ref) => getBlob(db, owner, traj?.dir ? `${traj.dir}/${ref}` : ref),
+});
 
 /** Blob files whose text contains the query; steps naming them count as hits. */
 async function blobRefsMatching(db: ReverieDb, owner: string, q: string): Promise<string[]> {
@@ -69,6 +83,14 @@ export function rowSource(db: ReverieDb, owner: string): StepSource {
   const range = (traj: string, from: unknown, to: unknown, includeTo = true) =>
     db.steps.where("[mind_id+traj_id+seq]").between([owner, traj, from], [owner, traj, to], true, includeTo);
   return {
+    root: owner,
+    ...localReads(db, owner),
+    watch: (traj, afterSeq, onEntries) =>
+      watchRows(
+        afterSeq,
+        (seq) => range(traj, seq + 1, Dexie.maxKey).toArray(),
+        (rows) => onEntries(rowEntries(rows)),
+      ),
     async newest(traj, n) {
       const rows = await range(traj, Dexie.minKey, Dexie.maxKey).reverse().limit(n).toArray();
       return rowEntries(rows.reverse());
@@ -113,15 +135,6 @@ export function rowSource(db: ReverieDb, owner: string): StepSource {
   };
 }
 
-/** Call `onEntries` with every step appended to a live mind's trajectory after `afterSeq`. */
-export function watchEntries(db: ReverieDb, owner: string, traj: string, afterSeq: number, onEntries: (entries: IndexEntry[]) => void): () => void {
-  return watchRows(
-    afterSeq,
-    (seq) => db.steps.where("[mind_id+traj_id+seq]").between([owner, traj, seq + 1], [owner, traj, Dexie.maxKey], true, true).toArray(),
-    (rows) => onEntries(rowEntries(rows)),
-  );
-}
-
 // ---- an imported archive: pages of lines ----------------------------------
 
 function pageSteps(page: PageRow): { seq: number; step: Step }[] {
@@ -143,6 +156,7 @@ export function pageSource(db: ReverieDb, owner: string): StepSource {
   const pagesOf = (traj: string) => db.pages.where("[mind_id+traj_id+page]").between([owner, traj, Dexie.minKey], [owner, traj, Dexie.maxKey]);
   const allPages = () => db.pages.where("[mind_id+first]").between([owner, Dexie.minKey], [owner, Dexie.maxKey]);
   return {
+    ...localReads(db, owner),
     async newest(traj, n) {
       const out: IndexEntry[][] = [];
       let count = 0;

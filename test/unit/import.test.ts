@@ -12,7 +12,7 @@ import { exportDirs, exportEntries, MIND_JSON_FORMAT, mindJson } from "@/lib/sto
 import { discardUncommitted, ImportError, importIntoDb, markImportStarted, PAGE_LINES, sweepUnfinishedImports } from "@/lib/store/import";
 import { createMind } from "@/lib/store/minds";
 import { appendStep, mindLog } from "@/lib/store/steps";
-import { blobText, pageSource, rowSource, type StepSource, watchEntries } from "@/lib/store/view";
+import { pageSource, rowSource, type StepSource } from "@/lib/store/view";
 import { trajDirName } from "@/lib/trajectory/headlong";
 import { entryOf, type IndexEntry } from "@/lib/trajectory/rows";
 import { parseStep, type Step } from "@/lib/trajectory/schema";
@@ -843,11 +843,17 @@ describe("view: an imported archive (pageSource)", () => {
     expect(await source.locate(id(12345))).toBeNull();
   });
 
-  it("blobText reads a ref relative to the trajectory's own folder", async () => {
+  it("lists the archive's trajectories, and cannot be watched (an archive does not grow)", async () => {
+    expect((await source.trajectories()).map((t) => t.traj_id).sort()).toEqual(trajs.map((t) => t.traj_id).sort());
+    expect(source.watch).toBeUndefined();
+    expect(source.root).toBeUndefined();
+  });
+
+  it("blob reads a ref relative to the trajectory's own folder", async () => {
     const ref = `blobs/${bigBlob.path.split("/").pop()}`;
-    expect(await blobText(db, owner, trajs.find((t) => t.traj_id === big.rootId), ref)).toBe(bigBlob.data);
-    expect(await blobText(db, owner, trajs.find((t) => t.traj_id === big.childId), ref)).toBeUndefined();
-    expect(await blobText(db, owner, undefined, ref)).toBeUndefined();
+    expect(await source.blob(trajs.find((t) => t.traj_id === big.rootId), ref)).toBe(bigBlob.data);
+    expect(await source.blob(trajs.find((t) => t.traj_id === big.childId), ref)).toBeUndefined();
+    expect(await source.blob(undefined, ref)).toBeUndefined();
   });
 
   it("search finds text that is only inside a blob, at the step that points to it", async () => {
@@ -880,7 +886,7 @@ describe("view: an imported archive (pageSource)", () => {
   });
 });
 
-describe("view: a live mind (rowSource, watchEntries)", () => {
+describe("view: a live mind (rowSource)", () => {
   let source: StepSource;
   let mindId: string;
   const childId = "c0c0c0c0-0000-4000-8000-000000000000";
@@ -938,12 +944,12 @@ describe("view: a live mind (rowSource, watchEntries)", () => {
     });
   });
 
-  it("watchEntries hands over the steps appended after a seq, in that trajectory only", async () => {
+  it("watch hands over the steps appended after a seq, in that trajectory only", async () => {
     const after = rootRows.at(-1)!.seq!;
     const got: IndexEntry[][] = [];
     let resolve: () => void = () => undefined;
     const arrived = new Promise<void>((r) => (resolve = r));
-    const stop = watchEntries(db, mindId, mindId, after, (entries) => {
+    const stop = rowSource(db, mindId).watch!(mindId, after, (entries) => {
       got.push(entries);
       if (got.flat().length >= 2) resolve();
     });
