@@ -3,8 +3,7 @@
 // streamed with a progress bar, cancellable; on success the viewer opens.
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { db } from "@/lib/store/db";
-import { importLockName, importIntoDb, sweepUnfinishedImports } from "@/lib/store/import";
+import { useImportActions } from "@/lib/store/hooks";
 
 type State =
   | { phase: "idle" }
@@ -18,22 +17,18 @@ export function ImportPanel() {
   const abort = useRef<AbortController | null>(null);
   const input = useRef<HTMLInputElement>(null);
   const lastUpdate = useRef(0);
+  const imports = useImportActions();
 
-  // Imports that a closed tab left half-done are swept away (not those under way in another tab).
   useEffect(() => {
-    (async () => {
-      const held = new Set(((await navigator.locks?.query?.())?.held ?? []).map((l) => l.name));
-      await sweepUnfinishedImports(db(), (id) => held.has(importLockName(id)));
-    })().catch(() => undefined);
-  }, []);
+    imports.sweepUnfinished().catch(() => undefined);
+  }, [imports]);
 
   async function onFile(file: File) {
     const ac = new AbortController();
     abort.current = ac;
     setState({ phase: "running", name: file.name, read: 0, total: file.size, steps: 0 });
     try {
-      const { id, stats } = await importIntoDb(db(), file, {
-        name: file.name,
+      const { id, stats } = await imports.importFile(file, {
         signal: ac.signal,
         onProgress: (read, total, s) => {
           // A few updates a second are enough for a progress bar.

@@ -1,20 +1,17 @@
 "use client";
 import { useState, type KeyboardEvent } from "react";
-import { db } from "@/lib/store/db";
-import { useSenderName } from "@/lib/store/hooks";
-import { sendMessage } from "@/lib/store/messages";
-import { setSenderName } from "@/lib/store/settings";
+import type { Messaging } from "@/lib/store/hooks";
 
 /** Type a message; Enter sends, Shift+Enter makes a new line. */
-export function MessageBox({ mindId, mindName }: { mindId: string; mindName: string }) {
-  const sender = useSenderName();
+export function MessageBox({ mindName, messaging }: { mindName: string; messaging: Messaging }) {
+  const { sender } = messaging;
   const [text, setText] = useState("");
   const [error, setError] = useState<string | null>(null);
 
   async function send() {
     if (!text.trim() || sender === undefined) return;
     try {
-      await sendMessage(db(), mindId, { from: sender, to: mindName, content: text });
+      await messaging.send(text);
       setText("");
       setError(null);
     } catch (e) {
@@ -46,7 +43,7 @@ export function MessageBox({ mindId, mindName }: { mindId: string; mindName: str
             data-testid="sender-name"
             className="ml-1 w-24 rounded border border-stone-300 bg-white px-1 py-0.5 text-xs dark:border-stone-700 dark:bg-stone-900"
             value={sender ?? ""}
-            onChange={(e) => void setSenderName(db(), e.target.value)}
+            onChange={(e) => messaging.setSender(e.target.value)}
           />
         </label>
         <textarea

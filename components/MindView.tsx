@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { Suspense, useState } from "react";
-import { useLocalSource, useMind, useMindControls } from "@/lib/store/hooks";
+import { useLocalMessaging, useLocalSource, useMind, useMindControls } from "@/lib/store/hooks";
 import { ExportButton } from "./ExportButton";
 import { NotFound } from "./OwnerList";
 import { panicHere, useRunnerState } from "./runner/runner-store";
@@ -20,6 +20,7 @@ export function MindView({ mindId }: { mindId: string }) {
   const runner = useRunnerState(mindId);
   const controls = useMindControls(mindId);
   const source = useLocalSource(mindId, "mind");
+  const messaging = useLocalMessaging(mindId, mind?.name ?? "");
   // Start and Stop set the flag; the tab that runs the mind (this one or another) follows it.
   const setRun = (on: boolean) => void controls.setRunning(on);
   // Panic stop: this tab ends its worker at once; a viewing tab asks the runner's tab to.
@@ -81,7 +82,7 @@ export function MindView({ mindId }: { mindId: string }) {
         chat={mind ? <ChatView mindId={mindId} mindName={mind.name} /> : null}
         files={<FilesView mindId={mindId} readOnly={filesReadOnly(mind?.running, runner)} />}
       />
-      <footer className="border-t border-stone-200 pt-3 dark:border-stone-800">{mind && <MessageBox mindId={mindId} mindName={mind.name} />}</footer>
+      <footer className="border-t border-stone-200 pt-3 dark:border-stone-800">{mind && <MessageBox mindName={mind.name} messaging={messaging} />}</footer>
     </main>
   );
 }

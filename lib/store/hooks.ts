@@ -9,7 +9,9 @@ import { listWorkspace, readWorkspaceFile, saveWorkspaceFile, type WorkspaceEntr
 import { getMind, listMinds, panicStop, requestPanic, setRunning, type Mind } from "./minds";
 import { mindConversations } from "./chat";
 import type { Conversation } from "../trajectory/chat";
-import { getSenderName } from "./settings";
+import { sendMessage } from "./messages";
+import { getSenderName, setSenderName } from "./settings";
+import { importIntoDb, importLockName, sweepUnfinishedImports } from "./import";
 import { pageSource, rowSource, type StepSource } from "./view";
 import type { FileRecord } from "../shell/persistent-fs";
 
@@ -28,8 +30,32 @@ export function useLocalSource(owner: string, kind: "mind" | "archive"): StepSou
   return useMemo(() => (kind === "mind" ? rowSource(db(), owner) : pageSource(db(), owner)), [owner, kind]);
 }
 
-export function useSenderName(): string | undefined {
+function useSenderName(): string | undefined {
   return useLiveQuery(() => getSenderName(db()), []);
+}
+
+/** Writing to a mind: who you are, and sending. A guest on a shared link gets the same from a server. */
+export interface Messaging {
+  /** undefined while loading. */
+  sender: string | undefined;
+  setSender: (name: string) => void;
+  /** Rejects with a readable error (the text stays where it was typed). */
+  send: (content: string) => Promise<void>;
+}
+
+/** Messages typed in this browser land in the mind's trajectory as `message` steps. */
+export function useLocalMessaging(mindId: string, mindName: string): Messaging {
+  const sender = useSenderName();
+  return useMemo(
+    () => ({
+      sender,
+      setSender: (name) => void setSenderName(db(), name),
+      send: async (content) => {
+        await sendMessage(db(), mindId, { from: sender ?? "you", to: mindName, content });
+      },
+    }),
+    [sender, mindId, mindName],
+  );
 }
 
 export function useArchive(id: string): ImportedArchive | null | undefined {
@@ -79,5 +105,25 @@ export function useMindControls(mindId: string): MindControls {
       },
     }),
     [mindId],
+  );
+}
+
+export interface ImportActions {
+  /** Import a trajectory file into this browser; resolves with the new archive's id. */
+  importFile: (file: File, opts: Omit<Parameters<typeof importIntoDb>[2], "name">) => ReturnType<typeof importIntoDb>;
+  /** Remove what imports cut off by a closed tab left behind (not those under way in another tab). */
+  sweepUnfinished: () => Promise<void>;
+}
+
+export function useImportActions(): ImportActions {
+  return useMemo(
+    () => ({
+      importFile: (file, opts) => importIntoDb(db(), file, { ...opts, name: file.name }),
+      sweepUnfinished: async () => {
+        const held = new Set(((await navigator.locks?.query?.())?.held ?? []).map((l) => l.name));
+        await sweepUnfinishedImports(db(), (id) => held.has(importLockName(id)));
+      },
+    }),
+    [],
   );
 }
