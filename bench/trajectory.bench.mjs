@@ -4,10 +4,13 @@
 // Measures import throughput (steps/s), time until the viewer shows the newest
 // steps, the page's JS heap once the whole index is loaded, and frame times
 // while scrolling. Prints a table with ratios to the targets and writes
-// bench/results/trajectory.json.
+// bench/results/trajectory.json. First it runs bench/trajectory-archives.mjs
+// (our tar and zip codecs against modern-tar, @zip.js/zip.js and fflate's zip),
+// before the app is built so the two do not share the CPU.
 //
 //   npm run bench -- trajectory            (STEPS=100000 by default)
 //   REVERIE_BENCH_REUSE_BUILD=1 npm run bench -- trajectory
+import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -21,6 +24,8 @@ const { makeHeadlongTree } = await tsImport("../test/fixtures/headlong-tree.ts",
 const STEPS = Number(process.env.STEPS ?? 100_000);
 const TARGETS = { import_steps_per_s: 20_000, first_render_ms: 1000, heap_mb: 400 };
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+
+if (spawnSync(process.execPath, ["bench/trajectory-archives.mjs"], { stdio: "inherit", env }).status !== 0) process.exitCode = 1;
 
 
 const { app, base } = await startApp(env);

@@ -27,6 +27,12 @@ import {
 
 /** Compressed bytes read per step; small enough that one step of a zip bomb stays bounded (~64 MB). */
 const CHUNK = 64 * 1024;
+/**
+ * Read past the fixed local header for its name and extra field, so the
+ * header and the first data arrive in one read: each read of a picked File is
+ * a round trip in Chromium, and a tree with thousands of small blobs paid two.
+ */
+const HEADER_SLACK = 1024;
 
 export async function* readZip(blob: Blob, ctx: ReadContext): AsyncGenerator<ArchiveEntry> {
   const files: { record: CentralRecord; path: string }[] = [];
@@ -110,15 +116,21 @@ function zipBody(blob: Blob, record: CentralRecord, path: string, ctx: ReadConte
       let crc = 0;
       const inflated: Uint8Array[] = [];
       const inflater = record.method === 8 ? new Inflate((data) => inflated.push(data)) : null;
+      // The first data, when it came with the header.
+      let prefetched: Uint8Array | undefined;
 
       const locate = async () => {
-        const header = await readRange(blob, record.localOffset, record.localOffset + LOCAL_HEADER_SIZE, ctx);
+        const want = Math.min(blob.size, record.localOffset + LOCAL_HEADER_SIZE + HEADER_SLACK + Math.min(record.compressedSize, CHUNK));
+        const head = await readRange(blob, record.localOffset, want, ctx, false);
         headerRead = true;
-        const dv = view(header);
-        if (header.length < LOCAL_HEADER_SIZE || dv.getUint32(0, true) !== SIG_LOCAL) throw damaged(ctx, `the data of "${path}" is missing`);
+        ctx.progress.add(Math.min(head.length, LOCAL_HEADER_SIZE));
+        const dv = view(head);
+        if (head.length < LOCAL_HEADER_SIZE || dv.getUint32(0, true) !== SIG_LOCAL) throw damaged(ctx, `the data of "${path}" is missing`);
         pos = record.localOffset + LOCAL_HEADER_SIZE + dv.getUint16(26, true) + dv.getUint16(28, true);
         end = pos + record.compressedSize;
         if (end > blob.size) throw damaged(ctx, `"${path}" is cut short`);
+        const from = pos - record.localOffset;
+        if (from < head.length) prefetched = head.subarray(from, Math.min(head.length, end - record.localOffset));
       };
 
       return new ReadableStream<Uint8Array>(
@@ -133,10 +145,14 @@ function zipBody(blob: Blob, record: CentralRecord, path: string, ctx: ReadConte
                 controller.close();
                 return;
               }
-              const next = Math.min(end, pos + CHUNK);
-              const chunk = await readRange(blob, pos, next, ctx);
+              let chunk: Uint8Array;
+              if (prefetched?.length) {
+                chunk = prefetched;
+                prefetched = undefined;
+                ctx.progress.add(chunk.length);
+              } else chunk = await readRange(blob, pos, Math.min(end, pos + CHUNK), ctx);
               dataRead += chunk.length;
-              pos = next;
+              pos += chunk.length;
               if (inflater) {
                 try {
                   inflater.push(chunk, pos === end);
