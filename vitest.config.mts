@@ -1,7 +1,13 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { alias: { "@": new URL("./", import.meta.url).pathname.replace(/\/$/, "") } },
+  resolve: {
+    alias: {
+      "@": new URL("./", import.meta.url).pathname.replace(/\/$/, ""),
+      // lib/server starts with import "server-only", which throws outside React's server build; tests are server code too.
+      "server-only": new URL("./node_modules/server-only/empty.js", import.meta.url).pathname,
+    },
+  },
   test: {
     projects: [
       {

@@ -1,0 +1,194 @@
+import "server-only";
+// The proxy's spend ledger: hold a call's worst case before it is forwarded,
+// replace the hold by the truth after. One counter row per cap and period
+// (client hour, client day, global day) carries settled and pending
+// micro-dollars; a reservation raises all three rows' pending in one
+// conditional upsert that checks every cap on the rows as last committed, so
+// two servers (or two requests) can never both squeeze under a cap. The
+// statements, and why they lock the way they do, are in ledger-statements.ts.
+import { randomUUID } from "node:crypto";
+import type { TokenUsage } from "../llm/price";
+import { CLOSE, EXISTS, RESERVE, SPENT, STALE, USED } from "./ledger-statements";
+import { checkUsd, dayStart, hourStart, microsDown, microsUp, nextDay, nextHour, usd } from "./ledger-units";
+import type { Sql } from "./sql";
+
+export type CapName = "global_day" | "client_hour" | "client_day" | "request";
+export interface Caps { globalDayUsd: number; clientHourUsd: number; clientDayUsd: number; requestUsd: number }
+/**
+ * A refusal's spentUsd is what already counts against that cap (settled plus
+ * still held); for the "request" cap it is the refused call's own worst case,
+ * and resetsAt is now (a smaller request may go at once).
+ */
+export type Reservation =
+  | { ok: true; id: string; usd: number }
+  | { ok: false; cap: CapName; limitUsd: number; spentUsd: number; resetsAt: Date };
+export interface Ledger {
+  /** Atomically: refuse if worstUsd > requestUsd, or if settled + pending (+ worstUsd) would cross a cap; else hold worstUsd. */
+  reserve(clientId: string, worstUsd: number, meta?: { model?: string }): Promise<Reservation>;
+  /** Replace the hold by what was really spent. Idempotent: a second settle of the same id does nothing. */
+  settle(id: string, actualUsd: number, usage?: TokenUsage): Promise<void>;
+  /** What was really spent (settled, including expired reservations at their worst case) in the current periods. */
+  spent(clientId: string): Promise<{ clientHourUsd: number; clientDayUsd: number; globalDayUsd: number }>;
+  /** Reservations older than the TTL (a server died mid-call) are settled at their worst case: unknown spend is assumed spent, so caps stay safe, and they stop being pending. */
+  expireStale(): Promise<number>;
+}
+
+/** The ledger's database failed: the proxy answers 503 and forwards nothing. */
+export class LedgerUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`spend ledger unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = "LedgerUnavailableError";
+  }
+}
+
+/** Longer than any call the proxy lets run, so only a call whose server died is expired. */
+export const DEFAULT_RESERVATION_TTL_MS = 15 * 60_000;
+const SWEEP_EVERY_MS = 60_000;
+
+type PeriodCap = Exclude<CapName, "request">;
+// Most binding first: when several caps refuse, name the one that resets last.
+const REPORT_ORDER: PeriodCap[] = ["global_day", "client_day", "client_hour"];
+
+export function openLedger(sql: Sql, caps: Caps, opts: { now?: () => Date; reservationTtlMs?: number } = {}): Ledger {
+  const limits: Record<CapName, number> = {
+    global_day: microsDown(checkUsd(caps.globalDayUsd, "caps.globalDayUsd")),
+    client_hour: microsDown(checkUsd(caps.clientHourUsd, "caps.clientHourUsd")),
+    client_day: microsDown(checkUsd(caps.clientDayUsd, "caps.clientDayUsd")),
+    request: microsDown(checkUsd(caps.requestUsd, "caps.requestUsd")),
+  };
+  const now = opts.now ?? (() => new Date());
+  const ttlMs = opts.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError(`reservationTtlMs must be a positive number, got ${ttlMs}`);
+  let lastSweep = -Infinity;
+
+  const periodOf = (clientId: string, at: Date) => [clientId, dayStart(at).toISOString(), hourStart(at).toISOString()];
+
+  /** Settle or expire one reservation (one statement); false when there was nothing to do. */
+  async function close(id: string, how: { actualMicros: number; usage?: TokenUsage } | "expire", at: Date): Promise<boolean | "unknown"> {
+    const params = [
+      id,
+      how === "expire" ? "expired" : "settled",
+      how === "expire" ? null : how.actualMicros,
+      how !== "expire" && how.usage ? JSON.stringify(how.usage) : null,
+      at.toISOString(),
+    ];
+    const moved = await retrying(() =>
+      sql.dialect === "postgres"
+        ? sql.transaction(async (tx) => {
+            // A close lost to a database crash leaves its reservation pending, to expire at its worst case: safe
+            // for the caps, so it need not wait for the disk (a reservation does: a lost hold is unbudgeted spend).
+            await tx.query("SET LOCAL synchronous_commit = off");
+            return tx.query(CLOSE, params);
+          })
+        : sql.query(CLOSE, params),
+    );
+    if (moved.length > 0) return true;
+    return (await sql.query(EXISTS, [id])).length > 0 ? false : "unknown";
+  }
+
+  async function expireStale(): Promise<number> {
+    const at = now();
+    try {
+      const stale = await sql.query<{ id: string }>(STALE, [new Date(at.getTime() - ttlMs).toISOString()]);
+      let expired = 0;
+      for (const { id } of stale) if ((await close(id, "expire", at)) === true) expired++;
+      return expired;
+    } catch (e) {
+      throw unavailable(e);
+    }
+  }
+
+  async function hold(clientId: string, worst: number, at: Date, model: string | null): Promise<Reservation> {
+    // A period's first row is inserted without the upsert's check, so a hold over a cap on its own is refused here.
+    let refused = REPORT_ORDER.filter((cap) => worst > limits[cap]);
+    if (refused.length === 0) {
+      const id = randomUUID();
+      const took = await retrying(() =>
+        sql.transaction(async (tx) => {
+          const rows = await tx.query<{ cap: PeriodCap }>(RESERVE, [...periodOf(clientId, at), worst, limits.global_day, limits.client_day, limits.client_hour, id, model, at.toISOString()]);
+          const passed = new Set(rows.map((r) => r.cap));
+          // Throwing rolls back the reservation and the hold on the caps that did pass.
+          if (passed.size < 3) throw new Refusal(REPORT_ORDER.filter((cap) => !passed.has(cap)));
+        }),
+      ).catch((e: unknown) => {
+        if (e instanceof Refusal) return e;
+        throw e;
+      });
+      if (!(took instanceof Refusal)) return { ok: true, id, usd: usd(worst) };
+      refused = took.caps;
+    }
+    const rows = await sql.query<{ cap: PeriodCap; used: string }>(USED, periodOf(clientId, at));
+    const used = (cap: PeriodCap) => Number(rows.find((r) => r.cap === cap)?.used ?? 0);
+    // Most binding first; the check itself said which caps refused, in case the counters moved since.
+    const cap = REPORT_ORDER.find((c) => used(c) + worst > limits[c]) ?? refused[0] ?? "global_day";
+    return { ok: false, cap, limitUsd: usd(limits[cap]), spentUsd: usd(used(cap)), resetsAt: cap === "client_hour" ? nextHour(at) : nextDay(at) };
+  }
+
+  return {
+    async reserve(clientId, worstUsd, meta) {
+      checkClient(clientId);
+      const worst = microsUp(checkUsd(worstUsd, "worstUsd"));
+      const at = now();
+      if (worst > limits.request) return { ok: false, cap: "request", limitUsd: usd(limits.request), spentUsd: worstUsd, resetsAt: at };
+      try {
+        // No reservation stays pending for ever, even if nobody else sweeps.
+        if (at.getTime() - lastSweep >= Math.min(ttlMs, SWEEP_EVERY_MS)) {
+          lastSweep = at.getTime();
+          await expireStale();
+        }
+        return await hold(clientId, worst, at, meta?.model ?? null);
+      } catch (e) {
+        throw unavailable(e);
+      }
+    },
+
+    async settle(id, actualUsd, usage) {
+      if (typeof id !== "string" || !id) throw new RangeError("settle needs a reservation id");
+      const actualMicros = microsUp(checkUsd(actualUsd, "actualUsd"));
+      let result: boolean | "unknown";
+      try {
+        result = await close(id, { actualMicros, usage }, now());
+      } catch (e) {
+        throw unavailable(e);
+      }
+      if (result === "unknown") throw new RangeError(`no reservation '${id}' to settle`);
+    },
+
+    async spent(clientId) {
+      checkClient(clientId);
+      try {
+        const rows = await sql.query<{ cap: PeriodCap; settled: string }>(SPENT, periodOf(clientId, now()));
+        const settled = (cap: PeriodCap) => usd(rows.find((r) => r.cap === cap)?.settled ?? 0);
+        return { clientHourUsd: settled("client_hour"), clientDayUsd: settled("client_day"), globalDayUsd: settled("global_day") };
+      } catch (e) {
+        throw unavailable(e);
+      }
+    },
+
+    expireStale,
+  };
+}
+
+class Refusal {
+  constructor(readonly caps: PeriodCap[]) {}
+}
+
+function unavailable(e: unknown): LedgerUnavailableError {
+  return e instanceof LedgerUnavailableError ? e : new LedgerUnavailableError(e);
+}
+
+function checkClient(clientId: unknown): asserts clientId is string {
+  if (typeof clientId !== "string" || !clientId) throw new RangeError("a client id must be a non-empty string");
+}
+
+/** PostgreSQL may abort a transaction it cannot serialise (deadlock, serialization failure); it is safe to run again. */
+async function retrying<R>(run: () => Promise<R>, attempts = 3): Promise<R> {
+  for (let i = 1; ; i++) {
+    try {
+      return await run();
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if (i >= attempts || (code !== "40P01" && code !== "40001")) throw e;
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import "server-only";
+// The one schema, as an ordered list of migrations, for PGlite and PostgreSQL
+// alike. Append new migrations; never edit one that has shipped (databases
+// already hold it). Each is a list of single statements, because PGlite's
+// parameterised query runs one statement at a time.
+import type { Sql } from "./sql";
+
+export interface Migration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "spend ledger and server secrets",
+    statements: [
+      // Money in integer micro-dollars: sums stay exact, no float ever reaches SQL.
+      // One row per cap and period: global_day (client_id ''), client_hour, client_day.
+      `CREATE TABLE spend_counters (
+        cap TEXT NOT NULL CHECK (cap IN ('global_day', 'client_hour', 'client_day')),
+        client_id TEXT NOT NULL,
+        starts_at TIMESTAMPTZ NOT NULL,
+        settled_micros BIGINT NOT NULL DEFAULT 0,
+        pending_micros BIGINT NOT NULL DEFAULT 0 CHECK (pending_micros >= 0),
+        PRIMARY KEY (cap, client_id, starts_at)
+      )`,
+      // A hold on the worst case until the call is settled (or expired at its worst case).
+      `CREATE TABLE spend_reservations (
+        id TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL,
+        model TEXT,
+        hour_starts_at TIMESTAMPTZ NOT NULL,
+        day_starts_at TIMESTAMPTZ NOT NULL,
+        worst_micros BIGINT NOT NULL CHECK (worst_micros >= 0),
+        actual_micros BIGINT,
+        usage JSONB,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'expired', 'settled')),
+        created_at TIMESTAMPTZ NOT NULL,
+        -- When it expired at its worst case, if it did (a late settle then replaces that by the truth).
+        expired_at TIMESTAMPTZ,
+        settled_at TIMESTAMPTZ
+      )`,
+      `CREATE INDEX spend_reservations_pending ON spend_reservations (created_at) WHERE status = 'pending'`,
+      `CREATE TABLE server_secrets (
+        name TEXT PRIMARY KEY,
+        value BYTEA NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+    ],
+  },
+];
+
+// Any fixed number: every process migrating the same database takes this lock first.
+const MIGRATION_LOCK = 7_264_913_001;
+
+/** Applies the migrations this database lacks, each once, in order; safe when several processes open it at once. */
+export async function migrate(sql: Sql, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  return sql.transaction(async (tx) => {
+    // The lock is released by COMMIT; a second opener waits here and then finds everything applied.
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`);
+    const rows = await tx.query<{ version: number }>("SELECT version FROM schema_migrations");
+    const have = new Set(rows.map((r) => Number(r.version)));
+    const known = Math.max(0, ...migrations.map((m) => m.version));
+    const newest = Math.max(0, ...have);
+    if (newest > known) throw new Error(`the database is at schema version ${newest}, newer than this code knows (${known}); run the newer code`);
+    const applied: number[] = [];
+    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (have.has(m.version)) continue;
+      for (const statement of m.statements) await tx.query(statement);
+      await tx.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [m.version, m.name]);
+      applied.push(m.version);
+    }
+    return applied;
+  });
+}

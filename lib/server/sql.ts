@@ -1,0 +1,161 @@
+import "server-only";
+// The server's SQL store: PGlite embedded in the process by default (so
+// `npm start` needs no other server), PostgreSQL through a pg Pool when a URL
+// is given. Both speak the same dialect and get the same migrations on open.
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { PGlite, type Transaction } from "@electric-sql/pglite";
+import pg from "pg";
+import { migrate } from "./migrations";
+
+export interface Sql {
+  readonly dialect: "pglite" | "postgres";
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Runs fn in one transaction (BEGIN/COMMIT, ROLLBACK on throw); on pg it holds one pooled client. */
+  transaction<R>(fn: (tx: Sql) => Promise<R>): Promise<R>;
+  close(): Promise<void>;
+}
+
+/** The database could not be opened or migrated (unreachable server, unusable data folder). */
+export class SqlUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "SqlUnavailableError";
+  }
+}
+
+export const DEFAULT_DATA_DIR = ".data/pglite";
+
+/** Opens and migrates: PostgreSQL (pg Pool) when databaseUrl is given, else PGlite in dataDir (default ".data/pglite"). */
+export async function openSql(opts: { databaseUrl?: string; dataDir?: string } = {}): Promise<Sql> {
+  const sql = opts.databaseUrl ? openPostgres(opts.databaseUrl) : await openPglite(opts.dataDir ?? DEFAULT_DATA_DIR);
+  try {
+    await migrate(sql);
+  } catch (e) {
+    await sql.close().catch(() => {});
+    // The URL may carry a password: name the engine, not the address.
+    throw new SqlUnavailableError(`could not open the ${sql.dialect === "postgres" ? "PostgreSQL database (DATABASE_URL)" : "PGlite database"}: ${(e as Error).message}`, { cause: e });
+  }
+  return sql;
+}
+
+const SERVER_SQL = Symbol.for("reverie.serverSql");
+type Holder = { [SERVER_SQL]?: Promise<Sql> };
+
+/** The process-wide database: DATABASE_URL if set, else PGlite under .data/. Opened once, lazily. */
+export function serverSql(): Promise<Sql> {
+  // Kept on globalThis so a dev server's module reloads share one PGlite (it is single-connection).
+  const holder = globalThis as Holder;
+  if (!holder[SERVER_SQL]) {
+    const opening = openSql({ databaseUrl: process.env.DATABASE_URL || undefined });
+    holder[SERVER_SQL] = opening;
+    // A failed open is not remembered: the next request tries again.
+    opening.catch(() => {
+      if (holder[SERVER_SQL] === opening) delete holder[SERVER_SQL];
+    });
+  }
+  return holder[SERVER_SQL];
+}
+
+async function openPglite(dataDir: string): Promise<Sql> {
+  const dir = resolve(dataDir);
+  let db: PGlite;
+  try {
+    mkdirSync(dir, { recursive: true });
+    db = new PGlite(dir);
+    await db.waitReady;
+  } catch (e) {
+    throw new SqlUnavailableError(`could not open PGlite in ${dataDir}: ${(e as Error).message}`, { cause: e });
+  }
+  // PGlite is one connection. Its own mutex already queues every top-level
+  // query and transaction, so a caller's statements never land inside another
+  // caller's BEGIN…COMMIT; inside fn, use tx (the outer handle would wait for
+  // the transaction that is waiting for it).
+  return {
+    dialect: "pglite",
+    async query<T>(text: string, params?: unknown[]) {
+      return (await db.query<T>(text, params)).rows;
+    },
+    transaction<R>(fn: (tx: Sql) => Promise<R>) {
+      return db.transaction((tx) => fn(pgliteTx(tx)));
+    },
+    close: () => db.close(),
+  };
+}
+
+function pgliteTx(tx: Transaction): Sql {
+  const self: Sql = {
+    dialect: "pglite",
+    async query<T>(text: string, params?: unknown[]) {
+      return (await tx.query<T>(text, params)).rows;
+    },
+    transaction: (fn) => savepoint(self, fn),
+    close: () => Promise.reject(new Error("close the Sql, not a transaction")),
+  };
+  return self;
+}
+
+function openPostgres(databaseUrl: string): Sql {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    // Fail fast when the server is gone, so the proxy answers 503 instead of hanging.
+    connectionTimeoutMillis: 5_000,
+    query_timeout: 15_000,
+  });
+  // An idle client losing its server must not crash the process; the next query fails and says so.
+  pool.on("error", (e) => console.error(`postgres: idle client error: ${e.message}`));
+  let closed: Promise<void> | undefined;
+  return {
+    dialect: "postgres",
+    async query<T>(text: string, params?: unknown[]) {
+      return (await pool.query(text, params)).rows as T[];
+    },
+    async transaction<R>(fn: (tx: Sql) => Promise<R>) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query("BEGIN");
+        const result = await fn(pgTx(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (e) {
+        await client.query("ROLLBACK").catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
+        throw e;
+      } finally {
+        // A client whose ROLLBACK failed is in an unknown state: drop it rather than reuse it.
+        client.release(broken);
+      }
+    },
+    close: () => (closed ??= pool.end()),
+  };
+}
+
+function pgTx(client: pg.PoolClient): Sql {
+  const self: Sql = {
+    dialect: "postgres",
+    async query<T>(text: string, params?: unknown[]) {
+      return (await client.query(text, params)).rows as T[];
+    },
+    transaction: (fn) => savepoint(self, fn),
+    close: () => Promise.reject(new Error("close the Sql, not a transaction")),
+  };
+  return self;
+}
+
+let savepoints = 0;
+
+/** A transaction inside a transaction: a savepoint, so a throw undoes only the inner part. */
+async function savepoint<R>(tx: Sql, fn: (tx: Sql) => Promise<R>): Promise<R> {
+  const name = `sp_${++savepoints}`;
+  await tx.query(`SAVEPOINT ${name}`);
+  try {
+    const result = await fn(tx);
+    await tx.query(`RELEASE SAVEPOINT ${name}`);
+    return result;
+  } catch (e) {
+    await tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
+    throw e;
+  }
+}
