@@ -64,6 +64,9 @@ for (const top of SCAN) {
       if (within(file, "components") && t.pkg === "dexie") say(at, "components read state through hooks, never dexie directly");
       if (within(file, "components") && t.local && within(t.local, "workers")) say(at, "components start workers by URL, never import them");
       if (within(file, "app") && t.local && within(t.local, "workers")) say(at, "app/ never imports workers/");
+      // Route handlers are thin: they parse, call lib/server, return. Packages other than next (and its server-only marker) belong in lib/server.
+      if (within(file, "app/api") && t.local && !within(t.local, "lib/server")) say(at, `app/api imports only lib/server, not ${t.local}`);
+      if (within(file, "app/api") && t.pkg && !/^(next|server-only)$/.test(t.pkg)) say(at, `app/api imports only lib/server, not the package '${t.pkg}'`);
       if (t.local && within(t.local, "lib/server") && !within(file, "lib/server") && !within(file, "app")) say(at, "lib/server is server-only: import it from app/ route handlers only");
     }
 

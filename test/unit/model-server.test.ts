@@ -6,7 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, JSONParseError, generateText, streamText } from 'ai';
-import { defaultResponder, startModelServer, type ModelServer } from '../fixtures/model-server';
+import { defaultResponder, defaultSummary, startModelServer, type ModelServer } from '../fixtures/model-server';
+import { SUMMARY_MARK } from '../../lib/mind/summary-prompt';
 
 const THINKING_TEXT = 'I keep thinking.\n\n```bash\necho "tick $((RANDOM % 1000))"\npwd\nFINAL=ok\n```';
 
@@ -119,6 +120,15 @@ describe('scripted model server', () => {
     expect((await generateText({ model: model(), maxRetries: 0, prompt: 'x' })).text).toBe('inner life reply');
     // array content parts were normalized to a single string
     expect(server.requests[0]!.messages[1]).toEqual({ role: 'user', content: 'New message from alice (0123abcd):\nhi' });
+  });
+
+  it("answers the summarizer's calls from their own queue, then with a default summary, leaving the inner life's queue alone", async () => {
+    server.enqueue({ text: 'inner life reply' });
+    server.enqueueSummary({ text: 'I tried three things.' });
+    const summarize = () => generateText({ model: model(), maxRetries: 0, instructions: `You are Ada, a persistent mind, ${SUMMARY_MARK}: a summary.`, prompt: 'steps' });
+    expect((await summarize()).text).toBe('I tried three things.');
+    expect((await summarize()).text).toBe(defaultSummary({ messages: [], model: 'm', stream: false }).text);
+    expect((await generateText({ model: model(), maxRetries: 0, prompt: 'x' })).text).toBe('inner life reply');
   });
 
   it('defaultResponder ignores message lines outside the last user message', () => {
