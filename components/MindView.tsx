@@ -9,6 +9,7 @@ import { WebContainerStatus } from "./runner/WebContainerStatus";
 import { ChatView } from "./chat/ChatView";
 import { MessageBox } from "./MessageBox";
 import { SettingsPanel } from "./SettingsPanel";
+import { SpendSummary } from "./SpendSummary";
 import { StatusBar } from "./StatusBar";
 import { FilesView, filesReadOnly } from "./files/FilesView";
 import { MindTabs } from "./MindTabs";
@@ -65,6 +66,7 @@ export function MindView({ mindId }: { mindId: string }) {
         </div>
         {showSettings && mind && <SettingsPanel mind={mind} />}
         <StatusBar status={runner.status} role={runner.role} running={mind?.running} onStart={() => setRun(true)} onStop={() => setRun(false)} onPanic={panic} />
+        {mind && <SpendSummary mindId={mindId} budget={mind.budget} />}
         {mind && <PermissionsSummary permissions={mind.permissions} />}
         {mind?.permissions.webcontainer && runner.role === "runner" && <WebContainerStatus status={runner.runtime} />}
         {runner.fatal && (

@@ -1,10 +1,24 @@
 "use client";
-// The model part of a mind's settings: provider, model name, base URL, key.
-// Shared by the new-mind form and the settings panel.
+// The model part of a mind's settings: provider, model name, base URL, key,
+// price, and a connection test. Shared by the new-mind form and the settings
+// panel. The host's proxy is offered only when the host has one; it needs no
+// key, and its models and prices come from the proxy itself.
+import { useState, type MouseEvent } from "react";
+import { testConnection, type ConnectionResult } from "@/lib/llm/connection";
+import { modelLabel } from "@/lib/llm/model";
+import type { PriceTable } from "@/lib/llm/price";
+import type { ProxyOffer } from "@/lib/llm/proxy";
 import { PROVIDER_LABELS, PROVIDERS, type ModelSettings, type Provider } from "@/lib/llm/settings";
+import { PRICE_INPUT_FIELD, PRICE_OUTPUT_FIELD, readPriceFields } from "./money-form";
 
 export const inputClass =
   "mt-1 w-full rounded border border-stone-300 bg-white px-2 py-1.5 text-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500 dark:border-stone-700 dark:bg-stone-900";
+
+const PLACEHOLDERS: Partial<Record<Provider, string>> = {
+  anthropic: "claude-sonnet-4-5",
+  google: "gemini-2.5-flash",
+  openrouter: "openai/gpt-4o-mini",
+};
 
 export function ModelFields(props: {
   provider: Provider;
@@ -14,16 +28,49 @@ export function ModelFields(props: {
   initial?: ModelSettings;
   /** When editing: an empty key field keeps the saved key. */
   keepKeyHint?: boolean;
+  /** The key saved for this mind, for the connection test when the field is left empty. */
+  savedKey?: string;
+  /** The host's proxy, once asked (undefined while asking). */
+  proxy?: ProxyOffer;
+  /** This browser's price table, for the model typed. */
+  prices?: PriceTable;
 }) {
-  const { provider } = props;
+  const { provider, proxy } = props;
   const id = (name: string) => `${props.testIdPrefix ?? ""}${name}`;
+  const [model, setModel] = useState(props.initial?.model ?? "");
+  const [test, setTest] = useState<ConnectionResult | "testing" | null>(null);
+  const proxyModels = proxy?.available ? proxy.models : [];
+  // The proxy first when the host has one; a mind already on it keeps it listed even if the host dropped it.
+  const offered = PROVIDERS.filter((p) => p !== "proxy" || proxy?.available || props.initial?.provider === "proxy");
+  const known = props.prices?.[modelLabel({ provider, model })];
+  const isProxy = provider === "proxy";
+  const proxyModel = isProxy ? (proxyModels.find((m) => m.id === model) ?? proxyModels[0]) : undefined;
+  const initialPrice = props.initial?.provider === provider && props.initial.price ? props.initial.price : provider === "openai-compatible" ? { input: 0, output: 0 } : undefined;
+
+  async function onTest(e: MouseEvent<HTMLButtonElement>) {
+    const form = e.currentTarget.form;
+    if (!form) return;
+    setTest("testing");
+    const f = new FormData(form);
+    setTest(await testConnection(readModelFields(f, provider, props.savedKey).settings, { origin: window.location.origin }));
+  }
+
   return (
     <fieldset className="grid gap-3 sm:grid-cols-2">
       <legend className="mb-1 text-sm font-medium">Model</legend>
       <label className="block text-sm">
         Provider
-        <select name="provider" data-testid={id("model-provider")} className={inputClass} value={provider} onChange={(e) => props.onProvider(e.target.value as Provider)}>
-          {PROVIDERS.map((p) => (
+        <select
+          name="provider"
+          data-testid={id("model-provider")}
+          className={inputClass}
+          value={provider}
+          onChange={(e) => {
+            setTest(null);
+            props.onProvider(e.target.value as Provider);
+          }}
+        >
+          {offered.map((p) => (
             <option key={p} value={p}>
               {PROVIDER_LABELS[p]}
             </option>
@@ -32,36 +79,118 @@ export function ModelFields(props: {
       </label>
       <label className="block text-sm">
         Model name
-        <input
-          name="model"
-          data-testid={id("model-name")}
-          className={inputClass}
-          defaultValue={props.initial?.model}
-          placeholder={provider === "anthropic" ? "claude-sonnet-4-5" : "gpt-4o-mini"}
-          autoComplete="off"
-        />
+        {isProxy ? (
+          <select name="model" data-testid={id("model-name")} className={inputClass} value={proxyModel?.id ?? model} onChange={(e) => setModel(e.target.value)}>
+            {proxyModels.length === 0 && model && <option value={model}>{model}</option>}
+            {proxyModels.map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.id}
+              </option>
+            ))}
+          </select>
+        ) : (
+          <input
+            name="model"
+            data-testid={id("model-name")}
+            className={inputClass}
+            value={model}
+            onChange={(e) => setModel(e.target.value)}
+            placeholder={PLACEHOLDERS[provider] ?? "gpt-4o-mini"}
+            autoComplete="off"
+          />
+        )}
       </label>
-      <label className="block text-sm">
-        Base URL {provider === "openai-compatible" ? "" : "(optional)"}
-        <input
-          name="baseURL"
-          data-testid={id("model-base-url")}
-          className={inputClass}
-          defaultValue={props.initial?.baseURL}
-          placeholder={provider === "openai-compatible" ? "http://localhost:11434/v1" : "default"}
-          autoComplete="off"
-        />
-      </label>
-      <label className="block text-sm">
-        API key {props.keepKeyHint ? "(empty keeps the saved key)" : provider === "openai-compatible" ? "(if the server needs one)" : ""}
-        <input name="apiKey" type="password" data-testid={id("model-api-key")} className={inputClass} autoComplete="off" />
-      </label>
+      {!isProxy && (
+        <>
+          <label className="block text-sm">
+            Base URL {provider === "openai-compatible" ? "" : "(optional)"}
+            <input
+              name="baseURL"
+              data-testid={id("model-base-url")}
+              className={inputClass}
+              defaultValue={props.initial?.baseURL}
+              placeholder={provider === "openai-compatible" ? "http://localhost:11434/v1" : "default"}
+              autoComplete="off"
+            />
+          </label>
+          <label className="block text-sm">
+            API key {props.keepKeyHint ? "(empty keeps the saved key)" : provider === "openai-compatible" ? "(if the server needs one)" : ""}
+            <input name="apiKey" type="password" data-testid={id("model-api-key")} className={inputClass} autoComplete="off" />
+          </label>
+        </>
+      )}
+      {isProxy ? (
+        <p data-testid={id("model-price")} className="text-xs text-stone-600 sm:col-span-2 dark:text-stone-400">
+          {proxyModel?.price
+            ? `Priced by the host: $${proxyModel.price.input} per million input tokens, $${proxyModel.price.output} per million output tokens.`
+            : "The host prices this model."}{" "}
+          The host&apos;s key stays on its server; its own caps apply on top of this mind&apos;s.
+        </p>
+      ) : (
+        <fieldset className="grid gap-3 sm:col-span-2 sm:grid-cols-2" key={`price-${provider}`}>
+          <label className="block text-sm">
+            Price, USD per million input tokens {known ? "(empty: this browser's table)" : ""}
+            <input
+              name={PRICE_INPUT_FIELD}
+              type="number"
+              min={0}
+              step="any"
+              data-testid={id("model-price-input")}
+              className={inputClass}
+              defaultValue={initialPrice?.input}
+              placeholder={known ? String(known.input) : "unknown: give one"}
+            />
+          </label>
+          <label className="block text-sm">
+            Price, USD per million output tokens {known ? "(empty: this browser's table)" : ""}
+            <input
+              name={PRICE_OUTPUT_FIELD}
+              type="number"
+              min={0}
+              step="any"
+              data-testid={id("model-price-output")}
+              className={inputClass}
+              defaultValue={initialPrice?.output}
+              placeholder={known ? String(known.output) : "unknown: give one"}
+            />
+          </label>
+        </fieldset>
+      )}
+      <div className="flex flex-wrap items-center gap-2 text-sm sm:col-span-2">
+        <button
+          type="button"
+          data-testid={id("model-test")}
+          onClick={onTest}
+          disabled={test === "testing"}
+          className="rounded border border-stone-300 px-3 py-1 hover:bg-stone-100 disabled:opacity-50 dark:border-stone-700 dark:hover:bg-stone-900"
+        >
+          {test === "testing" ? "Testing…" : "Test connection"}
+        </button>
+        {test && test !== "testing" && (
+          <span
+            role="status"
+            data-testid={id("model-test-result")}
+            data-ok={test.ok}
+            className={test.ok ? "text-green-700 dark:text-green-400" : "text-red-700 dark:text-red-400"}
+          >
+            {test.ok ? test.detail : `failed: ${test.error}`}
+          </span>
+        )}
+      </div>
     </fieldset>
   );
 }
 
-/** The model settings typed into ModelFields, before validation. */
-export function readModelFields(f: FormData, provider: Provider, savedKey?: string) {
+/** The model settings typed into ModelFields, before validation; a price that does not parse is a problem. */
+export function readModelFields(f: FormData, provider: Provider, savedKey?: string): { settings: ModelSettings; problems: string[] } {
   const field = (k: string) => String(f.get(k) ?? "");
-  return { provider, baseURL: field("baseURL") || undefined, model: field("model"), apiKey: field("apiKey") || savedKey || undefined };
+  const price: ReturnType<typeof readPriceFields> = provider === "proxy" ? { ok: true } : readPriceFields(f);
+  const settings: ModelSettings = {
+    provider,
+    baseURL: provider === "proxy" ? undefined : field("baseURL") || undefined,
+    model: field("model"),
+    apiKey: provider === "proxy" ? undefined : field("apiKey") || savedKey || undefined,
+    ...(price.ok && price.price ? { price: price.price } : {}),
+  };
+  return { settings, problems: price.ok ? [] : [price.problem] };
 }

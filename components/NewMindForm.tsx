@@ -1,18 +1,28 @@
 "use client";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { settingsProblems, type Provider } from "@/lib/llm/settings";
 import { db, requestPersistence } from "@/lib/store/db";
 import { createMind, NewMindInput } from "@/lib/store/minds";
 import { inputClass as input, ModelFields, readModelFields } from "./ModelFields";
 import { PermissionsFields } from "./PermissionsFields";
 import { readPermissionFields } from "./permissions-form";
+import { BudgetFields } from "./BudgetFields";
+import { priceProblems, readBudgetFields, withProxyPrice } from "./money-form";
+import { usePriceTable, useProxyOffer } from "./money-hooks";
 
 const DEFAULT_PERSONA = "Curious and patient. You like to understand how things work, keep notes in your workspace, and answer people kindly and briefly.";
 
 export function NewMindForm() {
   const router = useRouter();
   const [provider, setProvider] = useState<Provider>("openai-compatible");
+  // Until the person picks a provider, the host's proxy is preselected when it has one: a newcomer needs no key.
+  const [picked, setPicked] = useState(false);
+  const proxy = useProxyOffer();
+  const prices = usePriceTable();
+  useEffect(() => {
+    if (proxy?.available && !picked) setProvider("proxy");
+  }, [proxy, picked]);
   const [errors, setErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
 
@@ -21,14 +31,23 @@ export function NewMindForm() {
     const f = new FormData(e.currentTarget);
     const field = (k: string) => String(f.get(k) ?? "");
     const perms = readPermissionFields(f);
+    const model = readModelFields(f, provider);
+    const budget = readBudgetFields(f);
     const parsed = NewMindInput.safeParse({
       name: field("name"),
       persona: field("persona"),
-      model: readModelFields(f, provider),
+      model: withProxyPrice(model.settings, proxy),
       permissions: perms.ok ? perms.permissions : undefined,
+      // A missing or non-positive cap is a problem below, never a silent default.
+      budget: budget.ok ? budget.budget : undefined,
     });
-    // Every problem at once, the permissions' too; nothing is saved while there is one.
-    const problems = [...(parsed.success ? settingsProblems(parsed.data.model) : parsed.error.issues.map((i) => i.message)), ...(perms.ok ? [] : perms.problems)];
+    // Every problem at once, the permissions' and caps' too; nothing is saved while there is one.
+    const problems = [
+      ...(parsed.success ? [...settingsProblems(parsed.data.model), ...priceProblems(parsed.data.model, prices ?? {})] : parsed.error.issues.map((i) => i.message)),
+      ...model.problems,
+      ...(perms.ok ? [] : perms.problems),
+      ...(budget.ok ? [] : budget.problems),
+    ];
     if (!parsed.success || problems.length) {
       setErrors(problems);
       return;
@@ -60,9 +79,22 @@ export function NewMindForm() {
           Persona
           <textarea name="persona" data-testid="new-mind-persona" className={`${input} h-24`} defaultValue={DEFAULT_PERSONA} />
         </label>
-        <ModelFields provider={provider} onProvider={setProvider} />
+        <ModelFields
+          provider={provider}
+          onProvider={(p) => {
+            setPicked(true);
+            setProvider(p);
+          }}
+          proxy={proxy}
+          prices={prices}
+        />
+        <BudgetFields />
         <PermissionsFields />
-        <p className="text-xs text-stone-500">The key stays in this browser&apos;s storage. The mind calls the model directly from this tab.</p>
+        <p className="text-xs text-stone-500">
+          {provider === "proxy"
+            ? "The mind calls the model through this host's proxy: no key of yours is needed, and the host's key never reaches this browser."
+            : "The key stays in this browser's storage. The mind calls the model directly from this tab."}
+        </p>
         {errors.length > 0 && (
           <ul role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200" data-testid="form-errors">
             {errors.map((e) => (

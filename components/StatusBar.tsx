@@ -13,6 +13,23 @@ function useNow(active: boolean): number {
   return now;
 }
 
+const CAPS: Record<string, string> = {
+  hour: "its hourly cap",
+  day: "its daily cap",
+  client_hour: "the proxy's hourly cap for this browser",
+  client_day: "the proxy's daily cap for this browser",
+  global_day: "the proxy's daily cap",
+  request: "the proxy's per-request cap",
+};
+
+/** Which cap, and when it resets (local time; the periods themselves are UTC hours and days). */
+function capText(p: Extract<MindStatus, { state: "paused" }>): string {
+  const at = new Date(p.resetsAt);
+  const sameDay = at.toDateString() === new Date().toDateString();
+  const when = sameDay ? at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : at.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+  return `${CAPS[p.cap] ?? p.cap} of $${p.limitUsd.toFixed(2)} is reached; resumes at ${when} or when its human raises the cap`;
+}
+
 function statusText(status: MindStatus): string {
   switch (status.state) {
     case "starting":
@@ -21,6 +38,8 @@ function statusText(status: MindStatus): string {
       return status.iteration ? `thinking (step ${status.iteration})` : "thinking";
     case "waiting":
       return status.lastError ? "waiting to retry" : "waiting";
+    case "paused":
+      return `paused: budget — ${capText(status)}`;
     case "stopped":
       return "stopped";
     case "viewing":
@@ -45,7 +64,7 @@ export function StatusBar(props: { status: MindStatus; role: Role; running: bool
     <div className="flex flex-wrap items-center gap-3 text-sm">
       <span
         data-testid="mind-status"
-        className={`rounded px-2 py-0.5 font-medium ${status.state === "thinking" ? "bg-indigo-100 text-indigo-800 dark:bg-indigo-950 dark:text-indigo-200" : "bg-stone-200 dark:bg-stone-800"}`}
+        className={`rounded px-2 py-0.5 font-medium ${status.state === "thinking" ? "bg-indigo-100 text-indigo-800 dark:bg-indigo-950 dark:text-indigo-200" : status.state === "paused" ? "bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200" : "bg-stone-200 dark:bg-stone-800"}`}
         aria-live="polite"
       >
         {status.state === "viewing" ? viewingText(props.running) : statusText(status)}

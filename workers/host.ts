@@ -3,9 +3,16 @@
 // mind's Web Worker; also importable by integration tests under Node.
 import { createModel, modelLabel } from "../lib/llm/model";
 import { modelPort } from "../lib/llm/complete";
+import type { Price } from "../lib/llm/price";
+import { priceFor } from "../lib/llm/prices";
+import { discoverProxy } from "../lib/llm/proxy";
+import { budgetProblems } from "../lib/mind/budget";
 import { CachedLog } from "../lib/mind/cached-log";
 import { Journal } from "../lib/mind/journal";
 import { Mind } from "../lib/mind/mind";
+import { withSealedPast } from "../lib/mind/summarizer";
+import { SealedPast } from "../lib/context/sealed-past";
+import { DEFAULT_TIERS } from "../lib/context/staircase";
 import type { Clock, ModelPort } from "../lib/mind/ports";
 import { instructionsFor } from "../lib/mind/prompt";
 import { DEFAULT_RUN_LIMITS } from "../lib/mind/run";
@@ -16,9 +23,13 @@ import { WORKSPACE } from "../lib/shell/limits";
 import { openPersistentFs } from "../lib/shell/persistent-fs";
 import type { RuntimePort } from "../lib/shell/ports";
 import { listSkills } from "../lib/shell/skills";
+import { contextRecorder } from "../lib/store/contexts";
 import type { ReverieDb } from "../lib/store/db";
 import { mindFiles } from "../lib/store/files";
-import { getMind, saveShellState } from "../lib/store/minds";
+import { tierStore } from "../lib/store/tiers";
+import { getMind, saveShellState, type Mind as MindRecord } from "../lib/store/minds";
+import { getPriceTable } from "../lib/store/prices";
+import { recordingUsage, usageSpend } from "../lib/store/usage";
 import { lastSeq, mindLog, parseRows, rowsAfter, watchRows } from "../lib/store/steps";
 
 export const systemClock: Clock = {
@@ -63,10 +74,20 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   const clock = options.clock ?? systemClock;
   const mind = await getMind(db, mindId);
   if (!mind) throw new Error(`There is no mind ${mindId} in this browser (or its record is damaged).`);
+  // An unbounded bill is a start-up failure: no caps, no start.
+  const capProblems = budgetProblems(mind.budget);
+  if (!mind.budget || capProblems.length) throw new Error(`${mind.name} has no spend caps, so it does not start: set an hourly and a daily cap in Settings. (${capProblems.join(" ")})`);
+  const caps = mind.budget;
+  const model = options.model ?? (await mindModel(db, mind));
+  // Summaries by the cheaper model its human picked (same provider and key), priced from the table like the mind's own; a test's model serves both.
+  const summaryModel = mind.summary_model && !options.model ? await mindModel(db, { ...mind, model: { ...mind.model, model: mind.summary_model, price: undefined } }) : undefined;
   const { permissions } = mind;
   const { fs, flush } = await openPersistentFs(mindFiles(db, mindId), { maxBytes: permissions.limits.max_workspace_bytes });
-  const log = new CachedLog(mindLog(db, mindId));
-  const journal = new Journal(log, ids, clock);
+  // Each model call's usage is recorded as its step is appended: the caps count it from the next call on.
+  const log = new CachedLog(recordingUsage(db, mindId, mindLog(db, mindId)));
+  // The stream's positions and its sealed summaries, read by the summarizer in the background: the run's context shows them once read.
+  const past = new SealedPast(DEFAULT_TIERS);
+  const journal = new Journal(withSealedPast(log, past), ids, clock);
   const shell = justBashSandbox({
     fs,
     flush,
@@ -79,7 +100,9 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   const loop = new Mind({
     journal,
     persona: mind.persona,
-    model: options.model ?? modelPort(createModel(mind.model), modelLabel(mind.model)),
+    model,
+    budget: { caps, spend: usageSpend(db, mindId) },
+    summaries: { past, store: tierStore(db, mindId), model: summaryModel },
     shell,
     clock,
     selfName: mind.name,
@@ -95,6 +118,8 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
       if (status.state === "waiting") saveShell();
     },
     onPartial: events.onPartial,
+    // What each call saw, for the page's inspector: derived data, so a failed write is reported, never fatal.
+    contexts: contextRecorder(db, mindId, (e) => console.warn(`Could not record what a model call saw: ${e instanceof Error ? e.message : String(e)}`)),
   });
   let savedShell = JSON.stringify(mind.shell ?? null);
   const saveShell = () => {
@@ -126,4 +151,26 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
       await loop.stop();
     },
   };
+}
+
+/** The app's origin, where the host's proxy answers (undefined under Node). */
+const appOrigin = (): string | undefined => (globalThis as { location?: { origin?: string } }).location?.origin;
+
+/**
+ * The mind's model, priced: the proxy's own price for its models, else the
+ * price its human gave, else this browser's table. A model whose price is
+ * unknown would make the caps meaningless, so it does not start (a local
+ * OpenAI-compatible server without a price counts as free).
+ */
+async function mindModel(db: ReverieDb, mind: MindRecord): Promise<ModelPort> {
+  const s = mind.model;
+  let price: Price | undefined;
+  if (s.provider === "proxy") {
+    const offer = await discoverProxy(appOrigin() ?? "");
+    price = (offer.available ? offer.models.find((m) => m.id === s.model)?.price : undefined) ?? s.price;
+  } else {
+    price = priceFor(s, await getPriceTable(db)) ?? (s.provider === "openai-compatible" ? { input: 0, output: 0 } : undefined);
+  }
+  if (!price) throw new Error(`No price is known for ${modelLabel(s)}, so its spend caps could not be kept: give its price per million tokens in Settings.`);
+  return modelPort(createModel(s, { origin: appOrigin() }), modelLabel(s), { price });
 }

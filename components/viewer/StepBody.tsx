@@ -4,6 +4,7 @@
 import { useState } from "react";
 import type { Step } from "@/lib/trajectory/schema";
 import { stepText } from "@/lib/trajectory/summary";
+import type { InspectTarget } from "../inspector/useSeenContext";
 
 const mono = "mt-1 max-h-[32rem] overflow-auto whitespace-pre-wrap break-words rounded bg-stone-100 px-2 py-1 font-mono text-xs dark:bg-stone-900";
 
@@ -11,6 +12,8 @@ export interface BodyActions {
   /** The whole text of a cut output, from its blob; undefined when the blob is missing. */
   loadBlob: (ref: string) => Promise<string | undefined>;
   openTrajectory: (trajId: string, stepId?: string) => void;
+  /** Open "what the model saw" for a run (and the call that led to a step); absent where nothing can be shown. */
+  inspect?: (target: InspectTarget) => void;
 }
 
 function CutOutput({ text, bytes, refPath, actions, className }: { text: string; bytes: unknown; refPath: string; actions: BodyActions; className: string }) {

@@ -2,6 +2,7 @@
 import { memo } from "react";
 import type { RunInfo, IndexEntry } from "@/lib/trajectory/rows";
 import type { Step } from "@/lib/trajectory/schema";
+import { InspectButton } from "../inspector/InspectButton";
 import { StepBody, type BodyActions } from "./StepBody";
 
 const TYPE_STYLE: Record<string, string> = {
@@ -82,6 +83,7 @@ export const StepRow = memo(function StepRow({ entry, step, inRun, run, selected
         )}
       </div>
       {step ? <StepBody step={step} actions={actions} /> : entry.preview && <p className="truncate text-sm text-stone-500">{entry.preview}</p>}
+      {step && <InspectButton step={step} onInspect={actions.inspect} />}
     </div>
   );
 });

@@ -8,6 +8,8 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, typ
 import type { TrajectoryRow } from "@/lib/store/db";
 import type { SearchHit, StepSource } from "@/lib/store/view";
 import { buildRows, rowIndexOf, type DisplayRow } from "@/lib/trajectory/rows";
+import { ContextInspector } from "../inspector/ContextInspector";
+import type { InspectTarget } from "../inspector/useSeenContext";
 import { ForkTree } from "./ForkTree";
 import { SearchBox } from "./SearchBox";
 import type { BodyActions } from "./StepBody";
@@ -35,6 +37,8 @@ export function TrajectoryViewer({ source, footer }: { source: StepSource; foote
   // When the reader last scrolled by hand; only their scrolling can stop the following.
   const userScrolledAt = useRef(0);
   const list = useRef<HTMLOListElement>(null);
+  // "What the model saw", opened from a run's step; it stays open while its links move the stream.
+  const [inspecting, setInspecting] = useState<InspectTarget | null>(null);
 
   useEffect(() => {
     let cancelled = false;
@@ -122,6 +126,7 @@ export function TrajectoryViewer({ source, footer }: { source: StepSource; foote
     () => ({
       loadBlob: (ref) => source.blob(traj, ref),
       openTrajectory: (t, step) => setUrl({ traj: t, step: step ?? null }),
+      inspect: setInspecting,
     }),
     [source, traj, setUrl],
   );
@@ -210,6 +215,7 @@ export function TrajectoryViewer({ source, footer }: { source: StepSource; foote
           </div>
         </div>
       </div>
+      {inspecting && <ContextInspector key={`${inspecting.runId}:${inspecting.stepId ?? ""}`} owner={source.root} target={inspecting} onClose={() => setInspecting(null)} onShowStep={select} />}
       <div
         ref={scroller}
         tabIndex={0}

@@ -14,6 +14,8 @@ export interface ContextSource {
   at(pos: number): Step | undefined;
   /** The ids of positions [from, to). */
   ids(from: number, to: number): string[];
+  /** Positions before this one are known by id only (their steps are not at hand): the verbatim tail starts at or after it. */
+  readonly held?: number;
 }
 
 /** A sealed summary: in the mind's own voice, citing steps it covers. */
@@ -61,9 +63,21 @@ export const IDLE_BUDGET = 2_000;
 const MIN_VERBATIM = 20;
 const MAX_VERBATIM = 200;
 
-/** Steps that count in the stream: what the model is shown, less the wake markers (the run's prompt says why it woke). */
+/** Kinds that are not in the stream: bookkeeping (renderStep shows nothing of them) and the wake markers (the run's prompt says why it woke). */
+const OUT_OF_STREAM: ReadonlySet<string> = new Set(["trajectory", "shellm-run", "config", "monolith-wake", "wake"]);
+
+/**
+ * Whether a step of this kind counts in the stream. By kind alone, so the
+ * stream's positions can be read from a keys-only index (type and id) without
+ * reading a row.
+ */
+export function inStreamType(type: string): boolean {
+  return !OUT_OF_STREAM.has(type);
+}
+
+/** Steps that count in the stream: what the model is shown, less the wake markers. */
 export function inStream(step: Step): boolean {
-  return step.type !== "wake" && renderStep(step, "") !== null;
+  return inStreamType(step.type);
 }
 
 export function arraySource(steps: readonly Step[]): ContextSource {
@@ -218,11 +232,13 @@ export function buildContext(src: ContextSource, opts: BuildOptions): BuiltConte
   const n = src.length;
   const minV = Math.min(opts.minVerbatim ?? MIN_VERBATIM, n);
   const maxV = Math.max(minV, opts.maxVerbatim ?? MAX_VERBATIM);
-  let cut = alignCut(n - minV, opts.tiers);
+  // Never show verbatim what is not at hand: the first block boundary at or after `held`.
+  const floor = Math.min(Math.ceil((src.held ?? 0) / F) * F, alignCut(n, opts.tiers));
+  let cut = Math.max(alignCut(n - minV, opts.tiers), floor);
   const rendered: Rendered = new Map();
   let best = assemble(src, cut, opts, rendered);
   // More verbatim while it fits.
-  while (cut - F >= 0 && n - (cut - F) <= maxV) {
+  while (cut - F >= floor && n - (cut - F) <= maxV) {
     const wider = assemble(src, cut - F, opts, rendered);
     if (total(wider) > opts.budget) break;
     best = wider;

@@ -2,7 +2,12 @@
 // throwing. Failures (refused connection, HTTP errors, a malformed stream)
 // come back as data with a readable message.
 import { APICallError, RetryError, streamText, type LanguageModel } from "ai";
+import { pauseText } from "../mind/budget";
 import type { ModelPort, ModelRequest, ModelResult } from "../mind/ports";
+import type { StepUsage } from "../trajectory/schema";
+import type { Price } from "./price";
+import { spendCapPause } from "./spend-cap";
+import { stepUsage } from "./usage";
 
 /** Longest reply accepted; a longer one is cut (the model is rambling or looping). */
 const MAX_REPLY_CHARS = 200_000;
@@ -40,7 +45,7 @@ export function retryAfterSeconds(e: unknown, now = Date.now()): number | undefi
 /** A model call that has not finished after this long is ended (a hung server must not hang the mind). */
 export const MODEL_TIMEOUT_MS = 180_000;
 
-export function modelPort(model: LanguageModel, name: string, opts: { timeoutMs?: number } = {}): ModelPort {
+export function modelPort(model: LanguageModel, name: string, opts: { timeoutMs?: number; /** Turns each call's tokens into USD on its step. */ price?: Price } = {}): ModelPort {
   const timeoutMs = opts.timeoutMs ?? MODEL_TIMEOUT_MS;
   return {
     name,
@@ -49,6 +54,7 @@ export function modelPort(model: LanguageModel, name: string, opts: { timeoutMs?
       let failure: unknown = null;
       let inTokens: number | undefined;
       let outTokens: number | undefined;
+      let usage: StepUsage | undefined;
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = AbortSignal.any([req.signal, timeout]);
       try {
@@ -74,6 +80,7 @@ export function modelPort(model: LanguageModel, name: string, opts: { timeoutMs?
           } else if (part.type === "finish") {
             inTokens = part.totalUsage.inputTokens;
             outTokens = part.totalUsage.outputTokens;
+            usage = stepUsage(part.totalUsage, { price: opts.price, model: name });
           }
         }
       } catch (e) {
@@ -82,10 +89,12 @@ export function modelPort(model: LanguageModel, name: string, opts: { timeoutMs?
       if (req.signal.aborted) return { ok: false, error: "aborted", aborted: true };
       if (timeout.aborted) return { ok: false, error: `The model did not finish within ${timeoutMs / 1000} s (timed out).`, aborted: false };
       if (failure !== null) {
+        const paused = spendCapPause(failure);
+        if (paused) return { ok: false, error: pauseText(paused), aborted: false, paused };
         const retryAfterS = retryAfterSeconds(failure);
         return { ok: false, error: describeModelError(failure), aborted: false, ...(retryAfterS !== undefined ? { retryAfterS } : {}) };
       }
-      return { ok: true, text: text.slice(0, MAX_REPLY_CHARS), inTokens, outTokens };
+      return { ok: true, text: text.slice(0, MAX_REPLY_CHARS), inTokens, outTokens, ...(usage ? { usage } : {}) };
     },
   };
 }

@@ -2,11 +2,14 @@
 // its own schedule (pacing); the responder answers each message at once, in
 // parallel, so a long inner-life run never delays a reply. Start-up recovery
 // runs once, before either thinks.
-import { isKind, type Step, type StepOf } from "../trajectory/schema";
+import { isKind, type BudgetConfig, type Step, type StepOf } from "../trajectory/schema";
+import { budgetedModel, type SpendPort } from "./budget";
 import { Dispatcher, wakes } from "./dispatch";
 import type { Journal } from "./journal";
-import type { ModelPort } from "./ports";
+import type { SealedPast } from "../context/sealed-past";
+import type { ModelPort, TierStorePort } from "./ports";
 import { recoverAtStart } from "./recovery";
+import { Summarizer } from "./summarizer";
 import { InnerLife, type InnerLifeDeps } from "./thinkers/inner-life";
 import { Responder } from "./thinkers/responder";
 
@@ -17,24 +20,39 @@ export interface MindDeps extends InnerLifeDeps {
   persona: string;
   /** The responder's model (the mind's own, unless its human picked another). */
   responderModel?: ModelPort;
+  /** The mind's spend caps and what it has spent: every thinker's model calls go through them. */
+  budget?: { caps: BudgetConfig; spend: SpendPort };
+  /** The sealed past beside the log: a summarizer seals its complete blocks in the background, with `model` (the mind's own when absent). */
+  summaries?: { past: SealedPast; store: TierStorePort; model?: ModelPort };
 }
 
 export class Mind {
   readonly innerLife: InnerLife;
   readonly responder: Responder;
+  readonly summarizer: Summarizer | null;
   private readonly dispatcher: Dispatcher;
   private readonly stopController = new AbortController();
   private done: Promise<void> | null = null;
 
   constructor(private readonly deps: MindDeps) {
-    this.innerLife = new InnerLife(deps);
+    const capped = (m: ModelPort) => (deps.budget ? budgetedModel(m, deps.budget.caps, deps.budget.spend, deps.clock) : m);
+    this.summarizer = deps.summaries
+      ? new Summarizer({ ...deps.summaries, model: capped(deps.summaries.model ?? deps.model), clock: deps.clock, journal: deps.journal.forThinker(), selfName: deps.selfName, persona: deps.persona })
+      : null;
+    const onStatus: MindDeps["onStatus"] = (status) => {
+      // Summaries wait for the inner life to be between runs, and while its model is failing or its spend is paused (one endpoint: let its own calls find it working first).
+      this.summarizer?.setBusy("inner-life", status.state === "thinking" || status.state === "paused" || (status.state === "waiting" && status.lastError !== undefined));
+      deps.onStatus(status);
+    };
+    this.innerLife = new InnerLife({ ...deps, model: capped(deps.model), onStatus });
     this.responder = new Responder({
       // Its replies and decisions are not the inner life's work (they must not reset its pacing).
       journal: deps.journal.forThinker(),
-      model: deps.responderModel ?? deps.model,
+      model: capped(deps.responderModel ?? deps.model),
       selfName: deps.selfName,
       persona: deps.persona,
       signal: this.stopController.signal,
+      onBusy: (messageId) => this.summarizer?.setBusy("responder", messageId !== null),
     });
     this.dispatcher = new Dispatcher([this.responder]);
   }
@@ -60,6 +78,7 @@ export class Mind {
       this.deps.onStatus({ state: "stopped", lastError: `Could not start (reading or writing the trajectory failed): ${e instanceof Error ? e.message : String(e)}` });
       return;
     }
+    void this.summarizer?.start();
     for (const m of unanswered) this.dispatcher.offer(m);
     const messages = unanswered.filter((m): m is StepOf<"message"> => isKind(m, "message") && wakes(this.innerLife.subscription, m));
     await this.innerLife.start(messages.length ? { reason: "message", messages } : { reason: "start" });
@@ -70,12 +89,13 @@ export class Mind {
   notify(step: Step): void {
     this.dispatcher.offer(step);
     if (wakes(this.innerLife.subscription, step)) this.innerLife.offer(step);
+    this.summarizer?.poke();
   }
 
   /** Stop at once: runs under way are cut and recorded as stopped. */
   async stop(): Promise<void> {
     this.stopController.abort();
-    await this.innerLife.stop();
+    await Promise.all([this.innerLife.stop(), this.summarizer?.stop()]);
     await this.done;
   }
 }

@@ -1,7 +1,10 @@
 // The mind's view of the world. lib/mind is pure over these; the worker wires
 // real ones (Dexie, just-bash, the AI SDK, timers) and tests wire fakes.
 import type { ChatMessage } from "../context/project";
-import type { Step } from "../trajectory/schema";
+import type { SealedPast, SealedTier, StreamKey } from "../context/sealed-past";
+import type { SeenCall } from "../context/replay";
+import type { BudgetPause } from "../protocol";
+import type { Step, StepUsage } from "../trajectory/schema";
 
 export type { ChatMessage };
 
@@ -29,6 +32,24 @@ export interface StepLog {
   search(text: string, limit: number): Promise<Step[]>;
   /** Register a child trajectory forked from this one; returns its (empty) log. */
   fork(child: { trajId: string; name: string }): Promise<StepLog>;
+  /**
+   * The trajectory's sealed past (stream positions and sealed summaries, kept
+   * beside the log), once it has been read; a run's context shows it as the
+   * staircase. Absent (a forked child, a test's log): the past before the tail is elided.
+   */
+  readonly past?: () => SealedPast | undefined;
+}
+
+/** Sealed summaries stored beside a trajectory, and the keys-only index of its stream. */
+export interface TierStorePort {
+  /** Every summary sealed for this trajectory. */
+  list(): Promise<SealedTier[]>;
+  /** Store a summary once. A block that has one already is refused ("already-sealed"): sealed summaries are never rewritten. */
+  seal(tier: SealedTier & { model?: string; created?: string }): Promise<"sealed" | "already-sealed">;
+  /** The index's entries after `seq`, in seq order: type and id of each step, without reading its row. */
+  keysAfter(seq: number): Promise<StreamKey[]>;
+  /** The trajectory's steps with seq in [first, last], oldest first. */
+  steps(first: number, last: number): Promise<Step[]>;
 }
 
 export interface ModelRequest {
@@ -40,8 +61,22 @@ export interface ModelRequest {
 }
 
 export type ModelResult =
-  | { ok: true; text: string; inTokens?: number; outTokens?: number }
-  | { ok: false; error: string; aborted: boolean; /** The server asked to wait this long (HTTP 429/503 Retry-After). */ retryAfterS?: number };
+  | { ok: true; text: string; inTokens?: number; outTokens?: number; /** The call's tokens and cost, recorded on the step it produced. */ usage?: StepUsage }
+  | {
+      ok: false;
+      error: string;
+      aborted: boolean;
+      /** The server asked to wait this long (HTTP 429/503 Retry-After). */
+      retryAfterS?: number;
+      /** A spend cap refused the call: a pause until it resets, not a failure to retry. */
+      paused?: BudgetPause;
+      usage?: StepUsage;
+    };
+
+/** Where what each model call saw is kept ("what the model saw"). Never throws and never delays the run: a failed write is the store's to report. */
+export interface ContextPort {
+  record(call: SeenCall): void;
+}
 
 export interface ModelPort {
   readonly name: string;

@@ -1,5 +1,6 @@
 // What the mind is told: the standing instructions (persona + how to act) and
 // the task text of each wake.
+import type { SystemPart } from "../context/replay";
 import type { StepOf } from "../trajectory/schema";
 
 export interface PromptExtras {
@@ -9,13 +10,8 @@ export interface PromptExtras {
   skills: readonly { name: string; description: string }[];
 }
 
-export function instructionsFor(mind: { name: string; persona: string }, extras: PromptExtras): string {
-  const skills = extras.skills.length
-    ? `\n\nSkills you have installed (\`skills show <name>\` reads one):\n${extras.skills.map((s) => `- ${s.name}: ${s.description}`).join("\n")}`
-    : "";
-  return `You are ${mind.name}, a persistent mind. You keep thinking in a loop, even when nobody talks to you.
-
-${mind.persona.trim() || "(No persona was given.)"}
+/** How to act: fixed text between the persona and the command list. */
+const HOW_TO_ACT = `
 
 How you act:
 - Each reply: a few sentences of reasoning, then exactly ONE fenced \`\`\`bash block. Only the first block runs.
@@ -24,10 +20,52 @@ How you act:
 - A reply without a bash block is recorded as a thought and ends the run.
 
 Your commands, besides ordinary shell tools (each takes --help):
-${extras.commands}
+`;
+
+/** People and idling: fixed text after the command list. */
+const PEOPLE = `
 
 People write to you as [message <id> from <name> to <you>]; your responder answers them (once per message), and you see its replies here. You may start a conversation with chat send.
-When nothing needs doing, say so in a sentence and set FINAL=idle: you will be woken again later.${skills}`;
+When nothing needs doing, say so in a sentence and set FINAL=idle: you will be woken again later.`;
+
+/** The standing instructions in their parts (persona, how to act, commands, people, skills); joined, they are the instructions. */
+export function instructionParts(mind: { name: string; persona: string }, extras: PromptExtras): SystemPart[] {
+  const skills = extras.skills.length
+    ? `\n\nSkills you have installed (\`skills show <name>\` reads one):\n${extras.skills.map((s) => `- ${s.name}: ${s.description}`).join("\n")}`
+    : "";
+  return [
+    { kind: "persona", text: `You are ${mind.name}, a persistent mind. You keep thinking in a loop, even when nobody talks to you.\n\n${mind.persona.trim() || "(No persona was given.)"}` },
+    { kind: "how-to-act", text: HOW_TO_ACT },
+    { kind: "commands", text: extras.commands },
+    { kind: "people", text: PEOPLE },
+    { kind: "skills", text: skills },
+  ];
+}
+
+export function instructionsFor(mind: { name: string; persona: string }, extras: PromptExtras): string {
+  return instructionParts(mind, extras)
+    .map((p) => p.text)
+    .join("");
+}
+
+/**
+ * Instructions as a run holds them (one string) back in their parts, for
+ * "what the model saw". The fixed texts mark the cuts; instructions that are
+ * not of this shape (a test's, a future format) are one part. Joined, the
+ * parts are always the text given.
+ */
+export function splitInstructions(text: string): SystemPart[] {
+  const how = text.indexOf(HOW_TO_ACT);
+  const people = how < 0 ? -1 : text.indexOf(PEOPLE, how + HOW_TO_ACT.length);
+  if (how < 0 || people < 0) return [{ kind: "instructions", text }];
+  const parts: SystemPart[] = [
+    { kind: "persona", text: text.slice(0, how) },
+    { kind: "how-to-act", text: HOW_TO_ACT },
+    { kind: "commands", text: text.slice(how + HOW_TO_ACT.length, people) },
+    { kind: "people", text: PEOPLE },
+    { kind: "skills", text: text.slice(people + PEOPLE.length) },
+  ];
+  return parts.filter((p) => p.text);
 }
 
 type Message = StepOf<"message">;

@@ -3,14 +3,17 @@
 // the run. Never throws for the model or the shell: every ending is a step
 // (final, error, thought). The run's scope (its appender) is handed in; the
 // shell state it ends with is handed back.
-import { arraySource, buildContext, DEFAULT_BUDGET, inStream } from "../context/build";
+import { arraySource, buildContext, DEFAULT_BUDGET, inStream, type BuildOptions } from "../context/build";
+import { seenCall, type SeenCall } from "../context/replay";
 import { DEFAULT_TIERS } from "../context/staircase";
 import { TokenCounter } from "../context/tokens";
 import { blobFields, splitOutput } from "../trajectory/large-output";
 import type { Step } from "../trajectory/schema";
 import type { RunScope } from "./journal";
 import { nestedShellm } from "./nested";
-import type { ModelPort, ShellPort, ShellResult, ShellState } from "./ports";
+import type { BudgetPause } from "../protocol";
+import type { ContextPort, ModelPort, ShellPort, ShellResult, ShellState } from "./ports";
+import { splitInstructions } from "./prompt";
 import { parseReply } from "./reply";
 
 export type { ShellState };
@@ -67,11 +70,14 @@ export interface RunDeps {
   firstCallBudget?: number;
   /** Token counts cached across calls (one per mind); a fresh one when not given. */
   counter?: TokenCounter;
+  /** Where what each model call saw is recorded, keyed by the step the call led to. */
+  contexts?: ContextPort;
   onIteration?: (runId: string, iteration: number) => void;
   onPartial?: (text: string) => void;
 }
 
-export type RunEnd = "final" | "thought" | "error" | "model-error" | "stopped";
+/** "budget": a spend cap refused the model call (the run's error step says which; the thinker pauses). */
+export type RunEnd = "final" | "thought" | "error" | "model-error" | "budget" | "stopped";
 
 export interface RunOutcome {
   end: RunEnd;
@@ -86,6 +92,8 @@ export interface RunOutcome {
   error?: string;
   /** When end is model-error: how long the model's server asked to wait. */
   retryAfterS?: number;
+  /** When end is budget: the cap that was reached and when it resets. */
+  paused?: BudgetPause;
 }
 
 export interface RunTask {
@@ -136,8 +144,15 @@ async function iterate(
 ): Promise<Ending> {
   const { limits } = deps;
   const log = run.journal.log;
+  // What the model call under way saw; recorded under the first step appended after it (its reasoning, thought or error).
+  let seen: Omit<SeenCall, "step_id"> | null = null;
+  const saw = (led: Step) => {
+    if (seen) deps.contexts?.record({ ...seen, step_id: led.step_id });
+    seen = null;
+    return led;
+  };
   const end = async (e: Ending["end"], step: Parameters<RunScope["append"]>[0], extra: Partial<Ending> = {}): Promise<Ending> => {
-    const written = await run.append(step);
+    const written = saw(await run.append(step));
     return { end: e, lastStepId: written.step_id, ...extra };
   };
   const stopped = () => end("stopped", { type: "error", reason: "stopped", content: "Stopped by its human in the middle of the run." });
@@ -151,38 +166,48 @@ async function iterate(
     deps.onIteration?.(run.runId, i);
 
     const [tail, total] = await Promise.all([log.tail(limits.contextSteps), log.count()]);
-    const { messages } = buildContext(arraySource(tail.filter(inStream)), {
+    // The sealed past, once read: the whole stream's positions, its sealed summaries as the staircase. Until then (or in a forked child) the past before the tail is elided.
+    const past = log.past?.();
+    const source = past ? past.source(tail) : arraySource(tail.filter(inStream));
+    const opts: BuildOptions = {
       selfName: deps.selfName,
       budget: i === 1 && deps.firstCallBudget ? deps.firstCallBudget : limits.contextTokens,
-      tiers: DEFAULT_TIERS,
-      // Sealed summaries are not made for live minds yet: the past before the verbatim tail is elided, citing its steps.
-      summary: () => undefined,
+      tiers: past?.tiers ?? DEFAULT_TIERS,
+      summary: past ? past.summary : () => undefined,
+      ...(past ? { missing: past.missing } : { before: Math.max(0, total - tail.length) }),
       counter: deps.counter as TokenCounter,
-      before: Math.max(0, total - tail.length),
       pinned: prompt,
       ancestors: deps.ancestors,
-    });
+    };
+    const built = buildContext(source, opts);
+    const { messages } = built;
+    if (deps.contexts) seen = seenCall(built, opts, source, { step_id: "", run_id: run.runId, traj_id: log.trajId, iteration: i, system: splitInstructions(deps.instructions) });
     const reply = await deps.model.complete({ instructions: deps.instructions, messages, signal: deps.signal, onDelta: deps.onPartial });
     deps.onPartial?.("");
     if (!reply.ok) {
+      // A spend cap refused the call before it went out: it saw nothing.
+      if (reply.paused) seen = null;
       if (reply.aborted || deps.signal.aborted) return stopped();
+      const usage = reply.usage ? { usage: reply.usage } : {};
+      if (reply.paused) return end("budget", { type: "error", reason: "budget", content: reply.error, ...usage }, { error: reply.error, paused: reply.paused });
       const wait = reply.retryAfterS !== undefined ? { retryAfterS: reply.retryAfterS } : {};
       const note = reply.retryAfterS !== undefined ? ` (the server asks to wait ${reply.retryAfterS} s)` : "";
-      return end("model-error", { type: "error", reason: "model", content: reply.error + note }, { error: reply.error, ...wait });
+      return end("model-error", { type: "error", reason: "model", content: reply.error + note, ...usage }, { error: reply.error, ...wait });
     }
 
     tokens += (reply.inTokens ?? 0) + (reply.outTokens ?? 0);
     repeat.count = reply.text === repeat.text ? repeat.count + 1 : 1;
     repeat.text = reply.text;
+    const usage = reply.usage ? { usage: reply.usage } : {};
     const parsed = parseReply(reply.text);
     if (parsed.code === null) {
       const content = reply.text.trim();
-      if (!content) return end("error", { type: "error", reason: "empty-reply", content: "The model sent an empty reply." });
-      return end("thought", { type: "thought", content, source: "monolith" });
+      if (!content) return end("error", { type: "error", reason: "empty-reply", content: "The model sent an empty reply.", ...usage });
+      return end("thought", { type: "thought", content, source: "monolith", ...usage });
     }
 
     state.reasoning = parsed.reasoning;
-    await run.append({ type: "reasoning", thought: parsed.reasoning, cmd: parsed.code, in_tok: reply.inTokens, out_tok: reply.outTokens });
+    saw(await run.append({ type: "reasoning", thought: parsed.reasoning, cmd: parsed.code, in_tok: reply.inTokens, out_tok: reply.outTokens, ...usage }));
     const result = await exec(parsed.code, deps.signal);
     state.shell = { env: carriedEnv(result.env), cwd: result.cwd };
     const note = parsed.droppedBlocks > 0 ? `[reverie] ${parsed.droppedBlocks} more bash block(s) in the reply were not run: send one block per reply.\n` : "";

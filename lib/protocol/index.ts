@@ -1,6 +1,18 @@
 // Messages between the mind page and its worker. Imports nothing, so both
 // sides (and tests) can share it without pulling in either side's code.
 
+/** A spend cap that stops model calls until `resetsAt`: the mind's own, or the host proxy's. */
+export interface BudgetPause {
+  /** "mind": the mind's own caps; "proxy": the host proxy refused (HTTP 429 spend_cap). */
+  scope: "mind" | "proxy";
+  /** hour / day for the mind's caps; the proxy's cap name (client_hour, client_day, global_day, request). */
+  cap: string;
+  limitUsd: number;
+  spentUsd?: number;
+  /** Epoch ms when the period rolls over. */
+  resetsAt: number;
+}
+
 /** What a person sees about the mind: one of these, always. */
 export type MindStatus =
   | { state: "starting" }
@@ -13,6 +25,8 @@ export type MindStatus =
       /** Set when the last wake failed and this wait is a retry backoff. */
       lastError?: string;
     }
+  /** At a spend cap: no model calls until the period rolls over or the human raises the cap. */
+  | ({ state: "paused"; reason: "budget" } & BudgetPause)
   | { state: "stopped"; lastError?: string }
   | { state: "viewing" };
 

@@ -67,9 +67,11 @@ export interface SettingRow {
 }
 
 /**
- * A sealed summary of one block of a trajectory's filtered stream (tier 1:
- * F steps, tier k: F blocks of tier k-1). Derived data beside the log: written
- * once, never rewritten, rebuildable from the steps it cites.
+ * A sealed summary of one block of a trajectory's filtered stream, numbered as
+ * lib/context/staircase.ts numbers them (tier 0: F steps, tier k: F blocks of
+ * tier k-1) and shaped as a line of tiers.jsonl plus its owner. Derived data
+ * beside the log: written once (add, never put), never rewritten, rebuildable
+ * from the steps it cites. lib/store/tiers.ts reads and writes it.
  */
 export interface TierRow {
   mind_id: string;
@@ -80,8 +82,11 @@ export interface TierRow {
   cites: string[];
   first_step: string;
   last_step: string;
-  /** Anything else the summarizer records (model, tokens, when). */
-  [extra: string]: unknown;
+  /** Stream steps the block covers (F^(tier+1)). */
+  steps: number;
+  /** The model that wrote it (provider/model), and when (ISO 8601). */
+  model?: string;
+  created?: string;
 }
 
 /** What one model call was shown, keyed by the step the call produced: enough to rebuild its exact messages. */
@@ -90,6 +95,20 @@ export interface ContextRow {
   /** The step the call led to (its reasoning, or its error). */
   step_id: string;
   run_id: string;
+  /** The trajectory whose stream the call saw (its sealed summaries are that trajectory's). */
+  traj_id: string;
+  /** Which call of its run, from 1. */
+  iteration: number;
+  self_name: string;
+  /** The token budget the context was built for, and the tokens it took (lib/context/replay.ts SeenCall). */
+  budget: number;
+  tokens: number;
+  /** Steps before the context's source that were not at hand. */
+  before: number;
+  /** The instructions' parts; their text is kept once, in `settings` under `seen-text:<sha-256 hex>`. */
+  system: { kind: string; hash: string; tokens: number }[];
+  /** lib/context/replay.ts SeenPart: which steps and sealed summaries each part of the context was. */
+  parts: unknown[];
   [extra: string]: unknown;
 }
 
@@ -100,6 +119,14 @@ export interface UsageRow {
   /** Milliseconds since the epoch, for spend per hour and per day. */
   ts: number;
   usd: number;
+  /** The trajectory the step is in (the mind's own, or a nested run's child). */
+  traj_id?: string;
+  /** provider/model, as the run header names it. */
+  model?: string;
+  input_tokens?: number;
+  cached_input_tokens?: number;
+  output_tokens?: number;
+  reasoning_tokens?: number;
   [extra: string]: unknown;
 }
 

@@ -6,7 +6,8 @@ import { DEFAULT_PACING } from "../mind/pacing";
 import { recoverAtStart } from "../mind/recovery";
 import { DEFAULT_RUN_LIMITS } from "../mind/run";
 import { DEFAULT_PERMISSIONS, Permissions } from "../trajectory/permissions";
-import { formatTs, PacingConfig, stampStep, type Step } from "../trajectory/schema";
+import { BudgetConfig, formatTs, PacingConfig, stampStep, type Step } from "../trajectory/schema";
+import { DEFAULT_BUDGET } from "../mind/budget";
 import type { ReverieDb } from "./db";
 import { getOwner, listOwners } from "./owners";
 import { appendStep, tailSteps } from "./steps";
@@ -23,6 +24,10 @@ export const Mind = z.object({
   max_iterations: z.number().int().positive().default(DEFAULT_RUN_LIMITS.maxIterations),
   /** What the sandbox may do; only the human changes it (a `config` step each time). */
   permissions: Permissions.default(DEFAULT_PERMISSIONS),
+  /** Spend caps; absent in minds saved before caps existed, which do not start until their human sets them. */
+  budget: BudgetConfig.optional(),
+  /** The model that writes its summaries (same provider and key as `model`), when its human picked a cheaper one; absent: the mind's own. */
+  summary_model: z.string().trim().min(1).optional(),
   /** The shell's variables and directory, carried across execs and reloads. */
   shell: z.object({ env: z.record(z.string(), z.string()), cwd: z.string() }).optional(),
   /** A panic stop asked for from a tab that does not run the mind; the runner's tab carries it out. */
@@ -35,6 +40,8 @@ export const NewMindInput = z.object({
   persona: z.string().max(20_000, "Keep the persona under 20,000 characters."),
   model: ModelSettings,
   permissions: Permissions.default(DEFAULT_PERMISSIONS),
+  /** The form always sends the caps its human set (a non-positive one is refused); callers that leave them out get the offered defaults. */
+  budget: BudgetConfig.default(DEFAULT_BUDGET),
 });
 export type NewMindInput = z.infer<typeof NewMindInput>;
 
@@ -55,6 +62,8 @@ function configStep(mind: Mind, now: number): Step {
       provider: mind.model.provider,
       model: mind.model.model,
       permissions: mind.permissions,
+      ...(mind.budget ? { budget: mind.budget } : {}),
+      ...(mind.summary_model ? { summary_model: mind.summary_model } : {}),
     },
     { id: crypto.randomUUID(), now },
   );
@@ -66,6 +75,10 @@ export const SettingsInput = z.object({
   max_iterations: z.number().int().min(1).max(100),
   /** Left out: the mind keeps the permissions it has. */
   permissions: Permissions.optional(),
+  /** Left out: the mind keeps the caps it has. */
+  budget: BudgetConfig.optional(),
+  /** Left out: kept; "" (blank): summaries by the mind's own model. */
+  summary_model: z.string().trim().optional(),
 });
 export type SettingsInput = z.infer<typeof SettingsInput>;
 
@@ -78,7 +91,10 @@ export async function updateSettings(db: ReverieDb, id: string, input: z.input<t
   return db.transaction("rw", db.minds, db.steps, async () => {
     const mind = await getMind(db, id);
     if (!mind) throw new Error(`No mind ${id} in this browser.`);
-    const next: Mind = { ...mind, ...settings, permissions: settings.permissions ?? mind.permissions };
+    const next: Mind = { ...mind, ...settings, permissions: settings.permissions ?? mind.permissions, budget: settings.budget ?? mind.budget };
+    const summaryModel = settings.summary_model === undefined ? mind.summary_model : settings.summary_model || undefined;
+    if (summaryModel) next.summary_model = summaryModel;
+    else delete next.summary_model;
     await db.minds.put({ id, json: next });
     await appendStep(db, id, configStep(next, now));
     return next;

@@ -38,11 +38,27 @@ export const ShellmRunStep = kind("shellm-run", {
   wake: z.string().optional(),
 });
 export const PromptStep = kind("prompt", { content: text });
+
+/** One model call's tokens (and what they cost when a price was known), on the step the call produced. */
+export const StepUsage = z.looseObject({
+  input_tokens: z.number().nonnegative(),
+  /** Of the input, how many the provider read from its cache. */
+  cached_input_tokens: z.number().nonnegative().optional(),
+  output_tokens: z.number().nonnegative(),
+  /** Of the output, how many were reasoning. */
+  reasoning_tokens: z.number().nonnegative().optional(),
+  /** USD at the price known when the call was made. */
+  usd: z.number().nonnegative().optional(),
+  model: z.string().optional(),
+});
+export type StepUsage = z.infer<typeof StepUsage>;
+
 export const ReasoningStep = kind("reasoning", {
   thought: text,
   cmd: text,
   in_tok: z.number().optional(),
   out_tok: z.number().optional(),
+  usage: StepUsage.optional(),
 });
 export const ShellOutputStep = kind("shell-output", {
   stdout: text,
@@ -59,13 +75,14 @@ export const ShellOutputStep = kind("shell-output", {
 });
 export const FeedbackStep = kind("feedback", { content: text });
 export const FinalStep = kind("final", { content: text });
-export const ErrorStep = kind("error", { content: text, reason: z.string() });
+export const ErrorStep = kind("error", { content: text, reason: z.string(), usage: StepUsage.optional() });
 export const RunSummaryStep = kind("run-summary", { content: text.optional() });
-export const ThoughtStep = kind("thought", { content: text });
+export const ThoughtStep = kind("thought", { content: text, usage: StepUsage.optional() });
 export const ActionStep = kind("action", { content: text });
 export const ObservationStep = kind("observation", {
   content: text,
   decision: z.enum(["replied", "no-reply", "reply-failed"]).optional(),
+  usage: StepUsage.optional(),
 });
 export const IdleStep = kind("idle", { content: text.optional() });
 export const MessageStep = kind("message", {
@@ -98,6 +115,12 @@ export const PacingConfig = z.object({
   ticks_per_level: z.number().int().positive(),
 });
 export type PacingConfig = z.infer<typeof PacingConfig>;
+/** A mind's spend caps in USD per UTC hour and per UTC day: the human's, like pacing. */
+export const BudgetConfig = z.object({
+  hour_usd: z.number().finite().positive("the hourly cap must be more than 0 USD"),
+  day_usd: z.number().finite().positive("the daily cap must be more than 0 USD"),
+});
+export type BudgetConfig = z.infer<typeof BudgetConfig>;
 export const ConfigStep = kind("config", {
   pacing: PacingConfig,
   max_iterations: z.number().int().positive(),
@@ -105,6 +128,10 @@ export const ConfigStep = kind("config", {
   provider: z.string(),
   /** Absent in config steps written before permissions existed. */
   permissions: Permissions.optional(),
+  /** Absent in config steps written before spend caps existed. */
+  budget: BudgetConfig.optional(),
+  /** The model that writes the mind's summaries, when its human picked one (absent: the mind's own). */
+  summary_model: z.string().optional(),
 });
 
 export const KNOWN_KINDS = {

@@ -11,6 +11,10 @@ export interface NewMind {
   apiKey?: string;
   /** Switch real Node (WebContainer) on in the form. */
   webcontainer?: boolean;
+  /** The model's price typed into the form, USD per million tokens (default: the form's 0 for an OpenAI-compatible server). */
+  price?: { input: number; output: number };
+  /** The spend caps typed into the form, USD (default: the form's offered ones). */
+  caps?: { hour: number; day: number };
 }
 
 /** Create a mind from the home page; resolves with the mind's URL once its page is open. */
@@ -22,6 +26,14 @@ export async function createMind(page: Page, baseUrl: string, mind: NewMind): Pr
   await page.getByTestId("model-base-url").fill(mind.modelUrl);
   await page.getByTestId("model-name").fill("scripted");
   await page.getByTestId("model-api-key").fill(mind.apiKey ?? "test-key");
+  if (mind.price) {
+    await page.getByTestId("model-price-input").fill(String(mind.price.input));
+    await page.getByTestId("model-price-output").fill(String(mind.price.output));
+  }
+  if (mind.caps) {
+    await page.getByTestId("cap-hour").fill(String(mind.caps.hour));
+    await page.getByTestId("cap-day").fill(String(mind.caps.day));
+  }
   if (mind.webcontainer) await page.getByTestId("perm-webcontainer").check();
   await page.getByTestId("create-mind").click();
   await page.waitForURL(/\/mind\/[0-9a-f-]{36}$/);

@@ -211,7 +211,7 @@ describe("InnerLife: pacing between idle wakes", () => {
       { type: "wake", step_id: wake, ts: at, reason: "start", level: 0, delay_s: 0, source: INNER_LIFE },
       { type: "shellm-run", step_id: run, ts: at, model: "mock/scripted", trigger_step: wake, wake, launched_by: INNER_LIFE },
       { type: "prompt", step_id: jid(3), ts: at, ...inRun, content: START_PROMPT },
-      { type: "reasoning", step_id: jid(4), ts: at, ...inRun, thought: "Nothing needs doing.", cmd: "FINAL=idle", in_tok: 10, out_tok: 5 },
+      { type: "reasoning", step_id: jid(4), ts: at, ...inRun, thought: "Nothing needs doing.", cmd: "FINAL=idle", in_tok: 10, out_tok: 5, usage: { input_tokens: 10, output_tokens: 5, model: "mock/scripted" } },
       { type: "shell-output", step_id: jid(5), ts: at, ...inRun, stdout: "", stderr: "", exit: 0, exec_s: 0.01, timed_out: false },
       { type: "final", step_id: jid(6), ts: at, ...inRun, content: "idle" },
       { type: "idle", step_id: jid(7), ts: at, content: "Nothing needed doing.", source: INNER_LIFE },

@@ -123,7 +123,7 @@ describe("Mind: the responder does not wait for the inner life", () => {
     expect(mine).toEqual([
       { type: "wake", step_id: expect.any(String), ts: formatTs(T0), reason: "message", level: 0, delay_s: 0, trigger_step: m.step_id, source: RESPONDER },
       { type: "message", step_id: expect.any(String), ts: formatTs(T0), from: SELF, to: "ada", content: "Answer 1.", reply_to: m.step_id, trigger_step: m.step_id, source: "chat" },
-      { type: "observation", step_id: expect.any(String), ts: formatTs(T0), decision: "replied", content: "I answered ada.", trigger_step: m.step_id, source: RESPONDER },
+      { type: "observation", step_id: expect.any(String), ts: formatTs(T0), decision: "replied", content: "I answered ada.", trigger_step: m.step_id, source: RESPONDER, usage: { input_tokens: 10, output_tokens: 5, model: "mock/responder" } },
     ]);
     // The run in progress has no thought, observation, final or merge yet: the responder's call shows no inner life.
     expect(t.responder.calls()[0]![1]!.text).toBe(`Your inner life has no thoughts yet.\n\nThis is the first message from ada.\n\nNew message from ada (${m.step_id.slice(0, 8)}):\nQuick question: are you there?`);

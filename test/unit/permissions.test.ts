@@ -2,6 +2,7 @@
 // prefixes it accepts, the defaults, and that a change is recorded as a step.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ReverieDb } from "@/lib/store/db";
+import { DEFAULT_BUDGET } from "@/lib/mind/budget";
 import { createMind, getMind, updateSettings } from "@/lib/store/minds";
 import { tailSteps } from "@/lib/store/steps";
 import { DEFAULT_PERMISSIONS, Permissions, UrlPrefix, urlAllowed } from "@/lib/trajectory/permissions";
@@ -113,6 +114,7 @@ describe("permissions of a mind", () => {
       provider: "openai-compatible",
       model: "m1",
       permissions,
+      budget: DEFAULT_BUDGET,
     });
   });
 

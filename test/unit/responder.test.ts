@@ -94,7 +94,7 @@ Do you remember what I like?`,
     expect(t.written()).toEqual([
       { type: "wake", step_id: jid(1), ts: formatTs(T0), reason: "message", level: 0, delay_s: 0, trigger_step: h.message.step_id, source: RESPONDER },
       { type: "message", step_id: jid(2), ts: formatTs(T0), from: SELF, to: "ada", content: "Tea, of course.", reply_to: h.message.step_id, trigger_step: h.message.step_id, source: "chat" },
-      { type: "observation", step_id: jid(3), ts: formatTs(T0), decision: "replied", content: "I answered ada.", trigger_step: h.message.step_id, source: RESPONDER },
+      { type: "observation", step_id: jid(3), ts: formatTs(T0), decision: "replied", content: "I answered ada.", trigger_step: h.message.step_id, source: RESPONDER, usage: { input_tokens: 10, output_tokens: 5, model: "mock/scripted" } },
     ]);
     expect(t.busy).toEqual([h.message.step_id, null]);
   });
@@ -128,7 +128,7 @@ describe("Responder: decisions without a reply", () => {
       await t.responder.handle(h.message);
       expect(t.written()).toEqual([
         { type: "wake", step_id: jid(1), ts: formatTs(T0), reason: "message", level: 0, delay_s: 0, trigger_step: h.message.step_id, source: RESPONDER },
-        { type: "observation", step_id: jid(2), ts: formatTs(T0), decision: "no-reply", content: "I read ada's message and chose not to answer.", trigger_step: h.message.step_id, source: RESPONDER },
+        { type: "observation", step_id: jid(2), ts: formatTs(T0), decision: "no-reply", content: "I read ada's message and chose not to answer.", trigger_step: h.message.step_id, source: RESPONDER, usage: { input_tokens: 10, output_tokens: 5, model: "mock/scripted" } },
       ]);
     });
   }

@@ -63,6 +63,8 @@ function setup(opts: {
   return { log, clock, journal, model, shell, controller, deps, partials, iterations, run, result };
 }
 
+/** A scripted turn's default usage, as the step records it. */
+const MOCK_USAGE = { input_tokens: 10, output_tokens: 5, model: "mock/scripted" };
 /** The fields every step in the run carries. */
 const inRun = { run_id: jid(1), trigger_step: TRIGGER };
 const header = { type: "shellm-run", step_id: jid(1), ts: formatTs(T0), model: "mock/scripted", trigger_step: TRIGGER, wake: WAKE, launched_by: "monolith" };
@@ -81,7 +83,7 @@ describe("shellmRun: the FINAL contract", () => {
     expect(t.log.steps).toEqual([
       header,
       promptStep,
-      { type: "reasoning", step_id: jid(3), ts: formatTs(T0), ...inRun, thought: "I will finish now.", cmd: "echo hi\nFINAL=done", in_tok: 321, out_tok: 45 },
+      { type: "reasoning", step_id: jid(3), ts: formatTs(T0), ...inRun, thought: "I will finish now.", cmd: "echo hi\nFINAL=done", in_tok: 321, out_tok: 45, usage: { input_tokens: 321, output_tokens: 45, model: "mock/scripted" } },
       { type: "shell-output", step_id: jid(4), ts: formatTs(T0 + 1500), ...inRun, stdout: "hi\n", stderr: "", exit: 0, exec_s: 1.235, timed_out: false },
       { type: "final", step_id: jid(5), ts: formatTs(T0 + 1500), ...inRun, content: "done" },
     ]);
@@ -208,7 +210,7 @@ describe("shellmRun: replies without code", () => {
     expect(t.log.steps).toEqual([
       header,
       promptStep,
-      { type: "thought", step_id: jid(3), ts: formatTs(T0), ...inRun, content: "I would rather think about the tides today.", source: "monolith" },
+      { type: "thought", step_id: jid(3), ts: formatTs(T0), ...inRun, content: "I would rather think about the tides today.", source: "monolith", usage: MOCK_USAGE },
     ]);
     expect(t.shell.calls).toEqual([]);
   });
@@ -230,7 +232,7 @@ describe("shellmRun: replies without code", () => {
     expect(t.log.steps).toEqual([
       header,
       promptStep,
-      { type: "error", step_id: jid(3), ts: formatTs(T0), ...inRun, reason: "empty-reply", content: "The model sent an empty reply." },
+      { type: "error", step_id: jid(3), ts: formatTs(T0), ...inRun, reason: "empty-reply", content: "The model sent an empty reply.", usage: MOCK_USAGE },
     ]);
   });
 });
@@ -426,7 +428,14 @@ describe("modelPort against the scripted server, through the real provider", () 
     const text = "I will look at my notes first.\n\n" + F + "bash\nls -la notes/\ncat notes/today.md\nFINAL=read\n" + F;
     server.enqueue({ text, usage: { prompt_tokens: 12, completion_tokens: 34 } });
     const deltas: string[] = [];
-    expect(await ask(port(), (t) => deltas.push(t))).toEqual({ ok: true, text, inTokens: 12, outTokens: 34 });
+    expect(await ask(port(), (t) => deltas.push(t))).toEqual({
+      ok: true,
+      text,
+      inTokens: 12,
+      outTokens: 34,
+      // The step's usage: the server reports no cache or reasoning details, which the provider reads as 0.
+      usage: { input_tokens: 12, cached_input_tokens: 0, output_tokens: 34, reasoning_tokens: 0, model: "openai-compatible/scripted" },
+    });
     expect(deltas).toHaveLength(Math.ceil(text.length / 20)); // the server sends 20 characters a chunk
     expect(deltas.at(-1)).toBe(text);
     deltas.forEach((d, i) => {

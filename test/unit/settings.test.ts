@@ -3,6 +3,7 @@
 import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ReverieDb } from "@/lib/store/db";
+import { DEFAULT_BUDGET } from "@/lib/mind/budget";
 import { createMind, getMind, updateSettings } from "@/lib/store/minds";
 import { tailSteps } from "@/lib/store/steps";
 import { openTestDb } from "./helpers/db";
@@ -42,6 +43,8 @@ describe("updateSettings", () => {
       model: "m2",
       // Settings without permissions keep the mind's; the config step records them all the same.
       permissions: DEFAULT_PERMISSIONS,
+      // Left out too: the caps createMind gave it (the offered defaults).
+      budget: DEFAULT_BUDGET,
     });
     expect(JSON.stringify(steps)).not.toContain("fake-key-for-tests");
   });

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ReverieDb } from "@/lib/store/db";
 import { mindFiles } from "@/lib/store/files";
 import { MAX_MESSAGE_CHARS, sendMessage } from "@/lib/store/messages";
+import { DEFAULT_BUDGET } from "@/lib/mind/budget";
 import { createMind, getMind, listMinds, saveShellState, setRunning } from "@/lib/store/minds";
 import { DEFAULT_SENDER, getSenderName, setSenderName } from "@/lib/store/settings";
 import * as stepsModule from "@/lib/store/steps";
@@ -223,6 +224,7 @@ describe("minds", () => {
       pacing: { base_s: 5, cap_s: 300, ticks_per_level: 3 },
       max_iterations: 12,
       permissions: DEFAULT_PERMISSIONS,
+      budget: DEFAULT_BUDGET,
     });
     expect(mind.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(await getMind(db, mind.id)).toEqual(mind);
@@ -240,6 +242,7 @@ describe("minds", () => {
         provider: "openai-compatible",
         model: "llama3",
         permissions: DEFAULT_PERMISSIONS,
+        budget: DEFAULT_BUDGET,
       },
     ]);
     expect(steps[1]?.step_id).not.toBe(mind.id);

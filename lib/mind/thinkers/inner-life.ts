@@ -8,7 +8,7 @@ import { isKind, type NewStep, type PacingConfig, type Step } from "../../trajec
 import { TriggerQueue, type Subscription } from "../dispatch";
 import type { Journal } from "../journal";
 import { afterWake, delaySeconds, failureDelaySeconds, RESTED, type PacingState } from "../pacing";
-import type { Clock, ModelPort, ShellPort } from "../ports";
+import type { Clock, ContextPort, ModelPort, ShellPort } from "../ports";
 import { taskText, type WakeTask } from "../prompt";
 import { AWAY_NOTE_AFTER_S, formatDuration } from "../recovery";
 import { IDLE_BUDGET } from "../../context/build";
@@ -35,6 +35,8 @@ export interface InnerLifeDeps {
   shellState: ShellState;
   onStatus: (status: MindStatus) => void;
   onPartial?: (text: string) => void;
+  /** Where what each model call saw is recorded ("what the model saw"). */
+  contexts?: ContextPort;
 }
 
 interface WakeOutcome extends RunOutcome {
@@ -126,7 +128,11 @@ export class InnerLife {
         lastError = `Storage failed: ${errorText(e)}`;
       }
       if (stop.aborted) break;
-      if (lastError !== undefined) {
+      // At a spend cap: pause until the period rolls over (a raised cap restarts the mind; a message cuts the pause short).
+      const paused = outcome?.end === "budget" ? outcome.paused : undefined;
+      if (paused) {
+        delay = Math.max(1, Math.ceil((paused.resetsAt - deps.clock.now()) / 1000));
+      } else if (lastError !== undefined) {
         // A failed wake is not an idle one: it leaves the pacing level alone.
         this.failures++;
         // Honour a Retry-After, within reason (an hour at most).
@@ -138,7 +144,7 @@ export class InnerLife {
         delay = delaySeconds(this.pacing.level, deps.pacing);
       }
       if (this.queue.size > 0) delay = 0;
-      deps.onStatus({ state: "waiting", nextWakeAt: deps.clock.now() + delay * 1000, level: this.pacing.level, lastError });
+      deps.onStatus(paused ? { state: "paused", reason: "budget", ...paused } : { state: "waiting", nextWakeAt: deps.clock.now() + delay * 1000, level: this.pacing.level, lastError });
       // A new message cuts the wait short, even a retry backoff.
       const waitStart = deps.clock.now();
       const intended = this.wakeRequested ? 0 : delay;
@@ -183,6 +189,7 @@ export class InnerLife {
         depth: 0,
         replies: false,
         counter: this.counter,
+        contexts: deps.contexts,
         // A spontaneous wake looks around cheaply first; once it works, its calls get the whole budget.
         ...(task.reason === "scheduled" ? { firstCallBudget: IDLE_BUDGET } : {}),
         signal: this.stopController.signal,

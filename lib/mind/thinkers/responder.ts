@@ -87,8 +87,10 @@ export class Responder {
         },
       ];
       const reply = await this.deps.model.complete({ instructions: responderInstructions(selfName, this.deps.persona), messages, signal: this.deps.signal });
+      // The decision is the step this call produced: it carries the call's usage.
+      const usage = reply.usage ? { usage: reply.usage } : {};
       const decided = (decision: "replied" | "no-reply" | "reply-failed", content: string) =>
-        journal.append({ type: "observation", decision, content, trigger_step: trigger.step_id, source: RESPONDER });
+        journal.append({ type: "observation", decision, content, trigger_step: trigger.step_id, source: RESPONDER, ...usage });
       if (!reply.ok) {
         if (reply.aborted) return;
         await decided("reply-failed", `Could not answer ${person}: ${reply.error}`);

@@ -1,0 +1,23 @@
+"use client";
+// The stream's way into "what the model saw": on a run's prompt (its calls
+// from the first) and on each step a call led to.
+import type { Step } from "@/lib/trajectory/schema";
+import type { InspectTarget } from "./useSeenContext";
+
+const LED_TO = new Set(["reasoning", "thought", "error"]);
+
+export function InspectButton({ step, onInspect }: { step: Step; onInspect?: (target: InspectTarget) => void }) {
+  const runId = typeof step.run_id === "string" ? step.run_id : undefined;
+  if (!onInspect || !runId || !(step.type === "prompt" || LED_TO.has(step.type))) return null;
+  return (
+    <button
+      type="button"
+      data-testid="inspect-context"
+      className="mt-1 text-xs text-indigo-600 underline hover:text-indigo-800 dark:text-indigo-400"
+      title="The exact messages this run's model call was sent, with their tokens"
+      onClick={() => onInspect(step.type === "prompt" ? { runId } : { runId, stepId: step.step_id })}
+    >
+      what the model saw
+    </button>
+  );
+}

@@ -1,0 +1,218 @@
+// "What the model saw": a small record of one model call, and the exact
+// messages rebuilt from it. A mind makes thousands of calls, so the record
+// keeps no message text: only which steps each part covers (ids, or a block's
+// ends), which sealed summary stood for a block, the standing instructions
+// split into parts (their text is stored once, by the store, deduplicated),
+// and the token counts. Steps and sealed summaries never change, so the
+// messages rebuilt from them are the ones sent. Pure.
+//
+// The texts of the notes and summary headers below are buildContext's
+// (lib/context/build.ts); test/unit/context-replay.test.ts checks, byte for
+// byte, that a replay equals what buildContext produced.
+import { z } from "zod";
+import type { Step } from "../trajectory/schema";
+import type { BuildOptions, BuiltContext, ContextSource } from "./build";
+import { renderStep, type ChatMessage } from "./project";
+import { blockRange, type BlockRef } from "./staircase";
+import { MESSAGE_OVERHEAD, type TokenCounter } from "./tokens";
+
+/** The parts of the standing instructions (lib/mind/prompt.ts); "instructions" when they could not be split. */
+export const SystemKind = z.enum(["persona", "how-to-act", "commands", "people", "skills", "instructions"]);
+export type SystemKind = z.infer<typeof SystemKind>;
+
+export interface SystemPart {
+  kind: SystemKind;
+  text: string;
+}
+
+const ids = z.array(z.string());
+const tokens = z.number().int().min(0);
+
+/** One part of a call's context, as recorded. Tier and elided parts name their ends, not every step (a block can cover 10,000s). */
+export const SeenPart = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("ancestors"), step_ids: ids, tokens }),
+  z.object({ kind: z.literal("pinned"), step_ids: ids, tokens }),
+  z.object({ kind: z.literal("verbatim"), step_ids: ids, tokens }),
+  z.object({ kind: z.literal("tier"), tier: z.number().int(), index: z.number().int(), count: z.number().int(), first: z.string(), last: z.string(), cites: ids, tokens }),
+  z.object({
+    kind: z.literal("elided"),
+    /** range: a stretch of the stream; before: steps not at hand at all; fold: older parts folded to fit the budget. */
+    note: z.enum(["range", "before", "fold"]),
+    tier: z.number().int(),
+    index: z.number().int(),
+    reason: z.string(),
+    count: z.number().int(),
+    first: z.string().optional(),
+    last: z.string().optional(),
+    tokens,
+  }),
+]);
+export type SeenPart = z.infer<typeof SeenPart>;
+
+/** What one model call saw, with the instructions' text at hand (the store keeps that text apart, by hash). */
+export interface SeenCall {
+  /** The step the call led to: its reasoning, thought or error. */
+  step_id: string;
+  run_id: string;
+  /** The trajectory whose stream the context was cut from (its sealed summaries are this trajectory's). */
+  traj_id: string;
+  /** Which call of its run (from 1). */
+  iteration: number;
+  self_name: string;
+  budget: number;
+  /** Steps before the source that were not at hand (buildContext's `before`). */
+  before: number;
+  /** The context messages' tokens, as buildContext counted them. */
+  tokens: number;
+  system: (SystemPart & { tokens: number })[];
+  parts: SeenPart[];
+}
+
+const BEFORE_REASON = "not at hand";
+const FOLD_REASON = "over the token budget";
+
+/** The record of a call, from what buildContext returned and the options it was given. */
+export function seenCall(
+  built: BuiltContext,
+  opts: BuildOptions,
+  src: ContextSource,
+  call: { step_id: string; run_id: string; traj_id: string; iteration: number; system: readonly SystemPart[] },
+): SeenCall {
+  const counter: TokenCounter = opts.counter;
+  const parts = built.parts.map((p): SeenPart => {
+    switch (p.kind) {
+      case "ancestors":
+      case "pinned":
+      case "verbatim":
+        return { kind: p.kind, step_ids: [...p.step_ids], tokens: p.tokens };
+      case "tier": {
+        // The block's ends from the source: reading p.step_ids would copy every id it covers.
+        const { from, to } = blockRange(p, opts.tiers);
+        return { kind: "tier", tier: p.tier, index: p.index, count: to - from, first: src.ids(from, from + 1)[0] ?? "", last: src.ids(to - 1, to)[0] ?? "", cites: [...p.cites], tokens: p.tokens };
+      }
+      case "elided": {
+        const note = p.tier === -1 && p.reason === BEFORE_REASON ? "before" : p.tier === -1 && p.reason === FOLD_REASON ? "fold" : "range";
+        const covered = p.step_ids;
+        const ends = covered.length ? { first: covered[0], last: covered[covered.length - 1] } : {};
+        return { kind: "elided", note, tier: p.tier, index: p.index, reason: p.reason, count: covered.length, ...ends, tokens: p.tokens };
+      }
+    }
+  });
+  return {
+    ...call,
+    self_name: opts.selfName,
+    budget: opts.budget,
+    before: opts.before ?? 0,
+    tokens: built.tokens,
+    system: call.system.map((s) => ({ ...s, tokens: counter.cached(`system:${s.kind}:${s.text}`, s.text) })),
+    parts,
+  };
+}
+
+export interface ReplayLookups {
+  /** A step of the mind by id (any of its trajectories: ancestors live in the parents'). */
+  step(id: string): Step | undefined;
+  /** The content of the sealed summary that stood for a block of the call's trajectory. */
+  summary(block: BlockRef): string | undefined;
+}
+
+export interface Replayed {
+  /** The standing instructions (sent as the system message). */
+  system: string;
+  messages: ChatMessage[];
+  /** What could not be found (step ids, summaries): when not empty, the messages are not exactly those sent. */
+  missing: string[];
+}
+
+const id8 = (id: string | undefined) => (id ?? "").slice(0, 8);
+
+/** The messages of one part, before consecutive messages of a role are joined. */
+function partMessages(part: SeenPart, call: SeenCall, look: ReplayLookups, missing: string[]): ChatMessage[] {
+  const steps = (stepIds: readonly string[]) =>
+    stepIds.flatMap((id) => {
+      const step = look.step(id);
+      if (!step) {
+        missing.push(id);
+        return [{ role: "user" as const, content: `[step ${id} is missing]` }];
+      }
+      const m = renderStep(step, call.self_name);
+      return m ? [m] : [];
+    });
+  switch (part.kind) {
+    case "pinned":
+    case "verbatim":
+      return steps(part.step_ids);
+    case "ancestors": {
+      const out = steps(part.step_ids).map((m): ChatMessage => ({ role: "user", content: `${m.role === "assistant" ? "(parent)" : "(to parent)"} ${m.content}` }));
+      if (out.length) out.unshift({ role: "user", content: "[Background: the recent steps of the trajectories you were forked from, up to the fork. They are not yours to continue.]" });
+      return out;
+    }
+    case "tier": {
+      let content = look.summary(part);
+      if (content === undefined) {
+        missing.push(`summary tier ${part.tier} #${part.index}`);
+        content = "[this sealed summary is missing]";
+      }
+      const cites = part.cites.length ? `; it cites ${part.cites.map(id8).join(", ")}` : "";
+      return [{ role: "user", content: `[My summary of ${part.count} steps, ${id8(part.first)}…${id8(part.last)} (tier ${part.tier})${cites}. \`traj show <id>\` reads any step.]\n${content}` }];
+    }
+    case "elided":
+      if (part.note === "before") return [{ role: "user", content: `[${call.before} earlier steps not shown (not summarized yet). \`traj tail -n N\`, \`traj search\` and \`traj show\` reach them.]` }];
+      if (part.note === "fold") return [{ role: "user", content: `[${part.count} older steps not shown: over the token budget. \`traj show\` and \`traj search\` reach them.]` }];
+      return [{ role: "user", content: `[${part.count} steps, ${id8(part.first)}…${id8(part.last)}, not shown: ${part.reason}. \`traj show\` and \`traj search\` reach them.]` }];
+  }
+}
+
+/** Join consecutive messages of one role, open and close with the user: as buildContext does. */
+function joined(messages: readonly ChatMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (const m of messages) {
+    if (!m.content) continue;
+    const last = out[out.length - 1];
+    if (last && last.role === m.role) last.content += `\n\n${m.content}`;
+    else out.push({ ...m });
+  }
+  if (out[0]?.role !== "user") out.unshift({ role: "user", content: "[the trajectory so far]" });
+  if (out[out.length - 1]?.role !== "user") out.push({ role: "user", content: "[continue]" });
+  return out;
+}
+
+/** The exact instructions and messages a recorded call sent. */
+export function replay(call: SeenCall, look: ReplayLookups): Replayed {
+  const missing: string[] = [];
+  const messages = joined(call.parts.flatMap((p) => partMessages(p, call, look, missing)));
+  return { system: call.system.map((s) => s.text).join(""), messages, missing };
+}
+
+/** One line of the inspector's token table. */
+export interface TokenLine {
+  kind: string;
+  label: string;
+  tokens: number;
+  /** The part of the context this line is (absent for the instructions and the framing). */
+  part?: SeenPart;
+}
+
+/**
+ * Every token of the call, by part: the instructions' parts, each context
+ * part, and the framing (each message's overhead and the joins of messages of
+ * one role), so the lines add up to the total. Each part is counted on its
+ * own, as buildContext does.
+ */
+export function tokenLines(call: SeenCall): { lines: TokenLine[]; total: number } {
+  const lines: TokenLine[] = call.system.map((s) => ({ kind: s.kind, label: s.kind, tokens: s.tokens }));
+  for (const p of call.parts) {
+    const label =
+      p.kind === "tier"
+        ? `tier ${p.tier} summary #${p.index} (${p.count} steps)`
+        : p.kind === "elided"
+          ? `elided (${p.note === "before" ? call.before : p.count} steps): ${p.reason}`
+          : `${p.kind} (${p.step_ids.length} step${p.step_ids.length === 1 ? "" : "s"})`;
+    lines.push({ kind: p.kind, label, tokens: p.tokens, part: p });
+  }
+  const partsTokens = call.parts.reduce((n, p) => n + p.tokens, 0);
+  // The system message's own overhead, and the context's (its messages' overheads and joins).
+  const framing = (call.system.length ? MESSAGE_OVERHEAD : 0) + call.tokens - partsTokens;
+  lines.push({ kind: "framing", label: "message framing", tokens: framing });
+  return { lines, total: lines.reduce((n, l) => n + l.tokens, 0) };
+}

@@ -1,0 +1,230 @@
+// The live summarizer: in the background, whenever a block of the filtered
+// stream is complete (tier 0: F steps; tier k: F sealed blocks of tier k-1),
+// it summarizes the block in the mind's own voice and seals it beside the log.
+// It never blocks a thought: one call at a time, started only while the
+// thinkers are between runs (or after it has waited `maxWaitMs` for a quiet
+// moment, so a mind that never rests is still summarized: then it runs beside
+// a run, and on a one-slot endpoint at most one of the mind's calls waits
+// behind it). A failed summary is retried later with backoff; meanwhile its
+// block falls back to its children or an elision that says why, and each
+// failure is an `error` step (reason `summary-failed`). Pure over ports.
+import { blockRange, type BlockRef } from "../context/staircase";
+import type { SealedPast } from "../context/sealed-past";
+import { formatTs, type Step } from "../trajectory/schema";
+import type { Journal } from "./journal";
+import type { Clock, ModelPort, StepLog, TierStorePort } from "./ports";
+import { childrenMessage, citesIn, cleanSummary, stepsMessage, summaryInstructions } from "./summary-prompt";
+
+export const SUMMARIZER = "summarizer";
+export const SUMMARY_FAILED = "summary-failed";
+
+export interface SummarizerDeps {
+  past: SealedPast;
+  store: TierStorePort;
+  /** The mind's model, or the cheaper one its human picked for summaries (through the same spend caps). */
+  model: ModelPort;
+  clock: Clock;
+  /** Where failures are logged (a thinker's journal: its steps are not the inner life's work). */
+  journal: Journal;
+  selfName: string;
+  persona: string;
+  /** First retry after a failure, doubling up to `retryCapMs`. */
+  retryMs?: number;
+  retryCapMs?: number;
+  /** How long to wait for the thinkers to be between runs before going beside them. */
+  maxWaitMs?: number;
+  /** When nothing is pending and nothing pokes, look again after this long anyway. */
+  idleMs?: number;
+}
+
+interface Failure {
+  count: number;
+  retryAt: number;
+}
+
+const key = (b: BlockRef) => `${b.tier}:${b.index}`;
+const id8 = (id: string | undefined) => (id ?? "").slice(0, 8);
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+export class Summarizer {
+  private readonly stopController = new AbortController();
+  private wakeup = new AbortController();
+  private readonly busy = new Set<string>();
+  private readonly failures = new Map<string, Failure>();
+  private done: Promise<void> | null = null;
+  /** Model calls made, sealed or not (for the status line and tests). */
+  calls = 0;
+
+  constructor(private readonly deps: SummarizerDeps) {}
+
+  /** Read what is sealed and the stream's positions, then summarize until stopped. */
+  start(): Promise<void> {
+    this.done ??= this.loop();
+    return this.done;
+  }
+
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    this.wakeup.abort();
+    await this.done;
+  }
+
+  /** Something happened (a step, the end of a run): look for complete blocks. */
+  poke(): void {
+    this.wakeup.abort();
+  }
+
+  /** A thinker starts or ends a run or a call; summaries wait for all of them to be between runs. */
+  setBusy(thinker: string, busy: boolean): void {
+    if (busy) this.busy.add(thinker);
+    else if (this.busy.delete(thinker) && this.busy.size === 0) this.poke();
+  }
+
+  private get signal(): AbortSignal {
+    return this.stopController.signal;
+  }
+
+  private async loop(): Promise<void> {
+    const { past, store } = this.deps;
+    try {
+      if (!past.loaded) {
+        past.extend(await store.keysAfter(past.lastSeq));
+        for (const t of await store.list()) past.accept(t);
+        past.loaded = true;
+      }
+    } catch (e) {
+      await this.log(`I could not read my sealed summaries (${errorText(e)}); my context elides the past until I can.`);
+      return;
+    }
+    while (!this.signal.aborted) {
+      try {
+        past.extend(await store.keysAfter(past.lastSeq));
+      } catch {
+        // The store is unreachable for now: what is known is used; the next look reads again.
+      }
+      const now = this.deps.clock.now();
+      const [block] = past.pending((b) => (this.failures.get(key(b))?.retryAt ?? 0) > now, 1);
+      if (!block) {
+        await this.rest(this.nextRetry(now));
+        continue;
+      }
+      await this.quiet();
+      if (this.signal.aborted) break;
+      await this.summarize(block);
+    }
+  }
+
+  /** Sleep until poked, the next retry is due, or `idleMs` passes. */
+  private async rest(untilRetry: number | undefined): Promise<void> {
+    const ms = Math.max(1, untilRetry ?? this.deps.idleMs ?? 600_000);
+    if (!this.wakeup.signal.aborted) await this.deps.clock.sleep(ms, AbortSignal.any([this.signal, this.wakeup.signal]));
+    if (this.wakeup.signal.aborted) this.wakeup = new AbortController();
+  }
+
+  private nextRetry(now: number): number | undefined {
+    let next: number | undefined;
+    for (const f of this.failures.values()) if (f.retryAt > now) next = Math.min(next ?? Infinity, f.retryAt - now);
+    return next;
+  }
+
+  /** Wait until no thinker is in a run, for `maxWaitMs` at most. */
+  private async quiet(): Promise<void> {
+    const start = this.deps.clock.now();
+    const maxWait = this.deps.maxWaitMs ?? 120_000;
+    while (this.busy.size > 0 && !this.signal.aborted) {
+      const left = maxWait - (this.deps.clock.now() - start);
+      if (left <= 0) return;
+      await this.rest(left);
+    }
+  }
+
+  private async summarize(block: BlockRef): Promise<void> {
+    const { past, model, selfName, persona } = this.deps;
+    const { from, to } = blockRange(block, past.tiers);
+    const ids = past.ids(from, to);
+    const first = ids[0] as string;
+    const last = ids[ids.length - 1] as string;
+    let messages;
+    let candidates: string[];
+    if (block.tier === 0) {
+      const seqs = past.seqRange(block);
+      let steps: Step[];
+      try {
+        steps = seqs ? await this.deps.store.steps(seqs.first, seqs.last) : [];
+      } catch (e) {
+        return this.failed(block, `its steps could not be read (${errorText(e)})`);
+      }
+      if (steps.length !== ids.length || steps.some((s, i) => s.step_id !== ids[i])) return this.failed(block, "its steps could not be read as the stream has them");
+      messages = stepsMessage(steps, selfName);
+      candidates = ids;
+    } else {
+      const F = past.tiers.fanout;
+      const children = Array.from({ length: F }, (_, c) => ({ tier: block.tier - 1, index: block.index * F + c }));
+      const sums = children.map((c) => past.summary(c));
+      if (sums.some((s) => !s)) return; // a child lost its summary: it is pending again, and this block after it
+      messages = childrenMessage(
+        sums.map((s) => s as NonNullable<typeof s>),
+        children.map((c) => {
+          const r = blockRange(c, past.tiers);
+          return { first: past.ids(r.from, r.from + 1)[0] ?? "", last: past.ids(r.to - 1, r.to)[0] ?? "" };
+        }),
+      );
+      candidates = [...new Set(sums.flatMap((s) => s?.cites ?? []))];
+    }
+
+    this.calls++;
+    const reply = await model.complete({ instructions: summaryInstructions(selfName, persona), messages, signal: this.signal });
+    if (this.signal.aborted) return;
+    if (!reply.ok) {
+      const retryAt = reply.paused ? reply.paused.resetsAt : reply.retryAfterS !== undefined ? this.deps.clock.now() + reply.retryAfterS * 1000 : undefined;
+      return this.failed(block, reply.error, retryAt);
+    }
+    const content = cleanSummary(reply.text);
+    if (!content) return this.failed(block, "the model sent an empty summary");
+    const tier = { tier: block.tier, index: block.index, content, cites: citesIn(content, candidates), first_step: first, last_step: last, steps: to - from };
+    try {
+      const stored = await this.deps.store.seal({ ...tier, model: model.name, created: formatTs(this.deps.clock.now()) });
+      if (stored === "sealed") past.accept(tier);
+      // Sealed already (by another of this mind's tabs): the stored one stands; read it, never write over it.
+      else for (const t of await this.deps.store.list()) if (t.tier === block.tier && t.index === block.index) past.accept(t);
+      this.failures.delete(key(block));
+    } catch (e) {
+      return this.failed(block, `it could not be stored (${errorText(e)})`);
+    }
+  }
+
+  private async failed(block: BlockRef, why: string, retryAt?: number): Promise<void> {
+    const { clock, past } = this.deps;
+    const k = key(block);
+    const count = (this.failures.get(k)?.count ?? 0) + 1;
+    const backoff = Math.min(this.deps.retryCapMs ?? 3_600_000, (this.deps.retryMs ?? 30_000) * 2 ** (count - 1));
+    const at = Math.max(retryAt ?? 0, clock.now() + backoff);
+    this.failures.set(k, { count, retryAt: at });
+    past.setMissing(block, `its summary failed (${why.slice(0, 160)}); I will try again`);
+    const { from, to } = blockRange(block, past.tiers);
+    const span = `${id8(past.ids(from, from + 1)[0])}…${id8(past.ids(to - 1, to)[0])}`;
+    await this.log(`I could not summarize steps ${span} (tier ${block.tier}, block ${block.index}): ${why}. I will try again in ${Math.round((at - clock.now()) / 1000)} s; until then my context shows that stretch in finer pieces or elided.`);
+  }
+
+  private async log(content: string): Promise<void> {
+    await this.deps.journal.append({ type: "error", reason: SUMMARY_FAILED, content, source: SUMMARIZER }).catch(() => undefined);
+  }
+}
+
+/** The log, with its sealed past for the run's context once the summarizer has read it (before that, and for forked children, there is none). */
+export function withSealedPast(log: StepLog, past: SealedPast): StepLog {
+  return {
+    get trajId() {
+      return log.trajId;
+    },
+    append: (step) => log.append(step),
+    putBlob: (name, text) => log.putBlob(name, text),
+    blob: (ref, trajId) => log.blob(ref, trajId),
+    tail: (n) => log.tail(n),
+    count: () => log.count(),
+    find: (idOrPrefix, limit) => log.find(idOrPrefix, limit),
+    search: (text, limit) => log.search(text, limit),
+    fork: (child) => log.fork(child),
+    past: () => (past.loaded ? past : undefined),
+  };
+}

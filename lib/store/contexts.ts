@@ -1,0 +1,136 @@
+// What each model call saw (the `contexts` table), and what it takes to
+// rebuild the messages from it: the steps and sealed summaries it cites. The
+// instructions change rarely and are long, so each of their parts is stored
+// once, content-addressed (`seen-text:<sha-256>` in `settings`), and a call's
+// row names it by hash. Rows read back are parsed; a damaged one is skipped.
+import { z } from "zod";
+import { SeenPart, SystemKind, type ReplayLookups, type SeenCall } from "../context/replay";
+import type { ContextPort } from "../mind/ports";
+import type { Step } from "../trajectory/schema";
+import type { ContextRow, ReverieDb } from "./db";
+import { parseRows } from "./steps";
+
+const textKey = (hash: string) => `seen-text:${hash}`;
+
+const StoredCall = z.object({
+  mind_id: z.string(),
+  step_id: z.string(),
+  run_id: z.string(),
+  traj_id: z.string(),
+  iteration: z.number().int(),
+  self_name: z.string(),
+  budget: z.number(),
+  tokens: z.number(),
+  before: z.number(),
+  system: z.array(z.object({ kind: SystemKind, hash: z.string(), tokens: z.number() })),
+  parts: z.array(SeenPart),
+});
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** How many distinct instruction texts a recorder remembers having hashed and stored. */
+const KNOWN_TEXTS = 64;
+
+export interface ContextRecorder extends ContextPort {
+  /** Resolves when every record so far is written (or has failed and been reported). */
+  settled(): Promise<void>;
+}
+
+/**
+ * The mind's ContextPort: writes in the background, in order, one call at a
+ * time. A failed write never reaches the run; `onError` hears of it.
+ */
+export function contextRecorder(db: ReverieDb, mindId: string, onError: (e: unknown) => void = () => {}): ContextRecorder {
+  // Text → hash of the texts stored already: the same instructions, wake after wake, are hashed and written once.
+  const stored = new Map<string, string>();
+  let chain: Promise<void> = Promise.resolve();
+  const hashOf = async (text: string): Promise<{ hash: string; fresh: boolean }> => {
+    const known = stored.get(text);
+    if (known) return { hash: known, fresh: false };
+    return { hash: await sha256(text), fresh: true };
+  };
+  const write = async (call: SeenCall) => {
+    const hashed = await Promise.all(call.system.map(async (s) => ({ ...s, ...(await hashOf(s.text)) })));
+    const row: ContextRow = {
+      mind_id: mindId,
+      step_id: call.step_id,
+      run_id: call.run_id,
+      traj_id: call.traj_id,
+      iteration: call.iteration,
+      self_name: call.self_name,
+      budget: call.budget,
+      tokens: call.tokens,
+      before: call.before,
+      system: hashed.map((s) => ({ kind: s.kind, hash: s.hash, tokens: s.tokens })),
+      parts: call.parts,
+    };
+    const texts = hashed.filter((s) => s.fresh).map((s) => ({ key: textKey(s.hash), value: s.text }));
+    // Texts first, in the same transaction: a row never names a text that is not there.
+    await db.transaction("rw", db.settings, db.contexts, async () => {
+      if (texts.length) await db.settings.bulkPut(texts);
+      await db.contexts.put(row);
+    });
+    for (const s of hashed) {
+      if (stored.size >= KNOWN_TEXTS && !stored.has(s.text)) stored.delete(stored.keys().next().value as string);
+      stored.set(s.text, s.hash);
+    }
+  };
+  return {
+    record(call) {
+      chain = chain.then(() => write(call)).catch(onError);
+    },
+    settled: () => chain,
+  };
+}
+
+/** A recorded call, its instructions' text looked up; `missing` names the parts whose text is gone. */
+export interface StoredSeen {
+  call: SeenCall;
+  missing: string[];
+}
+
+async function resolve(db: ReverieDb, rows: ContextRow[]): Promise<StoredSeen[]> {
+  const parsed = rows.flatMap((r) => {
+    const p = StoredCall.safeParse(r);
+    return p.success ? [p.data] : [];
+  });
+  const hashes = [...new Set(parsed.flatMap((r) => r.system.map((s) => s.hash)))];
+  const texts = new Map<string, string>();
+  (await db.settings.bulkGet(hashes.map(textKey))).forEach((row, i) => {
+    if (row && typeof row.value === "string") texts.set(hashes[i] as string, row.value);
+  });
+  return parsed.map(({ mind_id: _m, system, ...rest }) => {
+    const missing = system.filter((s) => !texts.has(s.hash)).map((s) => `the ${s.kind} text`);
+    return { call: { ...rest, system: system.map((s) => ({ kind: s.kind, tokens: s.tokens, text: texts.get(s.hash) ?? "" })) }, missing };
+  });
+}
+
+/** Every recorded call of a run, in order (none for a run from before recording, or an imported one). */
+export async function contextsOfRun(db: ReverieDb, owner: string, runId: string): Promise<StoredSeen[]> {
+  const rows = await db.contexts.where("[mind_id+run_id]").equals([owner, runId]).toArray();
+  return (await resolve(db, rows)).sort((a, b) => a.call.iteration - b.call.iteration);
+}
+
+/** The recorded call that led to a step, if there is one. */
+export async function contextOf(db: ReverieDb, owner: string, stepId: string): Promise<StoredSeen | undefined> {
+  const row = await db.contexts.get([owner, stepId]);
+  return row ? (await resolve(db, [row]))[0] : undefined;
+}
+
+/** The steps and sealed summaries a recorded call cites, read at once, as replay's lookups. */
+export async function replayLookups(db: ReverieDb, owner: string, call: SeenCall): Promise<ReplayLookups> {
+  const ids = [...new Set(call.parts.flatMap((p) => (p.kind === "ancestors" || p.kind === "pinned" || p.kind === "verbatim" ? p.step_ids : [])))];
+  const rows = await db.steps.where("[mind_id+step_id]").anyOf(ids.map((id) => [owner, id])).toArray();
+  const steps = new Map<string, Step>(parseRows(rows).steps.map((s) => [s.step_id, s]));
+  const blocks = call.parts.flatMap((p) => (p.kind === "tier" ? [{ tier: p.tier, index: p.index }] : []));
+  const tierRows = await db.tiers.bulkGet(blocks.map((b) => [owner, call.traj_id, b.tier, b.index] as [string, string, number, number]));
+  const summaries = new Map<string, string>();
+  tierRows.forEach((row, i) => {
+    const b = blocks[i];
+    if (row && b && typeof row.content === "string") summaries.set(`${b.tier}:${b.index}`, row.content);
+  });
+  return { step: (id) => steps.get(id), summary: (b) => summaries.get(`${b.tier}:${b.index}`) };
+}

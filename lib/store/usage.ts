@@ -1,0 +1,90 @@
+// The usage table: one row per model call, keyed by the step that carries its
+// usage. Derived data beside the log (rebuildable from the steps); it answers
+// what a mind spent this hour and today, for its caps and its page.
+import Dexie from "dexie";
+import type { SpendPort } from "../mind/budget";
+import { periods } from "../mind/budget";
+import type { StepLog } from "../mind/ports";
+import type { Step, StepUsage } from "../trajectory/schema";
+import type { ReverieDb, UsageRow } from "./db";
+
+const usageOf = (step: Step): StepUsage | undefined => {
+  const u = (step as { usage?: unknown }).usage;
+  return u && typeof u === "object" && typeof (u as StepUsage).input_tokens === "number" ? (u as StepUsage) : undefined;
+};
+
+/** The usage row for a step that records a model call, or null for any other step. */
+export function usageRow(mindId: string, step: Step, trajId: string): UsageRow | null {
+  const u = usageOf(step);
+  if (!u) return null;
+  const row: UsageRow = {
+    mind_id: mindId,
+    step_id: step.step_id,
+    traj_id: trajId,
+    ts: Date.parse(step.ts),
+    usd: u.usd ?? 0,
+    input_tokens: u.input_tokens,
+    output_tokens: u.output_tokens,
+  };
+  if (u.cached_input_tokens !== undefined) row.cached_input_tokens = u.cached_input_tokens;
+  if (u.reasoning_tokens !== undefined) row.reasoning_tokens = u.reasoning_tokens;
+  if (u.model !== undefined) row.model = u.model;
+  return row;
+}
+
+/**
+ * A mind's log (and every child forked from it) that also records each model
+ * call's usage as its step is appended, so the next call's budget check sees it.
+ */
+export function recordingUsage(db: ReverieDb, mindId: string, log: StepLog): StepLog {
+  return {
+    get trajId() {
+      return log.trajId;
+    },
+    async append(step) {
+      await log.append(step);
+      const row = usageRow(mindId, step, log.trajId);
+      if (row) await db.usage.put(row);
+    },
+    putBlob: (name, text) => log.putBlob(name, text),
+    blob: (ref, trajId) => log.blob(ref, trajId),
+    tail: (n) => log.tail(n),
+    count: () => log.count(),
+    find: (idOrPrefix, limit) => log.find(idOrPrefix, limit),
+    search: (text, limit) => log.search(text, limit),
+    fork: async (child) => recordingUsage(db, mindId, await log.fork(child)),
+  };
+}
+
+/** USD a mind spent from `sinceMs` on. */
+export async function spentSince(db: ReverieDb, mindId: string, sinceMs: number): Promise<number> {
+  let total = 0;
+  await db.usage
+    .where("[mind_id+ts]")
+    .between([mindId, sinceMs], [mindId, Dexie.maxKey])
+    .each((row) => {
+      total += row.usd;
+    });
+  return total;
+}
+
+export function usageSpend(db: ReverieDb, mindId: string): SpendPort {
+  return { spentSince: (sinceMs) => spentSince(db, mindId, sinceMs) };
+}
+
+export interface SpendSummary {
+  /** This UTC hour. */
+  hourUsd: number;
+  /** This UTC day. */
+  dayUsd: number;
+  /** USD per hour: what the last 60 minutes cost. */
+  burnUsdPerHour: number;
+}
+
+const HOUR_MS = 3_600_000;
+
+export async function spendSummary(db: ReverieDb, mindId: string, now: number): Promise<SpendSummary> {
+  const p = periods(now);
+  const [hourUsd, dayUsd, burnUsdPerHour] = await Promise.all([spentSince(db, mindId, p.hourStart), spentSince(db, mindId, p.dayStart), spentSince(db, mindId, now - HOUR_MS)]);
+  return { hourUsd, dayUsd, burnUsdPerHour };
+}
