@@ -110,17 +110,29 @@ function coverRange<T extends object>(part: T, src: ContextSource, from: number,
   };
 }
 
+/**
+ * The texts that stand for steps not shown verbatim. One place, because the
+ * inspector's replay (replay.ts) must rebuild them byte for byte.
+ */
+export const notes = {
+  summary: (count: number, first: string | undefined, last: string | undefined, tier: number, s: Summary) =>
+    `[My summary of ${count} steps, ${id8(first)}…${id8(last)} (tier ${tier})${s.cites.length ? `; it cites ${s.cites.map(id8).join(", ")}` : ""}. \`traj show <id>\` reads any step.]\n${s.content}`,
+  elided: (count: number, first: string | undefined, last: string | undefined, reason: string) =>
+    `[${count} steps, ${id8(first)}…${id8(last)}, not shown: ${reason}. \`traj show\` and \`traj search\` reach them.]`,
+  before: (count: number) => `[${count} earlier steps not shown (not summarized yet). \`traj tail -n N\`, \`traj search\` and \`traj show\` reach them.]`,
+  fold: (count: number) => `[${count} older steps not shown: over the token budget. \`traj show\` and \`traj search\` reach them.]`,
+};
+
 function summaryPiece(p: Extract<PlanPart, { kind: "tier" }>, s: Summary, src: ContextSource, counter: TokenCounter): Piece {
   const [first, last] = ends(src, p.from, p.to);
-  const cites = s.cites.length ? `; it cites ${s.cites.map(id8).join(", ")}` : "";
-  const content = `[My summary of ${p.to - p.from} steps, ${id8(first)}…${id8(last)} (tier ${p.tier})${cites}. \`traj show <id>\` reads any step.]\n${s.content}`;
+  const content = notes.summary(p.to - p.from, first, last, p.tier, s);
   const part = coverRange({ kind: "tier" as const, tier: p.tier, index: p.index, cites: [...s.cites], tokens: counter.cached(`tier:${p.tier}:${p.index}`, content) }, src, p.from, p.to);
   return { part, messages: [{ role: "user", content }] };
 }
 
 function elidedPiece(from: number, to: number, block: BlockRef, reason: string, src: ContextSource, counter: TokenCounter): Piece {
   const [first, last] = ends(src, from, to);
-  const content = `[${to - from} steps, ${id8(first)}…${id8(last)}, not shown: ${reason}. \`traj show\` and \`traj search\` reach them.]`;
+  const content = notes.elided(to - from, first, last, reason);
   const part = coverRange({ kind: "elided" as const, tier: block.tier, index: block.index, reason, tokens: counter.cached(`elided:${from}:${to}:${reason}`, content) }, src, from, to);
   return { part, messages: [{ role: "user", content }] };
 }
@@ -153,7 +165,7 @@ function assemble(src: ContextSource, cut: number, opts: BuildOptions, rendered:
   const pieces: Piece[] = [];
   if (opts.ancestors?.length) pieces.push(stepsPiece("ancestors", opts.ancestors, opts, rendered));
   if (opts.before) {
-    const content = `[${opts.before} earlier steps not shown (not summarized yet). \`traj tail -n N\`, \`traj search\` and \`traj show\` reach them.]`;
+    const content = notes.before(opts.before);
     pieces.push({ part: { kind: "elided", tier: -1, index: -1, step_ids: [], reason: "not at hand", tokens: opts.counter.count(content) }, messages: [{ role: "user", content }] });
   }
   const lookup = (b: BlockRef) => (opts.summary(b) ? ("sealed" as const) : { missing: opts.missing?.(b) ?? "not summarized yet" });
@@ -207,10 +219,12 @@ function total(pieces: readonly Piece[]): number {
   return tokens + messages * MESSAGE_OVERHEAD + joins;
 }
 
+const toMessages = (pieces: readonly Piece[]) => joinMessages(pieces.flatMap((p) => p.messages));
+
 /** Join consecutive messages of one role, open and close with the user: what every provider accepts. */
-function toMessages(pieces: readonly Piece[]): ChatMessage[] {
+export function joinMessages(messages: readonly ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
-  for (const m of pieces.flatMap((p) => p.messages)) {
+  for (const m of messages) {
     if (!m.content) continue;
     const last = out[out.length - 1];
     if (last && last.role === m.role) last.content += `\n\n${m.content}`;
@@ -262,7 +276,7 @@ function foldOldest(pieces: Piece[], src: ContextSource, opts: BuildOptions): Pi
   while (total(rest) > opts.budget && pieces.slice(k).some(foldable)) {
     k = pieces.findIndex((p, i) => i >= k && foldable(p)) + 1;
     const folded = pieces.slice(0, k).filter(foldable).flatMap((p) => p.part.step_ids);
-    const content = `[${folded.length} older steps not shown: over the token budget. \`traj show\` and \`traj search\` reach them.]`;
+    const content = notes.fold(folded.length);
     const note: Piece = { part: { kind: "elided", tier: -1, index: -1, step_ids: folded, reason: "over the token budget", tokens: opts.counter.count(content) }, messages: [{ role: "user", content }] };
     rest = [...pieces.slice(0, k).filter((p) => !foldable(p)), note, ...pieces.slice(k)];
   }

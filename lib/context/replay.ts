@@ -6,12 +6,12 @@
 // and the token counts. Steps and sealed summaries never change, so the
 // messages rebuilt from them are the ones sent. Pure.
 //
-// The texts of the notes and summary headers below are buildContext's
-// (lib/context/build.ts); test/unit/context-replay.test.ts checks, byte for
-// byte, that a replay equals what buildContext produced.
+// The notes and summary headers come from buildContext's own `notes`;
+// test/unit/context-replay.test.ts checks, byte for byte, that a replay equals
+// what buildContext produced.
 import { z } from "zod";
 import type { Step } from "../trajectory/schema";
-import type { BuildOptions, BuiltContext, ContextSource } from "./build";
+import { joinMessages, notes, type BuildOptions, type BuiltContext, type ContextSource } from "./build";
 import { renderStep, type ChatMessage } from "./project";
 import { blockRange, type BlockRef } from "./staircase";
 import { MESSAGE_OVERHEAD, type TokenCounter } from "./tokens";
@@ -124,8 +124,6 @@ export interface Replayed {
   missing: string[];
 }
 
-const id8 = (id: string | undefined) => (id ?? "").slice(0, 8);
-
 /** The messages of one part, before consecutive messages of a role are joined. */
 function partMessages(part: SeenPart, call: SeenCall, look: ReplayLookups, missing: string[]): ChatMessage[] {
   const steps = (stepIds: readonly string[]) =>
@@ -153,34 +151,19 @@ function partMessages(part: SeenPart, call: SeenCall, look: ReplayLookups, missi
         missing.push(`summary tier ${part.tier} #${part.index}`);
         content = "[this sealed summary is missing]";
       }
-      const cites = part.cites.length ? `; it cites ${part.cites.map(id8).join(", ")}` : "";
-      return [{ role: "user", content: `[My summary of ${part.count} steps, ${id8(part.first)}…${id8(part.last)} (tier ${part.tier})${cites}. \`traj show <id>\` reads any step.]\n${content}` }];
+      return [{ role: "user", content: notes.summary(part.count, part.first, part.last, part.tier, { content, cites: part.cites }) }];
     }
     case "elided":
-      if (part.note === "before") return [{ role: "user", content: `[${call.before} earlier steps not shown (not summarized yet). \`traj tail -n N\`, \`traj search\` and \`traj show\` reach them.]` }];
-      if (part.note === "fold") return [{ role: "user", content: `[${part.count} older steps not shown: over the token budget. \`traj show\` and \`traj search\` reach them.]` }];
-      return [{ role: "user", content: `[${part.count} steps, ${id8(part.first)}…${id8(part.last)}, not shown: ${part.reason}. \`traj show\` and \`traj search\` reach them.]` }];
+      if (part.note === "before") return [{ role: "user", content: notes.before(call.before) }];
+      if (part.note === "fold") return [{ role: "user", content: notes.fold(part.count) }];
+      return [{ role: "user", content: notes.elided(part.count, part.first, part.last, part.reason) }];
   }
-}
-
-/** Join consecutive messages of one role, open and close with the user: as buildContext does. */
-function joined(messages: readonly ChatMessage[]): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  for (const m of messages) {
-    if (!m.content) continue;
-    const last = out[out.length - 1];
-    if (last && last.role === m.role) last.content += `\n\n${m.content}`;
-    else out.push({ ...m });
-  }
-  if (out[0]?.role !== "user") out.unshift({ role: "user", content: "[the trajectory so far]" });
-  if (out[out.length - 1]?.role !== "user") out.push({ role: "user", content: "[continue]" });
-  return out;
 }
 
 /** The exact instructions and messages a recorded call sent. */
 export function replay(call: SeenCall, look: ReplayLookups): Replayed {
   const missing: string[] = [];
-  const messages = joined(call.parts.flatMap((p) => partMessages(p, call, look, missing)));
+  const messages = joinMessages(call.parts.flatMap((p) => partMessages(p, call, look, missing)));
   return { system: call.system.map((s) => s.text).join(""), messages, missing };
 }
 

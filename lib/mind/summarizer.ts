@@ -8,6 +8,7 @@
 // behind it). A failed summary is retried later with backoff; meanwhile its
 // block falls back to its children or an elision that says why, and each
 // failure is an `error` step (reason `summary-failed`). Pure over ports.
+import { decorateLog } from "./step-log";
 import { blockRange, type BlockRef } from "../context/staircase";
 import type { SealedPast } from "../context/sealed-past";
 import { formatTs, type Step } from "../trajectory/schema";
@@ -213,18 +214,5 @@ export class Summarizer {
 
 /** The log, with its sealed past for the run's context once the summarizer has read it (before that, and for forked children, there is none). */
 export function withSealedPast(log: StepLog, past: SealedPast): StepLog {
-  return {
-    get trajId() {
-      return log.trajId;
-    },
-    append: (step) => log.append(step),
-    putBlob: (name, text) => log.putBlob(name, text),
-    blob: (ref, trajId) => log.blob(ref, trajId),
-    tail: (n) => log.tail(n),
-    count: () => log.count(),
-    find: (idOrPrefix, limit) => log.find(idOrPrefix, limit),
-    search: (text, limit) => log.search(text, limit),
-    fork: (child) => log.fork(child),
-    past: () => (past.loaded ? past : undefined),
-  };
+  return decorateLog(log, { past: () => (past.loaded ? past : undefined) });
 }

@@ -1,6 +1,7 @@
 // The usage table: one row per model call, keyed by the step that carries its
 // usage. Derived data beside the log (rebuildable from the steps); it answers
 // what a mind spent this hour and today, for its caps and its page.
+import { decorateLog } from "../mind/step-log";
 import Dexie from "dexie";
 import type { SpendPort } from "../mind/budget";
 import { periods } from "../mind/budget";
@@ -37,23 +38,14 @@ export function usageRow(mindId: string, step: Step, trajId: string): UsageRow |
  * call's usage as its step is appended, so the next call's budget check sees it.
  */
 export function recordingUsage(db: ReverieDb, mindId: string, log: StepLog): StepLog {
-  return {
-    get trajId() {
-      return log.trajId;
-    },
+  return decorateLog(log, {
     async append(step) {
       await log.append(step);
       const row = usageRow(mindId, step, log.trajId);
       if (row) await db.usage.put(row);
     },
-    putBlob: (name, text) => log.putBlob(name, text),
-    blob: (ref, trajId) => log.blob(ref, trajId),
-    tail: (n) => log.tail(n),
-    count: () => log.count(),
-    find: (idOrPrefix, limit) => log.find(idOrPrefix, limit),
-    search: (text, limit) => log.search(text, limit),
     fork: async (child) => recordingUsage(db, mindId, await log.fork(child)),
-  };
+  });
 }
 
 /** USD a mind spent from `sinceMs` on. */

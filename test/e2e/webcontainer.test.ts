@@ -31,7 +31,8 @@ describe("real Node where the WebContainer cannot boot", () => {
     env.model.enqueue(block("Let me try.", code));
     await page.getByTestId("message-input").fill(question);
     await page.getByTestId("send-message").click();
-    const out = outputs(page).filter({ hasText: marker }).first();
+    // A row shows a one-line preview until its body has loaded: wait for the body (its exit line).
+    const out = outputs(page).filter({ hasText: marker }).filter({ hasText: /exit \d+/ }).first();
     await out.waitFor({ timeout: 60_000 });
     return (await out.textContent()) ?? "";
   }
