@@ -6,7 +6,7 @@ import { modelPort } from "../lib/llm/complete";
 import type { Price } from "../lib/llm/price";
 import { priceFor } from "../lib/llm/prices";
 import { discoverProxy } from "../lib/llm/proxy";
-import { budgetProblems } from "../lib/mind/budget";
+import { budgetProblems, spendTally } from "../lib/mind/budget";
 import { CachedLog } from "../lib/mind/cached-log";
 import { Journal } from "../lib/mind/journal";
 import { Mind } from "../lib/mind/mind";
@@ -29,7 +29,7 @@ import { mindFiles } from "../lib/store/files";
 import { tierStore } from "../lib/store/tiers";
 import { getMind, saveShellState, type Mind as MindRecord } from "../lib/store/minds";
 import { getPriceTable } from "../lib/store/prices";
-import { recordingUsage, usageSpend } from "../lib/store/usage";
+import { recordingUsage, usageSince } from "../lib/store/usage";
 import { lastSeq, mindLog, parseRows, rowsAfter, watchRows } from "../lib/store/steps";
 
 export const systemClock: Clock = {
@@ -101,7 +101,7 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     journal,
     persona: mind.persona,
     model,
-    budget: { caps, spend: usageSpend(db, mindId) },
+    budget: { caps, spend: spendTally((since) => usageSince(db, mindId, since), clock) },
     summaries: { past, store: tierStore(db, mindId), model: summaryModel },
     shell,
     clock,
@@ -144,11 +144,17 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     if (theirs.steps.some((s) => s.type === "config")) events.onConfigChanged?.();
   });
 
-  const done = loop.start().finally(unwatch);
+  // Writes go behind the loop (CachedLog): the mind is done once they are stored.
+  const stored = () => log.flushed().catch(() => undefined);
+  const done = loop.start().finally(async () => {
+    unwatch();
+    await stored();
+  });
   return {
     done,
     async stop() {
       await loop.stop();
+      await stored();
     },
   };
 }

@@ -1,7 +1,12 @@
 // One model call as the mind needs it: streamed, accumulated, and never
 // throwing. Failures (refused connection, HTTP errors, a malformed stream)
 // come back as data with a readable message.
-import { APICallError, RetryError, streamText, type LanguageModel } from "ai";
+//
+// It uses the AI SDK's single-call stream (streamLanguageModelCall), not
+// streamText: the mind makes exactly one call per iteration with no tools and
+// does its own retries, and streamText's multi-step machinery cost about as
+// much per call again as the provider itself (bench/ mind).
+import { APICallError, RetryError, experimental_streamLanguageModelCall as streamLanguageModelCall, type LanguageModel } from "ai";
 import { pauseText } from "../mind/budget";
 import type { ModelPort, ModelRequest, ModelResult } from "../mind/ports";
 import type { StepUsage } from "../trajectory/schema";
@@ -58,29 +63,34 @@ export function modelPort(model: LanguageModel, name: string, opts: { timeoutMs?
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = AbortSignal.any([req.signal, timeout]);
       try {
-        const result = streamText({
-          model,
-          instructions: req.instructions,
-          messages: req.messages,
-          abortSignal: signal,
-          // The loop retries with visible backoff (error step, wake "retry"); no hidden retries here.
-          maxRetries: 0,
-          onError: () => {}, // errors are read from the stream below
+        // One call, no hidden retries: the loop retries with visible backoff (error step, wake "retry").
+        // A provider that ignores the signal must not hang the mind: every wait races it.
+        const stopped = new Promise<never>((_, reject) => {
+          const stop = () => reject(signal.reason);
+          if (signal.aborted) stop();
+          else signal.addEventListener("abort", stop, { once: true });
         });
-        for await (const part of result.stream) {
+        stopped.catch(() => undefined);
+        const result = await Promise.race([streamLanguageModelCall({ model, instructions: req.instructions, messages: req.messages, abortSignal: signal }), stopped]);
+        const reader = result.stream.getReader();
+        signal.addEventListener("abort", () => void reader.cancel().catch(() => undefined), { once: true });
+        for (;;) {
+          const next = await Promise.race([reader.read(), stopped]);
+          if (next.done) break;
+          const part = next.value;
           if (part.type === "text-delta") {
             text += part.text;
-            if (text.length > MAX_REPLY_CHARS) break;
+            if (text.length > MAX_REPLY_CHARS) {
+              void reader.cancel().catch(() => undefined);
+              break;
+            }
             req.onDelta?.(text);
           } else if (part.type === "error") {
             failure = part.error;
-          } else if (part.type === "abort") {
-            if (timeout.aborted && !req.signal.aborted) return { ok: false, error: `The model did not finish within ${timeoutMs / 1000} s (timed out).`, aborted: false };
-            return { ok: false, error: "aborted", aborted: true };
-          } else if (part.type === "finish") {
-            inTokens = part.totalUsage.inputTokens;
-            outTokens = part.totalUsage.outputTokens;
-            usage = stepUsage(part.totalUsage, { price: opts.price, model: name });
+          } else if (part.type === "model-call-end") {
+            inTokens = part.usage.inputTokens;
+            outTokens = part.usage.outputTokens;
+            usage = stepUsage(part.usage, { price: opts.price, model: name });
           }
         }
       } catch (e) {

@@ -12,6 +12,36 @@ export type { BudgetPause };
 /** What the mind has spent, in USD, from `sinceMs` (epoch ms) until now. */
 export interface SpendPort {
   spentSince(sinceMs: number): Promise<number>;
+  /** A call through budgetedModel just spent `usd` (a port that reads the store may ignore it: the step's usage row has it). */
+  record?(ts: number, usd: number): void;
+}
+
+interface Spent {
+  ts: number;
+  usd: number;
+}
+
+/**
+ * Spend kept in memory: the store's last day is read once, then every call
+ * through budgetedModel adds to it, so the check before each model call reads
+ * no storage (only this mind's own worker spends for it).
+ */
+export function spendTally(load: (sinceMs: number) => Promise<Spent[]>, clock: Pick<Clock, "now">): SpendPort {
+  let stored: Promise<Spent[]> | null = null;
+  let recorded: Spent[] = [];
+  const sum = (list: readonly Spent[], since: number) => list.reduce((t, e) => (e.ts >= since ? t + e.usd : t), 0);
+  return {
+    async spentSince(sinceMs) {
+      // A day back covers the day's start, the earliest a cap asks about.
+      stored ??= load(clock.now() - DAY_MS);
+      return sum(await stored, sinceMs) + sum(recorded, sinceMs);
+    },
+    record(ts, usd) {
+      if (!(usd > 0)) return;
+      recorded.push({ ts, usd });
+      if (recorded.length > 1000 && (recorded[0]?.ts ?? ts) < ts - DAY_MS) recorded = recorded.filter((e) => e.ts >= ts - DAY_MS);
+    },
+  };
 }
 
 /** Offered in the new-mind form: a mind that thinks around the clock at Headlong's pace costs about 1–2 USD an hour. */
@@ -76,7 +106,9 @@ export function budgetedModel(model: ModelPort, budget: BudgetConfig, spend: Spe
     async complete(req: ModelRequest): Promise<ModelResult> {
       const pause = await reachedCap(budget, spend, clock.now());
       if (pause) return { ok: false, error: pauseText(pause), aborted: false, paused: pause };
-      return model.complete(req);
+      const result = await model.complete(req);
+      if (result.usage?.usd) spend.record?.(clock.now(), result.usage.usd);
+      return result;
     },
   };
 }

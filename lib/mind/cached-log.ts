@@ -3,6 +3,12 @@
 // config change) is taken in from outside (`ingest`). So an iteration's
 // context costs no storage read and no parse. Reads beyond the window go to
 // the store.
+//
+// Writes go behind: `append` keeps the step at once and queues its write, in
+// order, so the run goes on to its command while the store writes (an
+// iteration used to wait for two writes). Whatever reads the store waits for
+// the queue first, and a write that fails fails the next append, so the run
+// ends instead of going on with steps that are not stored.
 import type { Step } from "../trajectory/schema";
 import type { StepLog } from "./ports";
 
@@ -17,6 +23,9 @@ export class CachedLog implements StepLog {
   private ready = false;
   /** Steps others appended before the first read finished; taken in after it (duplicates drop out by id). */
   private early: Step[] = [];
+  /** The queue of writes: settles when every step appended so far is stored. */
+  private writes: Promise<void> = Promise.resolve();
+  private failed: unknown = null;
 
   constructor(
     private readonly inner: StepLog,
@@ -51,8 +60,17 @@ export class CachedLog implements StepLog {
 
   async append(step: Step): Promise<void> {
     await this.load();
-    await this.inner.append(step);
+    if (this.failed) throw this.failed;
     this.keep(step);
+    this.writes = this.writes.then(() => (this.failed ? undefined : this.inner.append(step))).catch((e: unknown) => {
+      this.failed ??= e;
+    });
+  }
+
+  /** Resolves once every step appended so far is stored; rejects with the first write that failed. */
+  async flushed(): Promise<void> {
+    await this.writes;
+    if (this.failed) throw this.failed;
   }
 
   /** A step someone else appended to this trajectory (seen through the store's watch). */
@@ -64,6 +82,7 @@ export class CachedLog implements StepLog {
   async tail(n: number): Promise<Step[]> {
     await this.load();
     if (n <= this.recent.length || this.recent.length >= this.total) return n <= 0 ? [] : this.recent.slice(-n);
+    await this.flushed();
     return this.inner.tail(n);
   }
 
@@ -74,7 +93,16 @@ export class CachedLog implements StepLog {
 
   putBlob = (name: string, text: string) => this.inner.putBlob(name, text);
   blob = (ref: string, trajId?: string) => this.inner.blob(ref, trajId);
-  find = (idOrPrefix: string, limit: number) => this.inner.find(idOrPrefix, limit);
-  search = (text: string, limit: number) => this.inner.search(text, limit);
-  fork = (child: { trajId: string; name: string }) => this.inner.fork(child);
+  find = async (idOrPrefix: string, limit: number) => {
+    await this.flushed();
+    return this.inner.find(idOrPrefix, limit);
+  };
+  search = async (text: string, limit: number) => {
+    await this.flushed();
+    return this.inner.search(text, limit);
+  };
+  fork = async (child: { trajId: string; name: string }) => {
+    await this.flushed();
+    return this.inner.fork(child);
+  };
 }

@@ -3,7 +3,6 @@
 // what a mind spent this hour and today, for its caps and its page.
 import { decorateLog } from "../mind/step-log";
 import Dexie from "dexie";
-import type { SpendPort } from "../mind/budget";
 import { periods } from "../mind/budget";
 import type { StepLog } from "../mind/ports";
 import type { Step, StepUsage } from "../trajectory/schema";
@@ -60,8 +59,10 @@ export async function spentSince(db: ReverieDb, mindId: string, sinceMs: number)
   return total;
 }
 
-export function usageSpend(db: ReverieDb, mindId: string): SpendPort {
-  return { spentSince: (sinceMs) => spentSince(db, mindId, sinceMs) };
+/** A mind's calls from `sinceMs` on: when, and what each cost. */
+export async function usageSince(db: ReverieDb, mindId: string, sinceMs: number): Promise<{ ts: number; usd: number }[]> {
+  const rows = await db.usage.where("[mind_id+ts]").between([mindId, sinceMs], [mindId, Dexie.maxKey]).toArray();
+  return rows.map((r) => ({ ts: r.ts, usd: r.usd }));
 }
 
 export interface SpendSummary {

@@ -5,7 +5,7 @@
 // browser's usage table does.
 import { afterEach, describe, expect, it } from "vitest";
 import { modelPort } from "../../lib/llm/complete";
-import { budgetedModel, budgetProblems, DEFAULT_BUDGET, pauseText, periods, reachedCap, type SpendPort } from "../../lib/mind/budget";
+import { budgetedModel, budgetProblems, DEFAULT_BUDGET, pauseText, periods, reachedCap, spendTally, type SpendPort } from "../../lib/mind/budget";
 import { Journal } from "../../lib/mind/journal";
 import { Mind } from "../../lib/mind/mind";
 import { DEFAULT_PACING } from "../../lib/mind/pacing";
@@ -129,6 +129,34 @@ describe("periods and caps", () => {
     const raised = await budgetedModel(model.port, { hour_usd: 1, day_usd: 5 }, spent, clock).complete(req);
     expect(raised).toMatchObject({ ok: true, text: "hi" });
     expect(model.mock.doStreamCalls).toHaveLength(1);
+  });
+});
+
+describe("the spend tally", () => {
+  it("reads the store once (a day back), then counts each call as it is made, by its time", async () => {
+    let now = T0;
+    const clock = { now: () => now };
+    const loads: number[] = [];
+    const tally = spendTally(async (since) => {
+      loads.push(since);
+      return [
+        { ts: T0 - 7_200_000, usd: 0.5 }, // two hours ago: this day, not this hour
+        { ts: T0 - 60_000, usd: 0.25 },
+      ];
+    }, clock);
+    const hour = periods(T0).hourStart;
+    const day = periods(T0).dayStart;
+    expect(await tally.spentSince(hour)).toBeCloseTo(0.25, 10);
+    expect(await tally.spentSince(day)).toBeCloseTo(0.75, 10);
+    expect(loads).toEqual([T0 - 86_400_000]);
+    // A call through the capped model adds its cost, with no new read of the store.
+    const model = scriptedModel(["hi"]);
+    const priced = { ...model.port, complete: async (r: Parameters<typeof model.port.complete>[0]) => ({ ...(await model.port.complete(r)), usage: { input_tokens: 1, output_tokens: 1, usd: 0.1 } }) };
+    now = T0 + 1000;
+    await budgetedModel(priced, { hour_usd: 1, day_usd: 5 }, tally, clock).complete({ instructions: "x", messages: [{ role: "user", content: "hi" }], signal: new AbortController().signal });
+    expect(await tally.spentSince(hour)).toBeCloseTo(0.35, 10);
+    expect(await tally.spentSince(T0 + 2000)).toBe(0);
+    expect(loads).toHaveLength(1);
   });
 });
 

@@ -64,25 +64,47 @@ describe("CachedLog", () => {
     expect(reads).toEqual({ tail: [10], count: 1, appends: 0 });
   });
 
-  it("keeps its own appends (written through to the store) without reading them back", async () => {
+  it("keeps its own appends without reading them back, and writes them behind, in order", async () => {
     const initial = thoughts(2);
     const { store, inner, reads } = countedStore(initial);
-    const log = new CachedLog(inner, 10);
+    // A store whose writes take a while: each append resolves before its write is done.
+    const gate: (() => void)[] = [];
+    const slow: StepLog = { ...inner, append: (st) => new Promise<void>((r) => gate.push(r)).then(() => inner.append(st)) };
+    const log = new CachedLog(slow, 10);
     const added = thoughts(3);
-    for (const s of added) await log.append(s);
-    expect(store.steps).toEqual([...initial, ...added]);
+    for (const st of added) await log.append(st);
     expect(await log.tail(10)).toEqual([...initial, ...added]);
     expect(await log.count()).toBe(5);
+    expect(store.steps).toEqual(initial);
+    let stored = false;
+    const flushed = log.flushed().then(() => (stored = true));
+    while (!stored) {
+      gate.shift()?.();
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    await flushed;
+    expect(store.steps).toEqual([...initial, ...added]);
     expect(reads).toEqual({ tail: [10], count: 1, appends: 3 });
   });
 
-  it("an append the store refuses is not kept", async () => {
+  it("a write the store refuses fails flushed() and the next append; nothing after it is written", async () => {
     const { store, inner } = countedStore(thoughts(1));
     const log = new CachedLog(inner, 10);
     store.failAppends = new Error("disk full");
-    await expect(log.append(mine("thought", { content: "lost" }))).rejects.toThrow("disk full");
-    expect(await log.count()).toBe(1);
-    expect((await log.tail(5)).map((s) => (s as { content?: string }).content)).toEqual(["t0"]);
+    await log.append(mine("thought", { content: "not stored" }));
+    await expect(log.flushed()).rejects.toThrow("disk full");
+    store.failAppends = null;
+    await expect(log.append(mine("thought", { content: "refused" }))).rejects.toThrow("disk full");
+    expect(store.steps.map((st) => (st as { content?: string }).content)).toEqual(["t0"]);
+  });
+
+  it("reads that go to the store wait for the writes before them", async () => {
+    const { store, inner } = countedStore(thoughts(1));
+    const log = new CachedLog(inner, 10);
+    const st = mine("thought", { content: "findable" });
+    await log.append(st);
+    expect((await log.find(st.step_id.slice(0, 8), 5)).map((f) => f.step.step_id)).toEqual([st.step_id]);
+    expect(store.steps).toHaveLength(2);
   });
 
   it("ingests what others appended, once each (a duplicate id is ignored)", async () => {

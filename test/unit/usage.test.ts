@@ -130,6 +130,8 @@ describe("a mind's cap, end to end through the host", () => {
       throw new Error(`never happened: ${what}`);
     };
     await until(() => statuses.some((s) => s.state === "paused"), "the pause");
+    // Steps are written behind the loop: the pause's error step is stored a moment after the status says so.
+    await until(async () => (await tailSteps(db, mind.id, 1)).at(-1)?.type === "error", "the pause's step, stored");
     expect(model.requests).toHaveLength(1);
     expect(statuses.find((s) => s.state === "paused")).toMatchObject({ state: "paused", reason: "budget", scope: "mind", cap: "hour", limitUsd: 0.05, spentUsd: expect.closeTo(0.1, 12) });
     const steps = await tailSteps(db, mind.id, 50);
