@@ -4,11 +4,11 @@
 // context costs no storage read and no parse. Reads beyond the window go to
 // the store.
 //
-// Writes go behind: `append` keeps the step at once and queues its write, in
-// order, so the run goes on to its command while the store writes (an
-// iteration used to wait for two writes). Whatever reads the store waits for
-// the queue first, and a write that fails fails the next append, so the run
-// ends instead of going on with steps that are not stored.
+// Writes go behind, one at a time: `append` keeps the step at once and starts
+// its write, so the run goes on to its command while the store writes (an
+// iteration used to wait for two writes); the next append waits for it. Whatever
+// reads the store waits for it too, and a write that fails fails the next
+// append, so the run ends instead of going on with steps that are not stored.
 import type { Step } from "../trajectory/schema";
 import type { StepLog } from "./ports";
 
@@ -60,9 +60,13 @@ export class CachedLog implements StepLog {
 
   async append(step: Step): Promise<void> {
     await this.load();
+    // One write in flight at most: it overlaps whatever the mind does next,
+    // and a store slower than the mind holds the mind back instead of a
+    // backlog growing in memory.
+    await this.writes;
     if (this.failed) throw this.failed;
     this.keep(step);
-    this.writes = this.writes.then(() => (this.failed ? undefined : this.inner.append(step))).catch((e: unknown) => {
+    this.writes = this.inner.append(step).catch((e: unknown) => {
       this.failed ??= e;
     });
   }
