@@ -27,12 +27,24 @@ export function usePriceTable(): PriceTable | undefined {
   return useLiveQuery(() => getPriceTable(db()), []);
 }
 
-/** Refreshed on every new usage row, and every 10 s as the hour's window moves on. */
+/**
+ * Read every 2 s, not on every new usage row: a mind on a fast model writes
+ * tens of rows a second, and a page that re-read the day's rows on each would
+ * compete with the mind's own writes.
+ */
 export function useSpend(mindId: string): SpendSummary | undefined {
-  const [tick, setTick] = useState(() => Date.now());
+  const [spend, setSpend] = useState<SpendSummary>();
   useEffect(() => {
-    const t = setInterval(() => setTick(Date.now()), 10_000);
-    return () => clearInterval(t);
-  }, []);
-  return useLiveQuery(() => spendSummary(db(), mindId, Date.now()), [mindId, tick]);
+    let live = true;
+    const read = () => void spendSummary(db(), mindId, Date.now()).then((s) => live && setSpend(s), () => undefined);
+    read();
+    const t = setInterval(read, SPEND_REFRESH_MS);
+    return () => {
+      live = false;
+      clearInterval(t);
+    };
+  }, [mindId]);
+  return spend;
 }
+
+const SPEND_REFRESH_MS = 2000;

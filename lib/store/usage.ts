@@ -47,18 +47,6 @@ export function recordingUsage(db: ReverieDb, mindId: string, log: StepLog): Ste
   });
 }
 
-/** USD a mind spent from `sinceMs` on. */
-export async function spentSince(db: ReverieDb, mindId: string, sinceMs: number): Promise<number> {
-  let total = 0;
-  await db.usage
-    .where("[mind_id+ts]")
-    .between([mindId, sinceMs], [mindId, Dexie.maxKey])
-    .each((row) => {
-      total += row.usd;
-    });
-  return total;
-}
-
 /** A mind's calls from `sinceMs` on: when, and what each cost. */
 export async function usageSince(db: ReverieDb, mindId: string, sinceMs: number): Promise<{ ts: number; usd: number }[]> {
   const rows = await db.usage.where("[mind_id+ts]").between([mindId, sinceMs], [mindId, Dexie.maxKey]).toArray();
@@ -78,6 +66,14 @@ const HOUR_MS = 3_600_000;
 
 export async function spendSummary(db: ReverieDb, mindId: string, now: number): Promise<SpendSummary> {
   const p = periods(now);
-  const [hourUsd, dayUsd, burnUsdPerHour] = await Promise.all([spentSince(db, mindId, p.hourStart), spentSince(db, mindId, p.dayStart), spentSince(db, mindId, now - HOUR_MS)]);
-  return { hourUsd, dayUsd, burnUsdPerHour };
+  const burnStart = now - HOUR_MS;
+  // One read of the rows since the earliest of the three starts (getAll, not a cursor), three sums.
+  const rows = await usageSince(db, mindId, Math.min(p.dayStart, burnStart));
+  const out = { hourUsd: 0, dayUsd: 0, burnUsdPerHour: 0 };
+  for (const r of rows) {
+    if (r.ts >= p.hourStart) out.hourUsd += r.usd;
+    if (r.ts >= p.dayStart) out.dayUsd += r.usd;
+    if (r.ts >= burnStart) out.burnUsdPerHour += r.usd;
+  }
+  return out;
 }
