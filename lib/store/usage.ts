@@ -39,9 +39,13 @@ export function usageRow(mindId: string, step: Step, trajId: string): UsageRow |
 export function recordingUsage(db: ReverieDb, mindId: string, log: StepLog): StepLog {
   return decorateLog(log, {
     async append(step) {
-      await log.append(step);
       const row = usageRow(mindId, step, log.trajId);
-      if (row) await db.usage.put(row);
+      if (!row) return log.append(step);
+      // The step and its usage row in one transaction: each is a round trip to the store, and an iteration has several.
+      await db.transaction("rw", db.steps, db.usage, async () => {
+        await log.append(step);
+        await db.usage.put(row);
+      });
     },
     fork: async (child) => recordingUsage(db, mindId, await log.fork(child)),
   });
