@@ -1,6 +1,7 @@
 // The browser database. The only module (with its siblings in lib/store) that
 // touches IndexedDB. Everything read back is parsed by the callers' schemas.
 import Dexie, { type DexieOptions, type EntityTable } from "dexie";
+import type { SeenCall } from "../context/replay";
 import type { FileRecord } from "../shell/persistent-fs";
 
 /** A mind (live) or an imported archive (read-only): the owner of steps. */
@@ -89,28 +90,17 @@ export interface TierRow {
   created?: string;
 }
 
-/** What one model call was shown, keyed by the step the call produced: enough to rebuild its exact messages. */
-export interface ContextRow {
+/**
+ * What one model call was shown, keyed by the step the call produced: enough
+ * to rebuild its exact messages (lib/context/replay.ts). The instructions'
+ * text is kept once, in `settings` under `seen-text:<sha-256 hex>`; the parts
+ * are parsed by replay's schema when read.
+ */
+export type ContextRow = Omit<SeenCall, "system" | "parts"> & {
   mind_id: string;
-  /** The step the call led to (its reasoning, or its error). */
-  step_id: string;
-  run_id: string;
-  /** The trajectory whose stream the call saw (its sealed summaries are that trajectory's). */
-  traj_id: string;
-  /** Which call of its run, from 1. */
-  iteration: number;
-  self_name: string;
-  /** The token budget the context was built for, and the tokens it took (lib/context/replay.ts SeenCall). */
-  budget: number;
-  tokens: number;
-  /** Steps before the context's source that were not at hand. */
-  before: number;
-  /** The instructions' parts; their text is kept once, in `settings` under `seen-text:<sha-256 hex>`. */
   system: { kind: string; hash: string; tokens: number }[];
-  /** lib/context/replay.ts SeenPart: which steps and sealed summaries each part of the context was. */
   parts: unknown[];
-  [extra: string]: unknown;
-}
+};
 
 /** One model call's tokens and cost, keyed by the step that carries its usage. */
 export interface UsageRow {
