@@ -115,8 +115,10 @@ describe("a mind's own cap", () => {
     await waitForStatus(page, "paused: budget", 30_000);
     await expect(page.getByTestId("mind-status").textContent()).resolves.toMatch(/paused: budget — its hourly cap of \$0\.50 is reached; resumes at /);
     const pauseId = await waitForRowAfter(page, { type: "error", text: "spend cap" });
-    const spent = Number((await page.getByTestId("spend-hour").textContent())?.replace("$", ""));
-    expect(spent).toBeGreaterThan(0.5);
+    // The page reads the spend every 2 s.
+    const spentNow = async () => Number((await page.getByTestId("spend-hour").textContent())?.replace("$", ""));
+    await expect.poll(spentNow, { timeout: 10_000 }).toBeGreaterThan(0.5);
+    const spent = await spentNow();
     await expect(page.getByTestId("spend-day").textContent()).resolves.toBe(`$${spent.toFixed(2)}`);
     await expect(page.getByTestId("burn-rate").textContent()).resolves.toBe(`$${spent.toFixed(2)}/h`);
     const reasoningBefore = await page.locator('[data-testid="step"][data-step-type="reasoning"]').count();
