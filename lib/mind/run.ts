@@ -160,6 +160,8 @@ async function iterate(
   const failuresOf = new Map<string, number>();
   let tokens = 0;
   const repeat = { text: "", count: 0 };
+  // The run's instructions do not change between its calls: split them once.
+  const system = deps.contexts ? splitInstructions(deps.instructions) : [];
 
   for (let i = 1; i <= limits.maxIterations; i++) {
     if (deps.signal.aborted) return stopped();
@@ -181,7 +183,7 @@ async function iterate(
     };
     const built = buildContext(source, opts);
     const { messages } = built;
-    if (deps.contexts) seen = seenCall(built, opts, source, { step_id: "", run_id: run.runId, traj_id: log.trajId, iteration: i, system: splitInstructions(deps.instructions) });
+    if (deps.contexts) seen = seenCall(built, opts, source, { step_id: "", run_id: run.runId, traj_id: log.trajId, iteration: i, system });
     const reply = await deps.model.complete({ instructions: deps.instructions, messages, signal: deps.signal, onDelta: deps.onPartial });
     deps.onPartial?.("");
     if (!reply.ok) {

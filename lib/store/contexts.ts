@@ -54,19 +54,7 @@ export function contextRecorder(db: ReverieDb, mindId: string, onError: (e: unkn
   };
   const write = async (call: SeenCall) => {
     const hashed = await Promise.all(call.system.map(async (s) => ({ ...s, ...(await hashOf(s.text)) })));
-    const row: ContextRow = {
-      mind_id: mindId,
-      step_id: call.step_id,
-      run_id: call.run_id,
-      traj_id: call.traj_id,
-      iteration: call.iteration,
-      self_name: call.self_name,
-      budget: call.budget,
-      tokens: call.tokens,
-      before: call.before,
-      system: hashed.map((s) => ({ kind: s.kind, hash: s.hash, tokens: s.tokens })),
-      parts: call.parts,
-    };
+    const row: ContextRow = { ...call, mind_id: mindId, system: hashed.map((s) => ({ kind: s.kind, hash: s.hash, tokens: s.tokens })) };
     const texts = hashed.filter((s) => s.fresh).map((s) => ({ key: textKey(s.hash), value: s.text }));
     // Texts first, in the same transaction: a row never names a text that is not there.
     await db.transaction("rw", db.settings, db.contexts, async () => {
