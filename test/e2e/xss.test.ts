@@ -1,0 +1,75 @@
+// An XSS corpus (scripts, event handlers, javascript: URLs, SVG, CSS,
+// markdown link tricks) in a mind's name and persona, its thoughts, its shell
+// output, a workspace file, a person's name and message, and the mind's
+// reply: the host's pages show all of it as text and run none of it, in
+// Debian's Chromium.
+import type { Page } from "playwright-core";
+import { describe, expect, inject, it } from "vitest";
+import { browserAndModelForFile } from "./browser";
+import { createMind, waitForRowAfter } from "./mind-page";
+import { watchForXss, XSS_NAME, XSS_PAYLOADS, XSS_PERSON, XSS_TEXT, xssTraces } from "./xss-corpus";
+
+const baseUrl = inject("baseUrl");
+const env = browserAndModelForFile();
+
+/** A thought carrying the corpus, a block that prints it and writes it to a file, and FINAL. */
+export const HOSTILE_RUN = `${XSS_TEXT}\n\n\`\`\`bash\ncat <<'EOF' | tee page.html\n${XSS_TEXT}\nEOF\nFINAL='${XSS_NAME}'\n\`\`\``;
+
+/** Open every step's details that can be opened, so bodies render too. */
+async function expandAll(page: Page): Promise<void> {
+  for (const toggle of await page.getByTestId("toggle-run").all()) {
+    if ((await toggle.getAttribute("aria-expanded")) === "false") await toggle.click();
+  }
+  for (const blob of await page.getByTestId("load-blob").all()) await blob.click();
+}
+
+export async function expectNoXss(page: Page, dialogs: string[]): Promise<void> {
+  // Event handlers fire on load and on layout; give them a moment to do so.
+  await page.waitForTimeout(300);
+  await expect(xssTraces(page)).resolves.toEqual({ xss: null, pwn: 0, jsLinks: 0, foreignFrames: 0 });
+  expect(dialogs).toEqual([]);
+}
+
+describe("an XSS corpus on the host's pages", () => {
+  it("is shown as text and runs nothing: names, persona, thoughts, outputs, files, messages, replies", async () => {
+    const context = await env.browser.newContext();
+    try {
+      const page = await context.newPage();
+      const seen = watchForXss(page);
+      env.model.enqueue({ text: HOSTILE_RUN });
+      env.model.enqueueReply({ text: XSS_TEXT });
+      await createMind(page, baseUrl, { name: XSS_NAME, persona: XSS_TEXT, modelUrl: env.model.url });
+      const output = await waitForRowAfter(page, { type: "shell-output", text: "window.__xss='script'" });
+      expect(output).toMatch(/^[0-9a-f-]{36}$/);
+
+      // A person whose name and message are hostile, and a hostile reply, in the chat view.
+      await page.getByTestId("sender-name").fill(XSS_PERSON);
+      await page.getByTestId("message-input").fill(XSS_TEXT);
+      await page.getByTestId("send-message").click();
+      await page.getByTestId("tab-chat").click();
+      await page.getByTestId("chat-view").getByTestId("message-status").filter({ hasText: /^replied$/ }).waitFor({ timeout: 30_000 });
+      await page.getByTestId("chat-person").filter({ hasText: XSS_PERSON }).first().waitFor();
+      await expectNoXss(page, seen.dialogs);
+      await page.getByTestId("tab-stream").click();
+      await expandAll(page);
+
+      // The stream shows each payload literally.
+      for (const p of XSS_PAYLOADS.slice(0, 4)) await expect(page.getByTestId("thought-stream").getByText(p, { exact: false }).count()).resolves.toBeGreaterThan(0);
+      await expect(page.locator("h1").textContent()).resolves.toBe(XSS_NAME);
+      await expectNoXss(page, seen.dialogs);
+
+      // The workspace file the block wrote, in the file viewer.
+      await page.getByTestId("tab-files").click();
+      await page.locator('[data-testid="file-item"][data-path="/workspace/page.html"]').click();
+      await page.getByTestId("file-viewer").getByTestId("file-text").getByText("window.__xss='script'", { exact: false }).waitFor();
+      await expectNoXss(page, seen.dialogs);
+
+      // The list of minds shows the hostile name as text too.
+      await page.goto(baseUrl);
+      await page.getByText(XSS_NAME, { exact: true }).first().waitFor();
+      await expectNoXss(page, seen.dialogs);
+    } finally {
+      await context.close();
+    }
+  });
+});
