@@ -50,6 +50,70 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: "synced minds, share links and guest messages",
+    statements: [
+      // Tokens are kept only as SHA-256 digests: a leaked database grants nothing.
+      `CREATE TABLE sync_minds (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        write_token_hash BYTEA NOT NULL,
+        last_seq BIGINT NOT NULL DEFAULT 0,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      // seq is the browser's own order; step_id makes a resend idempotent.
+      `CREATE TABLE sync_steps (
+        mind TEXT NOT NULL REFERENCES sync_minds (id),
+        seq BIGINT NOT NULL,
+        step_id TEXT NOT NULL,
+        traj TEXT NOT NULL,
+        type TEXT NOT NULL,
+        json TEXT NOT NULL,
+        PRIMARY KEY (mind, seq),
+        UNIQUE (mind, step_id)
+      )`,
+      `CREATE INDEX sync_steps_traj ON sync_steps (mind, traj, seq)`,
+      `CREATE TABLE sync_blobs (
+        mind TEXT NOT NULL REFERENCES sync_minds (id),
+        name TEXT NOT NULL,
+        content TEXT NOT NULL,
+        PRIMARY KEY (mind, name)
+      )`,
+      `CREATE TABLE sync_trajectories (
+        mind TEXT NOT NULL REFERENCES sync_minds (id),
+        traj TEXT NOT NULL,
+        name TEXT NOT NULL,
+        dir TEXT NOT NULL,
+        parent_traj TEXT,
+        parent_step TEXT,
+        PRIMARY KEY (mind, traj)
+      )`,
+      `CREATE TABLE share_links (
+        id TEXT PRIMARY KEY,
+        mind TEXT NOT NULL REFERENCES sync_minds (id),
+        kind TEXT NOT NULL CHECK (kind IN ('snapshot', 'live', 'invite')),
+        token_hash BYTEA NOT NULL UNIQUE,
+        at_seq BIGINT,
+        label TEXT,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        revoked_at TIMESTAMPTZ
+      )`,
+      `CREATE INDEX share_links_mind ON share_links (mind, created_at)`,
+      // Queued until the mind's runner uploads a step with the same id (id is a UUID v4, usable as a step_id).
+      `CREATE TABLE guest_messages (
+        id TEXT PRIMARY KEY,
+        mind TEXT NOT NULL REFERENCES sync_minds (id),
+        link TEXT NOT NULL REFERENCES share_links (id),
+        from_name TEXT NOT NULL,
+        content TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      // The rate limit counts one link's recent messages; the inbox reads one mind's.
+      `CREATE INDEX guest_messages_link_time ON guest_messages (link, created_at)`,
+      `CREATE INDEX guest_messages_mind_time ON guest_messages (mind, created_at)`,
+    ],
+  },
 ];
 
 // Any fixed number: every process migrating the same database takes this lock first.

@@ -13,6 +13,8 @@ export interface Sql {
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   /** Runs fn in one transaction (BEGIN/COMMIT, ROLLBACK on throw); on pg it holds one pooled client. */
   transaction<R>(fn: (tx: Sql) => Promise<R>): Promise<R>;
+  /** LISTEN on a channel (pg_notify payloads arrive after their transaction commits); resolves to its unlisten. On pg it holds one dedicated client. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -79,6 +81,10 @@ async function openPglite(dataDir: string): Promise<Sql> {
     transaction<R>(fn: (tx: Sql) => Promise<R>) {
       return db.transaction((tx) => fn(pgliteTx(tx)));
     },
+    async listen(channel, onPayload) {
+      const unlisten = await db.listen(channel, onPayload);
+      return () => unlisten();
+    },
     close: () => db.close(),
   };
 }
@@ -90,6 +96,7 @@ function pgliteTx(tx: Transaction): Sql {
       return (await tx.query<T>(text, params)).rows;
     },
     transaction: (fn) => savepoint(self, fn),
+    listen: () => Promise.reject(new Error("listen on the Sql, not a transaction")),
     close: () => Promise.reject(new Error("close the Sql, not a transaction")),
   };
   return self;
@@ -105,6 +112,7 @@ function openPostgres(databaseUrl: string): Sql {
   // An idle client losing its server must not crash the process; the next query fails and says so.
   pool.on("error", (e) => console.error(`postgres: idle client error: ${e.message}`));
   let closed: Promise<void> | undefined;
+  const listeners = new Set<{ stop(): Promise<void> }>();
   return {
     dialect: "postgres",
     async query<T>(text: string, params?: unknown[]) {
@@ -128,7 +136,22 @@ function openPostgres(databaseUrl: string): Sql {
         client.release(broken);
       }
     },
-    close: () => (closed ??= pool.end()),
+    async listen(channel, onPayload) {
+      const l = pgListener(databaseUrl, channel, onPayload);
+      listeners.add(l);
+      try {
+        await l.ready;
+      } catch (e) {
+        listeners.delete(l);
+        await l.stop();
+        throw e;
+      }
+      return async () => {
+        listeners.delete(l);
+        await l.stop();
+      };
+    },
+    close: () => (closed ??= Promise.all([...listeners].map((l) => l.stop())).then(() => pool.end())),
   };
 }
 
@@ -139,9 +162,52 @@ function pgTx(client: pg.PoolClient): Sql {
       return (await client.query(text, params)).rows as T[];
     },
     transaction: (fn) => savepoint(self, fn),
+    listen: () => Promise.reject(new Error("listen on the Sql, not a transaction")),
     close: () => Promise.reject(new Error("close the Sql, not a transaction")),
   };
   return self;
+}
+
+/**
+ * LISTEN needs a connection of its own that stays open (a pooled one would be
+ * handed to other queries). If it drops, it reconnects after a pause; callers
+ * keep a slow poll for what is sent meanwhile.
+ */
+function pgListener(databaseUrl: string, channel: string, onPayload: (payload: string) => void): { ready: Promise<void>; stop(): Promise<void> } {
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 });
+    client = c;
+    const reconnect = () => {
+      if (stopped || client !== c) return;
+      client = undefined;
+      c.end().catch(() => {});
+      retry = setTimeout(() => void connect().catch((e: Error) => console.error(`postgres: LISTEN ${channel} failed: ${e.message}`)), 1_000);
+    };
+    c.on("error", (e) => {
+      console.error(`postgres: LISTEN client error: ${e.message}`);
+      reconnect();
+    });
+    c.on("end", reconnect);
+    c.on("notification", (n) => {
+      if (n.channel === channel) onPayload(n.payload ?? "");
+    });
+    await c.connect();
+    // A channel is an identifier, not a parameter: quote it.
+    await c.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+  };
+  return {
+    ready: connect(),
+    async stop() {
+      stopped = true;
+      clearTimeout(retry);
+      const c = client;
+      client = undefined;
+      await c?.end().catch(() => {});
+    },
+  };
 }
 
 let savepoints = 0;

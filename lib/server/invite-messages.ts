@@ -1,0 +1,45 @@
+import "server-only";
+// Guests' messages through an invite link, queued for the mind's runner. The
+// rate limit is counted in SQL under the link's row lock, so it holds however
+// many server instances share the database.
+import { randomUUID } from "node:crypto";
+import { INVITE_LIMITS, type GuestMessage, type Inbound } from "@/lib/share/api";
+import type { ResolvedLink } from "./share-links";
+import type { Sql } from "./sql";
+import { HttpError } from "./sync-http";
+import { SYNC_CHANNEL } from "./sync-store";
+
+const WINDOW_S = 60;
+
+export async function postGuestMessage(sql: Sql, link: ResolvedLink, msg: GuestMessage): Promise<{ id: string }> {
+  if (link.kind !== "invite") throw new HttpError(403, "read_only", "this link is read-only; only an invite link can send messages");
+  return sql.transaction(async (tx) => {
+    // Serialises one link's senders so two instances cannot both take the last slot.
+    const [l] = await tx.query<{ revoked: boolean }>("SELECT revoked_at IS NOT NULL AS revoked FROM share_links WHERE id = $1 FOR UPDATE", [link.id]);
+    if (!l || l.revoked) throw new HttpError(404, "not_found", "no such link, or it was revoked");
+    const [w] = await tx.query<{ n: number; retry_s: number | null }>(
+      `SELECT count(*)::int AS n, ceil(extract(epoch FROM min(created_at) + make_interval(secs => $2) - now()))::int AS retry_s
+       FROM guest_messages WHERE link = $1 AND created_at > now() - make_interval(secs => $2)`,
+      [link.id, WINDOW_S],
+    );
+    if (w && w.n >= INVITE_LIMITS.perMinute) {
+      const retry = Math.max(1, Number(w.retry_s ?? WINDOW_S));
+      throw new HttpError(429, "rate_limited", `this invite may send ${INVITE_LIMITS.perMinute} messages a minute; try again in ${retry} s`, {}, { "Retry-After": String(retry) });
+    }
+    const id = randomUUID();
+    await tx.query("INSERT INTO guest_messages (id, mind, link, from_name, content) VALUES ($1, $2, $3, $4, $5)", [id, link.mind, link.id, msg.from, msg.content]);
+    await tx.query("SELECT pg_notify($1, $2)", [SYNC_CHANNEL, link.mind]);
+    return { id };
+  });
+}
+
+/** Messages not yet delivered: no step with the message's id has been uploaded. */
+export async function inbox(sql: Sql, mind: string): Promise<Inbound[]> {
+  const rows = await sql.query<{ id: string; from_name: string; content: string; created_at: Date; link: string }>(
+    `SELECT g.id, g.from_name, g.content, g.created_at, g.link FROM guest_messages g
+     WHERE g.mind = $1 AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = g.mind AND s.step_id = g.id)
+     ORDER BY g.created_at, g.id`,
+    [mind],
+  );
+  return rows.map((r) => ({ id: r.id, from: r.from_name, content: r.content, created_at: new Date(r.created_at).toISOString(), link: r.link }));
+}

@@ -1,0 +1,177 @@
+import "server-only";
+// Every /api/sync and /api/share route, as handlers over a database and a
+// live hub. app/api's route files pick theirs from here; `sharingFetch`
+// routes any URL to the same handlers (for in-process tests of the client).
+import {
+  BlobName,
+  CreateLink,
+  CreateMind,
+  GuestMessage,
+  SYNC_LIMITS,
+  Upload,
+  type SharedMind,
+} from "@/lib/share/api";
+import { inbox, postGuestMessage } from "./invite-messages";
+import { eventStream, type StreamOptions } from "./share-events";
+import { createLink, listLinks, resolveLink, revokeLink } from "./share-links";
+import type { LiveHub } from "./share-live";
+import { locateStep, readBlob, readSteps, searchSteps } from "./share-reads";
+import { SqlUnavailableError, type Sql } from "./sql";
+import { apiError, HttpError, json, noContent, notFound, param, readBody, readJson, route, type Params } from "./sync-http";
+import { authorizeMind, createMind, putBlob, readTrajectories, syncState, uploadSteps } from "./sync-store";
+import { bearerToken } from "./tokens";
+
+export interface SharingDeps {
+  sql: Sql;
+  live: LiveHub;
+  stream?: StreamOptions;
+}
+
+const SMALL_BODY = 64 * 1024;
+
+/** Errors that mean the database is gone, not that the request was wrong. */
+function unavailable(e: unknown): Response | undefined {
+  const code = (e as { code?: string }).code ?? "";
+  const down = e instanceof SqlUnavailableError || /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d\d\d)$/.test(code) || /Connection terminated|timeout exceeded when trying to connect/i.test((e as Error).message ?? "");
+  if (!down) return undefined;
+  console.error(`sharing API: the database is unavailable: ${(e as Error).message}`);
+  return apiError(503, "unavailable", "the sharing database is unavailable; nothing was changed; try again shortly", {}, { "Retry-After": "5" });
+}
+
+function validBlobName(params: Params): string {
+  const name = param(params, "name");
+  const ok = BlobName.safeParse(name);
+  if (!ok.success) throw new HttpError(400, "invalid", `not a blob name: ${ok.error.issues.map((i) => i.message).join("; ")}`);
+  return name;
+}
+
+/** Last-Event-ID wins over ?after (it is what the browser saw last). */
+function resumeFrom(request: Request, url: URL): number {
+  const raw = request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0";
+  const n = Number(raw || "0");
+  if (!Number.isSafeInteger(n) || n < 0) throw new HttpError(400, "invalid", `after / Last-Event-ID must be a seq (a whole number ≥ 0), not ${JSON.stringify(raw)}`);
+  return n;
+}
+
+export function sharingRoutes(deps: () => Promise<SharingDeps>) {
+  const r = (handlers: Parameters<typeof route>[0]) => route(handlers, unavailable);
+
+  /** Runs `fn` for the mind named in the path, once the write token checks out. */
+  const asMind = (fn: (d: SharingDeps, mind: string, request: Request, params: Params) => Promise<Response>) => async (request: Request, params: Params) => {
+    const d = await deps();
+    const mind = param(params, "mind");
+    await authorizeMind(d.sql, mind, bearerToken(request));
+    return fn(d, mind, request, params);
+  };
+
+  const viaLink = (fn: (d: SharingDeps, link: Awaited<ReturnType<typeof resolveLink>>, request: Request, params: Params) => Promise<Response>) => async (request: Request, params: Params) => {
+    const d = await deps();
+    const link = await resolveLink(d.sql, param(params, "token"));
+    return fn(d, link, request, params);
+  };
+
+  return {
+    minds: r({
+      POST: async (request) => {
+        const d = await deps();
+        const body = await readJson(request, CreateMind, SMALL_BODY);
+        return json(await createMind(d.sql, body.name), 201);
+      },
+    }),
+    mind: r({ GET: asMind(async (d, mind) => json(await syncState(d.sql, mind))) }),
+    steps: r({
+      POST: asMind(async (d, mind, request) => {
+        const body = await readJson(request, Upload, SYNC_LIMITS.batchBytes, (value) => {
+          const steps = (value as { steps?: unknown } | null)?.steps;
+          if (Array.isArray(steps) && steps.length > SYNC_LIMITS.batchSteps) throw new HttpError(413, "too_large", `a batch holds at most ${SYNC_LIMITS.batchSteps} steps, not ${steps.length}`);
+        });
+        return json(await uploadSteps(d.sql, mind, body));
+      }),
+    }),
+    blobs: r({
+      PUT: asMind(async (d, mind, request, params) => {
+        const name = validBlobName(params);
+        await putBlob(d.sql, mind, name, await readBody(request, SYNC_LIMITS.blobBytes));
+        return noContent();
+      }),
+    }),
+    links: r({
+      GET: asMind(async (d, mind) => json({ links: await listLinks(d.sql, mind) })),
+      POST: asMind(async (d, mind, request) => json(await createLink(d.sql, mind, await readJson(request, CreateLink, SMALL_BODY)), 201)),
+    }),
+    link: r({
+      DELETE: asMind(async (d, mind, _request, params) => {
+        await revokeLink(d.sql, mind, param(params, "id"));
+        return noContent();
+      }),
+    }),
+    inbox: r({ GET: asMind(async (d, mind) => json({ messages: await inbox(d.sql, mind) })) }),
+
+    shared: r({
+      GET: viaLink(async (d, link) => {
+        const body: SharedMind = { kind: link.kind, name: link.name, at_seq: link.at_seq, last_seq: link.last_seq, trajectories: await readTrajectories(d.sql, link.mind, link.at_seq) };
+        return json(body);
+      }),
+    }),
+    sharedSteps: r({ GET: viaLink(async (d, link, request) => json(await readSteps(d.sql, link, new URL(request.url)))) }),
+    sharedLocate: r({ GET: viaLink(async (d, link, _request, params) => json(await locateStep(d.sql, link, param(params, "step")))) }),
+    sharedSearch: r({ GET: viaLink(async (d, link, request) => json(await searchSteps(d.sql, link, new URL(request.url)))) }),
+    sharedBlobs: r({
+      GET: viaLink(async (d, link, _request, params) => {
+        const text = await readBlob(d.sql, link.mind, validBlobName(params));
+        return new Response(text, { headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
+      }),
+    }),
+    sharedEvents: r({
+      GET: viaLink(async (d, link, request) => {
+        // A snapshot does not move: there is nothing to follow.
+        if (link.kind === "snapshot") throw notFound();
+        return eventStream(d.live, link, resumeFrom(request, new URL(request.url)), request.signal, d.stream);
+      }),
+    }),
+    sharedMessages: r({
+      POST: viaLink(async (d, link, request) => {
+        if (link.kind !== "invite") throw new HttpError(403, "read_only", "this link is read-only; only an invite link can send messages");
+        return json(await postGuestMessage(d.sql, link, await readJson(request, GuestMessage, SMALL_BODY)), 202);
+      }),
+    }),
+  };
+}
+
+export type SharingRoutes = ReturnType<typeof sharingRoutes>;
+
+const PATTERNS: [RegExp, keyof SharingRoutes, string[]][] = [
+  [/^\/api\/sync\/minds$/, "minds", []],
+  [/^\/api\/sync\/minds\/([^/]+)$/, "mind", ["mind"]],
+  [/^\/api\/sync\/minds\/([^/]+)\/steps$/, "steps", ["mind"]],
+  [/^\/api\/sync\/minds\/([^/]+)\/blobs\/(.+)$/, "blobs", ["mind", "name"]],
+  [/^\/api\/sync\/minds\/([^/]+)\/links$/, "links", ["mind"]],
+  [/^\/api\/sync\/minds\/([^/]+)\/links\/([^/]+)$/, "link", ["mind", "id"]],
+  [/^\/api\/sync\/minds\/([^/]+)\/inbox$/, "inbox", ["mind"]],
+  [/^\/api\/share\/([^/]+)$/, "shared", ["token"]],
+  [/^\/api\/share\/([^/]+)\/steps$/, "sharedSteps", ["token"]],
+  [/^\/api\/share\/([^/]+)\/locate\/([^/]+)$/, "sharedLocate", ["token", "step"]],
+  [/^\/api\/share\/([^/]+)\/search$/, "sharedSearch", ["token"]],
+  [/^\/api\/share\/([^/]+)\/blobs\/(.+)$/, "sharedBlobs", ["token", "name"]],
+  [/^\/api\/share\/([^/]+)\/events$/, "sharedEvents", ["token"]],
+  [/^\/api\/share\/([^/]+)\/messages$/, "sharedMessages", ["token"]],
+];
+
+/** A fetch over the sharing routes, as Next would route them (path segments decoded), for in-process use. */
+export function sharingFetch(routes: SharingRoutes): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const path = new URL(request.url).pathname;
+    for (const [re, name, keys] of PATTERNS) {
+      const m = re.exec(path);
+      if (!m) continue;
+      const params: Params = {};
+      keys.forEach((k, i) => {
+        const raw = m[i + 1] ?? "";
+        params[k] = k === "name" ? raw.split("/").map(decodeURIComponent) : decodeURIComponent(raw);
+      });
+      return routes[name](request, { params: Promise.resolve(params) });
+    }
+    return apiError(404, "not_found", "no such sharing endpoint");
+  };
+}
+

@@ -1,0 +1,44 @@
+import "server-only";
+// The sharing routes as the running server sees them: the process-wide
+// database and one live hub for it (so every viewer of a mind in this
+// process shares one follower). A database that cannot be opened is 503.
+import { openLiveHub, type LiveHub } from "./share-live";
+import { sharingRoutes, type SharingDeps } from "./sharing-routes";
+import { serverSql, type Sql } from "./sql";
+import { allMethods, apiError, HttpError } from "./sync-http";
+
+const hubs = new WeakMap<Sql, LiveHub>();
+
+async function runtimeDeps(): Promise<SharingDeps> {
+  let sql: Sql;
+  try {
+    sql = await serverSql();
+  } catch (e) {
+    console.error(`sharing API: the database is unavailable: ${(e as Error).message}`);
+    throw new HttpError(503, "unavailable", "the sharing database is unavailable (it could not be opened); nothing was changed; try again shortly", {}, { "Retry-After": "5" });
+  }
+  let live = hubs.get(sql);
+  if (!live) hubs.set(sql, (live = openLiveHub(sql)));
+  return { sql, live };
+}
+
+const routes = sharingRoutes(runtimeDeps);
+
+// Each app/api route file re-exports one of these: every method goes through the same dispatcher, which answers 405 for those the route lacks.
+export const mindsRoute = allMethods(routes.minds);
+export const mindRoute = allMethods(routes.mind);
+export const stepsRoute = allMethods(routes.steps);
+export const blobsRoute = allMethods(routes.blobs);
+export const linksRoute = allMethods(routes.links);
+export const linkRoute = allMethods(routes.link);
+export const inboxRoute = allMethods(routes.inbox);
+export const sharedRoute = allMethods(routes.shared);
+export const sharedStepsRoute = allMethods(routes.sharedSteps);
+export const sharedLocateRoute = allMethods(routes.sharedLocate);
+export const sharedSearchRoute = allMethods(routes.sharedSearch);
+export const sharedBlobsRoute = allMethods(routes.sharedBlobs);
+export const sharedEventsRoute = allMethods(routes.sharedEvents);
+export const sharedMessagesRoute = allMethods(routes.sharedMessages);
+
+/** Any path under /api/sync or /api/share that no route file matches. */
+export const unknownSharingPath = () => apiError(404, "not_found", "no such sharing endpoint");

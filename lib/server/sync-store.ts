@@ -1,0 +1,135 @@
+import "server-only";
+// A synced mind on the server: created by its browser's first sync (which
+// gets the write token), then fed batches of steps in the browser's own seq
+// order. Append-only and idempotent by step id; a batch is all or nothing.
+import { randomUUID } from "node:crypto";
+import { SYNC_LIMITS, type SyncState, type Upload, type Uploaded, type WireTrajectory } from "@/lib/share/api";
+import { parseStep } from "@/lib/trajectory/schema";
+import type { Sql } from "./sql";
+import { HttpError } from "./sync-http";
+import { hashToken, newToken, tokenMatches } from "./tokens";
+
+/** pg_notify channel: payload is a mind id whose steps or links just changed. */
+export const SYNC_CHANNEL = "reverie_sync";
+
+export async function createMind(sql: Sql, name: string): Promise<{ mind: string; write_token: string }> {
+  const mind = randomUUID();
+  const token = newToken();
+  await sql.query("INSERT INTO sync_minds (id, name, write_token_hash) VALUES ($1, $2, $3)", [mind, name, hashToken(token)]);
+  return { mind, write_token: token };
+}
+
+/** Refuses (401) unless `token` is this mind's write token; an unknown mind is refused the same way, after the same comparison. */
+export async function authorizeMind(sql: Sql, mind: string, token: string | undefined): Promise<void> {
+  if (token === undefined) throw new HttpError(401, "unauthorized", "this route needs the mind's write token (Authorization: Bearer <token>)");
+  const rows = await sql.query<{ write_token_hash: Uint8Array }>("SELECT write_token_hash FROM sync_minds WHERE id = $1", [mind]);
+  if (!tokenMatches(token, rows[0]?.write_token_hash)) throw new HttpError(401, "unauthorized", "wrong write token for this mind (or no such mind)");
+}
+
+export async function syncState(sql: Sql, mind: string): Promise<SyncState> {
+  const [row] = await sql.query<{ name: string; last_seq: string | number; steps: number }>(
+    "SELECT name, last_seq, (SELECT count(*)::int FROM sync_steps WHERE mind = $1) AS steps FROM sync_minds WHERE id = $1",
+    [mind],
+  );
+  if (!row) throw new HttpError(404, "not_found", "no such mind");
+  return { mind, name: row.name, last_seq: Number(row.last_seq), steps: Number(row.steps) };
+}
+
+type Checked = { seq: number; traj: string; json: string; step_id: string; type: string };
+
+/** Checks every step before any is written: sizes (413), increasing seqs after `after`, JSON that parses as a step, no id twice (400). */
+function checkBatch(upload: Upload): Checked[] {
+  const out: Checked[] = [];
+  const ids = new Set<string>();
+  let prev = upload.after;
+  for (const [i, s] of upload.steps.entries()) {
+    if (Buffer.byteLength(s.json, "utf8") > SYNC_LIMITS.stepBytes) throw new HttpError(413, "too_large", `step ${i} (seq ${s.seq}) is over ${SYNC_LIMITS.stepBytes} bytes`);
+    if (s.seq <= prev) throw new HttpError(400, "invalid", `step ${i}: seq ${s.seq} does not follow ${prev} (seqs increase, starting after \`after\`)`);
+    prev = s.seq;
+    let value: unknown;
+    try {
+      value = JSON.parse(s.json);
+    } catch {
+      throw new HttpError(400, "invalid", `step ${i} (seq ${s.seq}): json is not JSON`);
+    }
+    const parsed = parseStep(value);
+    if (!parsed.ok) throw new HttpError(400, "invalid", `step ${i} (seq ${s.seq}) is not a step: ${parsed.error}`);
+    const { step_id, type } = parsed.step;
+    if (ids.has(step_id)) throw new HttpError(400, "invalid", `step ${i} (seq ${s.seq}): step_id ${step_id} appears twice in the batch`);
+    ids.add(step_id);
+    out.push({ seq: s.seq, traj: s.traj, json: s.json, step_id, type });
+  }
+  return out;
+}
+
+/** The gap / conflict / idempotent rules of lib/share/api.ts `Upload`, in one transaction. */
+export async function uploadSteps(sql: Sql, mind: string, upload: Upload): Promise<Uploaded> {
+  const steps = checkBatch(upload);
+  return sql.transaction(async (tx) => {
+    // The row lock orders concurrent uploads of one mind (two tabs, two instances).
+    const [row] = await tx.query<{ last_seq: string | number }>("SELECT last_seq FROM sync_minds WHERE id = $1 FOR UPDATE", [mind]);
+    if (!row) throw new HttpError(404, "not_found", "no such mind");
+    const last = Number(row.last_seq);
+    if (upload.after > last) throw new HttpError(409, "gap", `this batch follows seq ${upload.after} but the server has steps only up to ${last}; resend from ${last}`, { last_seq: last });
+    const known = new Map<string, number>();
+    if (steps.length) {
+      const rows = await tx.query<{ step_id: string; seq: string | number }>("SELECT step_id, seq FROM sync_steps WHERE mind = $1 AND step_id = ANY($2::text[])", [mind, steps.map((s) => s.step_id)]);
+      for (const r of rows) known.set(r.step_id, Number(r.seq));
+    }
+    const added: Checked[] = [];
+    let skipped = 0;
+    for (const s of steps) {
+      const at = known.get(s.step_id);
+      if (s.seq <= last && at !== undefined) skipped++;
+      else if (at !== undefined || s.seq <= last) {
+        const why = at !== undefined ? `step ${s.step_id} is already stored at seq ${at}` : `the server already holds a different step at or below seq ${last}`;
+        throw new HttpError(409, "conflict", `seq ${s.seq}: ${why}; nothing was written`, { last_seq: last });
+      } else added.push(s);
+    }
+    if (added.length) await insertSteps(tx, mind, added);
+    if (upload.trajectories?.length) await upsertTrajectories(tx, mind, upload.trajectories);
+    const newLast = added[added.length - 1]?.seq ?? last;
+    if (newLast !== last) await tx.query("UPDATE sync_minds SET last_seq = $2 WHERE id = $1", [mind, newLast]);
+    // Delivered on COMMIT, to every instance LISTENing (and nothing if this rolls back).
+    if (added.length) await tx.query("SELECT pg_notify($1, $2)", [SYNC_CHANNEL, mind]);
+    return { last_seq: newLast, added: added.length, skipped };
+  });
+}
+
+async function insertSteps(tx: Sql, mind: string, steps: Checked[]): Promise<void> {
+  const params: unknown[] = [mind];
+  const rows = steps.map((s) => {
+    const n = params.push(s.seq, s.step_id, s.traj, s.type, s.json);
+    return `($1, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
+  });
+  await tx.query(`INSERT INTO sync_steps (mind, seq, step_id, traj, type, json) VALUES ${rows.join(", ")}`, params);
+}
+
+async function upsertTrajectories(tx: Sql, mind: string, trajectories: WireTrajectory[]): Promise<void> {
+  for (const t of trajectories) {
+    await tx.query(
+      `INSERT INTO sync_trajectories (mind, traj, name, dir, parent_traj, parent_step) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (mind, traj) DO UPDATE SET name = EXCLUDED.name, dir = EXCLUDED.dir, parent_traj = EXCLUDED.parent_traj, parent_step = EXCLUDED.parent_step`,
+      [mind, t.traj, t.name, t.dir, t.parent_traj ?? null, t.parent_step ?? null],
+    );
+  }
+}
+
+/** Blobs never change: the same text again is a no-op, different text under the same name is 409. */
+export async function putBlob(sql: Sql, mind: string, name: string, content: string): Promise<void> {
+  const inserted = await sql.query("INSERT INTO sync_blobs (mind, name, content) VALUES ($1, $2, $3) ON CONFLICT (mind, name) DO NOTHING RETURNING name", [mind, name, content]);
+  if (inserted.length) return;
+  const [row] = await sql.query<{ same: boolean }>("SELECT content = $3 AS same FROM sync_blobs WHERE mind = $1 AND name = $2", [mind, name, content]);
+  if (!row?.same) throw new HttpError(409, "conflict", `blob ${name} is already stored with different content (blobs never change)`);
+}
+
+/** A mind's trajectories; given a snapshot's bound, only those with a step at or before it (a later fork's name is later content). */
+export async function readTrajectories(sql: Sql, mind: string, atSeq: number | null = null): Promise<WireTrajectory[]> {
+  const rows = await sql.query<{ traj: string; name: string; dir: string; parent_traj: string | null; parent_step: string | null }>(
+    `SELECT traj, name, dir, parent_traj, parent_step FROM sync_trajectories t WHERE mind = $1
+     AND ($2::bigint IS NULL OR EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = t.mind AND s.traj = t.traj AND s.seq <= $2))
+     ORDER BY parent_traj IS NOT NULL, traj`,
+    [mind, atSeq],
+  );
+  return rows.map((r) => ({ traj: r.traj, name: r.name, dir: r.dir, ...(r.parent_traj ? { parent_traj: r.parent_traj } : {}), ...(r.parent_step ? { parent_step: r.parent_step } : {}) }));
+}
