@@ -126,6 +126,34 @@ export function headlongMessages(lines, blobs, pins = []) {
   return merged;
 }
 
+/**
+ * What Headlong's monolith sends on its first call of a wake, beyond what its
+ * per-call renderer makes of the log (laude-institute/headlong 73df331,
+ * thinkers/monolith/step): the wake's prompt step is not a task line but the
+ * route prompt — the identity's system prompt, the "life so far" staircase
+ * (`recap --context`), the "Recent stream" block, the routing signals and
+ * thinkers/monolith/prompt.md — and shellm sends its own system prompt (a
+ * fixed text, its usage text and a tools list). Token counts (o200k_base) of
+ * the fixed texts in that commit; the identity, skills and tools list vary
+ * per install and are not counted, so the sum is a lower bound.
+ */
+export const MONOLITH_FIXED = { commit: "73df331", shellm_system_tokens: 1964, shellm_usage_tokens: 1046, prompt_md_tokens: 881 };
+
+/** The route prompt's text that depends on the log: the life section (here: the same sealed summaries, standing in for recap's), the recent stream, the signals. */
+export function routePromptText(lifeText, recent) {
+  const life = lifeText ? `Your life so far (tiered summary, oldest→newest):\n${lifeText}\n\n` : "";
+  return `<context>\n${life}Recent stream (last 20 steps):\n${recent}\n\nRouting signals:\n- (no special signals — pick what best serves the mind right now)\n</context>\n\nChoose ONE function for this wakeup and carry it out now.`;
+}
+
+/** The monolith's first call, in tokens: the per-call render with the wake's prompt step carrying the route prompt, plus the fixed texts. */
+export function monolithFirstCall(lines, blobs, promptId, lifeText, counter, overhead) {
+  const recent = recentStream(lines.filter((l) => l.step_id !== promptId));
+  const withRoute = lines.map((l) => (l.step_id === promptId ? { ...l, content: routePromptText(lifeText, recent) } : l));
+  const rendered = tokensOf(headlongMessages(withRoute, blobs), counter, overhead);
+  const fixed = MONOLITH_FIXED.shellm_system_tokens + MONOLITH_FIXED.shellm_usage_tokens + MONOLITH_FIXED.prompt_md_tokens;
+  return { tokens: rendered + fixed + overhead, rendered, fixed };
+}
+
 /** Headlong's file for a life: the header line, then its steps in Headlong's kinds. */
 export const headlongLines = (trajId, steps) => [{ type: "trajectory", step_id: trajId, ts: steps[0]?.ts, name: "monolith" }, ...steps.map(asHeadlong)];
 

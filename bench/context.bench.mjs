@@ -3,15 +3,18 @@
 // summaries plus the verbatim tail) on generated 1k, 10k and 100k-step lives.
 // Measures cold assembly (a fresh TokenCounter), incremental assembly (one
 // more step, one counter kept), the tokens of an idle wake's context at steady
-// state against a Headlong-style renderer of the same log, and cold assembly
-// from IndexedDB (fake-indexeddb under Node): the stream's positions from the
-// keys-only index, the sealed summaries from the tiers table, the tail, the
-// staircase. With HEADLONG_DIR pointing
+// state against a Headlong-style renderer of the same log and against the
+// whole first call of Headlong's monolith (a lower bound), and cold assembly
+// from IndexedDB as a starting mind does it (bench/context-cold.mjs: the
+// sealed summaries from the tiers table, the sealed past placed from their
+// seqs, the index read only after it, the tail, the staircase), under Node
+// over fake-indexeddb and in Chromium (bench/context-chromium.mjs; CHROMIUM=0
+// skips it; run it under `flock /tmp/reverie-e2e.lock`). With HEADLONG_DIR pointing
 // at a Headlong checkout, times Headlong's own per-wake path on the same files;
 // without it, prints the issue's reference figures. Writes
 // bench/results/context.json.
 //
-//   npm run bench -- context          (SIZES=1000,10000,100000 APPENDS=200 COLD_RUNS=7)
+//   npm run bench -- context          (SIZES=1000,10000,100000 APPENDS=200 COLD_RUNS=7 COLD_IDB_RUNS=5)
 //   HEADLONG_DIR=/path/to/headlong npm run bench -- context      (HEADLONG_RUNS=5 calls of each tool)
 //   CONTEXT_DIR=bench/some-copy/context npm run bench -- context  (a patched copy; writes context-patched.json)
 import "fake-indexeddb/auto";
@@ -19,7 +22,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tsImport } from "tsx/esm/api";
-import { headlongAvailable, headlongLines, headlongMessages, recentStream, runHeadlong, tokensOf } from "./context-headlong.mjs";
+import { headlongAvailable, headlongLines, headlongMessages, MONOLITH_FIXED, monolithFirstCall, recentStream, runHeadlong, tokensOf } from "./context-headlong.mjs";
+import { chromiumAvailable, chromiumCold, CHROMIUM } from "./context-chromium.mjs";
+import { coldRuns, storeRows, tierRows, wholeIndex } from "./context-cold.mjs";
 import { makeLife, makeSummaries, newId, SELF } from "./context-life.mjs";
 
 // CONTEXT_DIR: measure a patched copy of lib/context instead (a folder under bench/, so its imports resolve).
@@ -31,7 +36,7 @@ const { instructionsFor, taskText } = await tsImport("../lib/mind/prompt.ts", im
 const { commandList } = await tsImport("../lib/shell/commands/registry.ts", import.meta.url);
 const { ReverieDb } = await tsImport("../lib/store/db.ts", import.meta.url);
 const { countSteps, tailSteps } = await tsImport("../lib/store/steps.ts", import.meta.url);
-const { readTiers, streamKeysAfter } = await tsImport("../lib/store/tiers.ts", import.meta.url);
+const { readTiers, streamEntriesAfter, streamKeysAfter } = await tsImport("../lib/store/tiers.ts", import.meta.url);
 const { SealedPast } = await tsImport(new URL("sealed-past.ts", CONTEXT_DIR).href, import.meta.url);
 const { DEFAULT_RUN_LIMITS } = await tsImport("../lib/mind/run.ts", import.meta.url);
 
@@ -205,6 +210,9 @@ for (const N of SIZES) {
   const hlMessages = headlongMessages(hlLines, new Map([...whole.blobs].map(([k, v]) => [`blobs/${k}`, v])));
   const hlTokens = tokensOf(hlMessages, idleCounter, MESSAGE_OVERHEAD);
   const recent = recentStream(hlLines);
+  // Headlong's monolith on the same wake: its route prompt in the prompt step (the life section: the same summaries ours shows), plus its fixed texts.
+  const lifeText = idle.parts.filter((p) => p.kind === "tier").map((p) => `[tier ${p.tier + 1}] ${summaries.get(p)?.content ?? ""}`).join("\n");
+  const monolith = monolithFirstCall(hlLines, new Map([...whole.blobs].map(([k, v]) => [`blobs/${k}`, v])), prompt.step_id, lifeText, idleCounter, MESSAGE_OVERHEAD);
 
   results.push({
     steps: N,
@@ -220,16 +228,19 @@ for (const N of SIZES) {
       parts: idle.parts.length,
       tiers: idle.parts.filter((p) => p.kind === "tier").length,
       verbatim_steps: idle.parts.filter((p) => p.kind === "verbatim").reduce((n, p) => n + p.step_ids.length, 0),
+      staircase_tokens: idle.parts.filter((p) => p.kind === "tier").reduce((n, p) => n + p.tokens, 0),
       lean_tokens: lean.tokens,
       today_tokens: today.tokens,
       instruction_tokens: instructionTokens,
     },
     headlong_style: { tokens: hlTokens, messages: hlMessages.length, recent_stream_tokens: idleCounter.count(recent) },
+    // Like with like: our first call's instructions (their system message included) and context, against the monolith's whole first call.
+    first_call: { ours: idle.tokens + instructionTokens + MESSAGE_OVERHEAD, monolith: monolith.tokens, monolith_rendered: monolith.rendered, monolith_fixed: monolith.fixed },
   });
   idleLives.set(N, { steps: idleRaw, trajId });
 }
 
-// IndexedDB: fake-indexeddb under Node stands in for Chromium's; no sealed-summary store exists yet.
+// IndexedDB, the past elided (before a mind's sealed past is read) and the whole stream read row by row: fake-indexeddb under Node.
 const idbSize = maxSize;
 let idb;
 {
@@ -274,58 +285,52 @@ let idb;
     note: "fake-indexeddb under Node stands in for Chromium's IndexedDB; the live-path figure is the tail read + count + assembly with the past elided (run.ts before its sealed past is read)",
   };
 
-  // Cold assembly with sealed summaries, as a mind starts: the stream's positions from the keys-only
-  // index, every sealed summary from the tiers table, the tail, then the staircase. Summaries are the
-  // stand-in text, stored as the summarizer stores them (one row per block).
-  const stored = makeSummaries();
-  const streamIdsAll = raw.filter(inStream).map((st) => st.step_id);
-  for (const b of completeBlocks(streamIdsAll.length, DEFAULT_TIERS)) stored.seal(b, (a, z) => streamIdsAll.slice(a, z), F);
-  const tierRows = [...stored.sealed].map(([k, v]) => {
-    const [tier, index] = k.split(":").map(Number);
-    const size = F ** (tier + 1);
-    return { mind_id: mind, traj_id: mind, tier, index, content: v.content, cites: v.cites, first_step: streamIdsAll[index * size], last_step: streamIdsAll[(index + 1) * size - 1], steps: size, model: "stand-in" };
-  });
-  const tSeal = performance.now();
-  await db.tiers.bulkAdd(tierRows);
-  const sealMs = performance.now() - tSeal;
-  const coldRuns = [];
-  let coldIdle;
-  for (let i = 0; i < 6; i++) {
-    const counter = new TokenCounter();
-    const past = new SealedPast(DEFAULT_TIERS);
-    const c0 = performance.now();
-    const keys = await streamKeysAfter(db, mind, mind, 0);
-    const c1 = performance.now();
-    past.extend(keys);
-    const { tiers } = await readTiers(db, mind, mind);
-    for (const t of tiers) past.accept(t);
-    const c2 = performance.now();
-    const tail = await tailSteps(db, mind, DEFAULT_RUN_LIMITS.contextSteps);
-    const c3 = performance.now();
-    const ctx = buildContext(past.source(tail), options(counter, { get: past.summary }, { missing: past.missing }));
-    const c4 = performance.now();
-    coldIdle = buildContext(past.source(tail), options(counter, { get: past.summary }, { missing: past.missing, budget: IDLE_BUDGET }));
-    if (i > 0) coldRuns.push({ keys: c1 - c0, tiers: c2 - c1, tail: c3 - c2, build: c4 - c3, all: c4 - c0, tokens: ctx.tokens, sealed: past.sealedCount, stream: past.length, tierParts: ctx.parts.filter((p) => p.kind === "tier").length });
-  }
-  const cmed = (k) => stats(coldRuns.map((r) => r[k])).median;
-  idb.sealed_path = {
-    keys_ms: cmed("keys"),
-    tiers_ms: cmed("tiers"),
-    tail_ms: cmed("tail"),
-    build_ms: cmed("build"),
-    total_ms: cmed("all"),
-    runs: coldRuns.length,
-    stream: coldRuns[0].stream,
-    sealed: coldRuns[0].sealed,
-    tokens: coldRuns[0].tokens,
-    tier_parts: coldRuns[0].tierParts,
-    idle_tokens: coldIdle.tokens,
-    idle_staircase_tokens: coldIdle.parts.filter((p) => p.kind === "tier").reduce((a, p) => a + p.tokens, 0),
-    idle_folded: coldIdle.parts.some((p) => p.kind === "elided" && p.reason === "over the token budget"),
-    seal_rows_ms: Math.round(sealMs),
-  };
   db.close();
 }
+
+// Cold assembly with sealed summaries, as a mind starts (bench/context-cold.mjs): the tiers table,
+// the sealed past placed from the summaries' seqs, the index read only after it, the tail, the
+// staircase. Summaries are the stand-in text, stored as the summarizer stores them (one row per
+// block, with its seqs). Under Node over fake-indexeddb, then in Chromium over its own IndexedDB.
+const coldLib = { readTiers, keysAfter: streamEntriesAfter, indexKeysAfter: streamKeysAfter, tailSteps, buildContext, inStream, SealedPast, completeBlocks, DEFAULT_TIERS, TokenCounter };
+const coldOpts = { budget: DEFAULT_BUDGET, idleBudget: IDLE_BUDGET, contextSteps: DEFAULT_RUN_LIMITS.contextSteps, selfName: SELF };
+const COLD_IDB_RUNS = Number(process.env.COLD_IDB_RUNS ?? 5);
+// fake-indexeddb walks a key cursor slowly (57.6 s for 10k steps' index before this change): the whole-index read is timed at 1k only under Node.
+const WHOLE_INDEX_NODE_UP_TO = Number(process.env.WHOLE_INDEX_NODE_UP_TO ?? 1000);
+const coldLives = new Map();
+const coldLife = (N) => {
+  if (!coldLives.has(N)) {
+    const mind = newId(500 + N);
+    const raw = whole.steps.slice(0, N);
+    const rows = raw.map((st) => ({ step_id: st.step_id, mind_id: mind, traj_id: mind, type: st.type, json: JSON.stringify(st) }));
+    coldLives.set(N, { mind, rows, tiers: tierRows(coldLib, mind, raw, makeSummaries()) });
+  }
+  return coldLives.get(N);
+};
+const coldNode = {};
+log("\nCold assembly with sealed summaries, fake-indexeddb under Node:");
+for (const N of SIZES) {
+  const { mind, rows, tiers } = coldLife(N);
+  const db = new ReverieDb(`bench-context-cold-${N}-${process.pid}`);
+  await db.open();
+  await storeRows(db, rows);
+  await db.tiers.bulkAdd(tiers);
+  const cold = await coldRuns(coldLib, db, mind, coldOpts, COLD_IDB_RUNS);
+  const wholeIdx = N <= WHOLE_INDEX_NODE_UP_TO ? await wholeIndex(coldLib, db, mind) : null;
+  coldNode[N] = { ...cold, whole_index: wholeIdx };
+  log(`  ${N.toLocaleString()} steps: ${cold.total_ms.toFixed(1)} ms (${cold.keys_read} index entries read after a sealed prefix of ${cold.prefix.toLocaleString()} positions)`);
+  await db.delete();
+}
+let coldChromium = null;
+if (process.env.CHROMIUM !== "0" && chromiumAvailable()) {
+  log(`\nCold assembly with sealed summaries, Chromium (${CHROMIUM}):`);
+  try {
+    coldChromium = await chromiumCold({ sizes: SIZES, lives: coldLife, opts: coldOpts, runs: COLD_IDB_RUNS, log });
+  } catch (e) {
+    log(`  Chromium run failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+} else log(`\nChromium not run (${process.env.CHROMIUM === "0" ? "CHROMIUM=0" : `no ${CHROMIUM}`}): cold assembly measured under Node only.`);
+idb.cold = { node: coldNode, chromium: coldChromium, runs: COLD_IDB_RUNS, note: "median of the runs after one warm-up; each run a fresh SealedPast and TokenCounter over the same database" };
 
 // Headlong's own path, when a checkout is at hand.
 let headlong = null;
@@ -386,6 +391,15 @@ for (const r of results) {
 log("Headlong-style renderer (re-implemented from its documented behaviour): first step + last 50 + pinned, `[N steps elided]`, same-role messages joined, fields over 2048 bytes cut to head and tail, bookkeeping fields (run ids, timings, token counts) shown.");
 for (const r of results) log(`  ${r.steps.toLocaleString()}: lean idle tail (maxVerbatim 20) ${r.idle.lean_tokens.toLocaleString()} tokens (ratio ${fx(r.idle.lean_tokens / r.headlong_style.tokens)}); run.ts today (tail 300, no summaries) ${r.idle.today_tokens.toLocaleString()}; Headlong's monolith also puts its "Recent stream" block (${r.headlong_style.recent_stream_tokens.toLocaleString()} tokens) in the prompt`);
 
+log(`\nAn idle wake's first call, whole (tokens: instructions + context, against Headlong's monolith: shellm's system prompt and usage text, monolith/prompt.md, and the per-call render whose prompt step is the route prompt — life section, recent stream, signals; laude-institute/headlong ${MONOLITH_FIXED.commit}; identity, skills and tools list not counted, so a lower bound)`);
+log(`${"steps".padStart(8)} ${cell("ours", 7)} ${cell("monolith ≥", 11)} ${cell("of it fixed", 12)} ${cell("ratio", 7)} ${cell("target", 7)}`);
+for (const r of results) {
+  const f = r.first_call;
+  const ratio = f.ours / f.monolith;
+  log(`${cell(r.steps.toLocaleString(), 8)} ${cell(f.ours.toLocaleString(), 7)} ${cell(f.monolith.toLocaleString(), 11)} ${cell(f.monolith_fixed.toLocaleString(), 12)} ${cell(fx(ratio), 7)} ${cell(ratio <= 0.1 ? "0.1 ✓" : "0.1 ✗", 7)}`);
+}
+for (const r of results) log(`  ${r.steps.toLocaleString()}: a tenth of the monolith is ${Math.round(r.first_call.monolith / 10).toLocaleString()} tokens; our instructions alone are ${instructionTokens.toLocaleString()}, the staircase that covers the whole life ${r.idle.staircase_tokens.toLocaleString()} (${r.idle.tiers} summaries)`);
+
 log("\nWhere a warm call's time goes (mean of 20 calls on an unchanged stream; ids() and the tokenizer timed inside them)");
 log(`${"steps".padStart(8)} ${cell("build ms", 9)} ${cell("ids ms", 7)} ${cell("ids calls", 10)} ${cell("ids copied", 11)} ${cell("tokenizer ms", 13)} ${cell("plan ms", 8)} ${cell("parts", 6)} ${cell("filter ms", 10)}`);
 for (const r of results) {
@@ -398,10 +412,20 @@ log(`\nCold assembly from IndexedDB at ${idb.steps.toLocaleString()} steps — $
 log(`  tail ${DEFAULT_RUN_LIMITS.contextSteps} ${fx(idb.live_path.tail_ms, 1)} ms + count ${fx(idb.live_path.count_ms, 1)} ms + build ${fx(idb.live_path.build_ms, 1)} ms = ${fx(idb.live_path.total_ms, 1)} ms (target 300 ms: ${idb.live_path.total_ms <= TARGETS.cold_idb_ms_at_100k ? "✓" : "✗"}; median of ${idb.live_path.runs})`);
 log(`  the whole stream instead (every row read, parsed, filtered, then the staircase built): ${idb.whole_stream.read_ms} + ${idb.whole_stream.parse_filter_ms} + ${idb.whole_stream.build_ms} = ${idb.whole_stream.total_ms} ms`);
 {
-  const sp = idb.sealed_path;
-  log(`  cold with sealed summaries (${sp.sealed.toLocaleString()} rows in the tiers table, ${sp.stream.toLocaleString()} stream positions): keys-only index ${fx(sp.keys_ms, 1)} ms + tiers ${fx(sp.tiers_ms, 1)} ms + tail ${fx(sp.tail_ms, 1)} ms + build ${fx(sp.build_ms, 1)} ms = ${fx(sp.total_ms, 1)} ms (target 300 ms: ${sp.total_ms <= TARGETS.cold_idb_ms_at_100k ? "✓" : "✗"}; median of ${sp.runs}); ${sp.tier_parts} tier parts, ${sp.tokens.toLocaleString()} tokens`);
-  const hl = results.find((r) => r.steps === idb.steps)?.headlong_style.tokens;
-  log(`  its idle wake (budget ${IDLE_BUDGET.toLocaleString()}): ${sp.idle_tokens.toLocaleString()} tokens, of which the staircase ${sp.idle_staircase_tokens.toLocaleString()}${sp.idle_folded ? " (the oldest tiers folded to fit)" : ""}${hl ? `; Headlong-style monolith prompt ${hl.toLocaleString()} → ratio ${fx(sp.idle_tokens / hl)} (target 0.1)` : ""}`);
+  const c = idb.cold;
+  const T = TARGETS.cold_idb_ms_at_100k;
+  log(`\nCold assembly with sealed summaries (ms, median of ${c.runs} after a warm-up; target ${T} ms at 100k; ratio = figure / ${T} ms)`);
+  log(`${"steps".padStart(8)} ${cell("where", 9)} ${cell("tiers", 7)} ${cell("index", 7)} ${cell("tail", 6)} ${cell("build", 6)} ${cell("total", 7)} ${cell("ratio", 6)} ${cell("read", 5)} ${cell("prefix", 7)} ${cell("sealed", 7)} ${cell("tier parts", 10)} ${cell("whole index", 12)}`);
+  for (const N of SIZES) {
+    for (const [where, r] of [["node", c.node[N]], ["chromium", c.chromium?.[N]]]) {
+      if (!r) continue;
+      const ratio = r.total_ms / T;
+      log(`${cell(N.toLocaleString(), 8)} ${cell(where, 9)} ${cell(fx(r.tiers_ms, 1), 7)} ${cell(fx(r.keys_ms, 1), 7)} ${cell(fx(r.tail_ms, 1), 6)} ${cell(fx(r.build_ms, 1), 6)} ${cell(fx(r.total_ms, 1), 7)} ${cell(`${fx(ratio)}${N === 100000 ? (ratio <= 1 ? " ✓" : " ✗") : ""}`, 6)} ${cell(r.keys_read, 5)} ${cell(r.prefix.toLocaleString(), 7)} ${cell(r.sealed.toLocaleString(), 7)} ${cell(r.tier_parts, 10)} ${cell(r.whole_index ? `${fx(r.whole_index.ms, 0)} ms` : "—", 12)}`);
+    }
+  }
+  log("tiers: every sealed summary read; index: the sealed past placed from their seqs, then the stream index read after it (`read` entries; `prefix` positions known by their blocks' ends); tail: the newest 300 rows; build: the staircase.");
+  log("whole index: the stream index read key by key from the start, as a start did before tier rows kept their seqs (under Node only at 1k: fake-indexeddb's key cursor took 57.6 s at 10k).");
+  if (c.chromium?.browser) log(`Chromium: ${c.chromium.browser}, headless, fresh profile, same machine and the same rows.`);
 }
 
 const result = {

@@ -18,7 +18,7 @@ function StepLink({ id, onShowStep, testId = "context-step-link" }: { id: string
 function Covers({ line, onShowStep }: { line: TokenLine; onShowStep: (id: string) => void }) {
   const p = line.part;
   if (!p) return null;
-  const ends = p.kind === "tier" || p.kind === "elided" ? [p.first, p.last] : [p.step_ids[0], p.step_ids[p.step_ids.length - 1]];
+  const ends = p.kind === "tier" || p.kind === "elided" ? [p.first, p.last] : p.kind === "conversation" ? [p.conversation[0] ?? p.inner[0] ?? p.message, p.message] : [p.step_ids[0], p.step_ids[p.step_ids.length - 1]];
   const [first, last] = ends;
   return (
     <span className="flex flex-wrap items-baseline gap-1">
@@ -66,7 +66,7 @@ export function ContextParts({ lines, total, budget, onShowStep }: { lines: read
       </tbody>
       <tfoot>
         <tr className="font-medium">
-          <td className="py-1 pr-3">total (the context's budget: {budget.toLocaleString("en")})</td>
+          <td className="py-1 pr-3">{budget > 0 ? `total (the context's budget: ${budget.toLocaleString("en")})` : "total"}</td>
           <td className="py-1 pr-3 text-right font-mono" data-testid="context-total" data-tokens={total}>
             {total.toLocaleString("en")}
           </td>

@@ -90,6 +90,8 @@ interface Piece {
   part: ContextPart;
   /** Messages of this piece, in order. */
   messages: ChatMessage[];
+  /** A summary's piece again, with or without the hint on reading steps (only the context's first summary has it). */
+  hinted?: (hint: boolean) => Piece;
 }
 
 /** The first and last id of [from, to): what a part's text names (not all of them: a block can cover 10,000s of steps). */
@@ -100,14 +102,28 @@ const ends = (src: ContextSource, from: number, to: number) => [src.ids(from, fr
  * buildContext tries many cuts per call and a staircase covers the whole
  * stream: copying every id for each try was most of a call's time at 100k steps.
  */
-function coverRange<T extends object>(part: T, src: ContextSource, from: number, to: number): T & { step_ids: string[] } {
+function coverRange<T extends ContextPart>(part: Omit<T, "step_ids">, src: ContextSource, from: number, to: number): T {
   let ids: string[] | undefined;
-  return {
+  const covered = {
     ...part,
     get step_ids() {
       return (ids ??= src.ids(from, to));
     },
-  };
+  } as T;
+  spans.set(covered, { from, to });
+  return covered;
+}
+
+/**
+ * The positions of the stream a tier or elided part covers, kept beside the
+ * part (not in it: the part's fields are what `reverie context --json`
+ * prints). A sealed past read from its summaries knows an old block by its
+ * ends alone, so who needs a part's extent asks here, not its step_ids.
+ */
+const spans = new WeakMap<ContextPart, { from: number; to: number }>();
+
+export function partSpan(part: ContextPart): { from: number; to: number } | undefined {
+  return spans.get(part);
 }
 
 /**
@@ -115,25 +131,33 @@ function coverRange<T extends object>(part: T, src: ContextSource, from: number,
  * inspector's replay (replay.ts) must rebuild them byte for byte.
  */
 export const notes = {
-  summary: (count: number, first: string | undefined, last: string | undefined, tier: number, s: Summary) =>
-    `[My summary of ${count} steps, ${id8(first)}…${id8(last)} (tier ${tier})${s.cites.length ? `; it cites ${s.cites.map(id8).join(", ")}` : ""}. \`traj show <id>\` reads any step.]\n${s.content}`,
+  /** The first summary of a context says how to read a step; saying it again in each of a staircase's dozen summaries told the model nothing new. */
+  summary: (count: number, first: string | undefined, last: string | undefined, tier: number, s: Summary, hint: boolean) =>
+    `[My summary of ${count} steps, ${id8(first)}…${id8(last)} (tier ${tier})${s.cites.length ? `; it cites ${s.cites.map(id8).join(", ")}` : ""}.${hint ? " `traj show <id>` reads any step." : ""}]\n${s.content}`,
   elided: (count: number, first: string | undefined, last: string | undefined, reason: string) =>
     `[${count} steps, ${id8(first)}…${id8(last)}, not shown: ${reason}. \`traj show\` and \`traj search\` reach them.]`,
   before: (count: number) => `[${count} earlier steps not shown (not summarized yet). \`traj tail -n N\`, \`traj search\` and \`traj show\` reach them.]`,
   fold: (count: number) => `[${count} older steps not shown: over the token budget. \`traj show\` and \`traj search\` reach them.]`,
 };
 
-function summaryPiece(p: Extract<PlanPart, { kind: "tier" }>, s: Summary, src: ContextSource, counter: TokenCounter): Piece {
+function summaryPiece(p: Extract<PlanPart, { kind: "tier" }>, s: Summary, src: ContextSource, counter: TokenCounter, hint: boolean): Piece {
   const [first, last] = ends(src, p.from, p.to);
-  const content = notes.summary(p.to - p.from, first, last, p.tier, s);
-  const part = coverRange({ kind: "tier" as const, tier: p.tier, index: p.index, cites: [...s.cites], tokens: counter.cached(`tier:${p.tier}:${p.index}`, content) }, src, p.from, p.to);
-  return { part, messages: [{ role: "user", content }] };
+  const content = notes.summary(p.to - p.from, first, last, p.tier, s, hint);
+  const part = coverRange<Extract<ContextPart, { kind: "tier" }>>({ kind: "tier", tier: p.tier, index: p.index, cites: [...s.cites], tokens: counter.cached(`tier:${p.tier}:${p.index}${hint ? ":hint" : ""}`, content) }, src, p.from, p.to);
+  const piece: Piece = { part, messages: [{ role: "user", content }], hinted: (h) => (h === hint ? piece : summaryPiece(p, s, src, counter, h)) };
+  return piece;
+}
+
+/** The hint on reading steps on the first summary of the pieces, and on no other (replay.ts gives it to the first tier part the same way). */
+function hintFirst(pieces: Piece[]): Piece[] {
+  const first = pieces.findIndex((p) => p.part.kind === "tier");
+  return pieces.map((p, i) => (p.hinted ? p.hinted(i === first) : p));
 }
 
 function elidedPiece(from: number, to: number, block: BlockRef, reason: string, src: ContextSource, counter: TokenCounter): Piece {
   const [first, last] = ends(src, from, to);
   const content = notes.elided(to - from, first, last, reason);
-  const part = coverRange({ kind: "elided" as const, tier: block.tier, index: block.index, reason, tokens: counter.cached(`elided:${from}:${to}:${reason}`, content) }, src, from, to);
+  const part = coverRange<Extract<ContextPart, { kind: "elided" }>>({ kind: "elided", tier: block.tier, index: block.index, reason, tokens: counter.cached(`elided:${from}:${to}:${reason}`, content) }, src, from, to);
   return { part, messages: [{ role: "user", content }] };
 }
 
@@ -172,7 +196,7 @@ function assemble(src: ContextSource, cut: number, opts: BuildOptions, rendered:
   const parts = plan(src.length, cut, opts.tiers, lookup);
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i] as PlanPart;
-    if (p.kind === "tier") pieces.push(summaryPiece(p, opts.summary(p) as Summary, src, opts.counter));
+    if (p.kind === "tier") pieces.push(summaryPiece(p, opts.summary(p) as Summary, src, opts.counter, false));
     else if (p.kind === "elided") {
       // Neighbouring blocks elided for the same reason read as one stretch.
       let to = p.to;
@@ -199,7 +223,7 @@ function assemble(src: ContextSource, cut: number, opts: BuildOptions, rendered:
     }
   }
   if (cut >= src.length && opts.pinned) pieces.push(stepsPiece("pinned", [opts.pinned], opts, rendered));
-  return pieces;
+  return hintFirst(pieces);
 }
 
 /** Tokens of the messages the pieces make: their parts, each message's own overhead, a token for each join. */
@@ -275,10 +299,12 @@ function foldOldest(pieces: Piece[], src: ContextSource, opts: BuildOptions): Pi
   let rest = pieces;
   while (total(rest) > opts.budget && pieces.slice(k).some(foldable)) {
     k = pieces.findIndex((p, i) => i >= k && foldable(p)) + 1;
-    const folded = pieces.slice(0, k).filter(foldable).flatMap((p) => p.part.step_ids);
-    const content = notes.fold(folded.length);
-    const note: Piece = { part: { kind: "elided", tier: -1, index: -1, step_ids: folded, reason: "over the token budget", tokens: opts.counter.count(content) }, messages: [{ role: "user", content }] };
-    rest = [...pieces.slice(0, k).filter((p) => !foldable(p)), note, ...pieces.slice(k)];
+    // The folded parts are the oldest stretch of the stream, [0, to): counted by their spans, their ids read only if asked for.
+    const to = Math.max(0, ...pieces.slice(0, k).map((p) => partSpan(p.part)?.to ?? 0));
+    const content = notes.fold(to);
+    const part = coverRange<Extract<ContextPart, { kind: "elided" }>>({ kind: "elided", tier: -1, index: -1, reason: "over the token budget", tokens: opts.counter.count(content) }, src, 0, to);
+    const note: Piece = { part, messages: [{ role: "user", content }] };
+    rest = hintFirst([...pieces.slice(0, k).filter((p) => !foldable(p)), note, ...pieces.slice(k)]);
   }
   return rest;
 }

@@ -11,7 +11,8 @@
 // what buildContext produced.
 import { z } from "zod";
 import type { Step } from "../trajectory/schema";
-import { joinMessages, notes, type BuildOptions, type BuiltContext, type ContextSource } from "./build";
+import { joinMessages, notes, partSpan, type BuildOptions, type BuiltContext, type ContextSource } from "./build";
+import { conversationMessages, isMessage, type ConversationView, type MessageStep } from "./conversation";
 import { renderStep, type ChatMessage } from "./project";
 import { blockRange, type BlockRef } from "./staircase";
 import { MESSAGE_OVERHEAD, type TokenCounter } from "./tokens";
@@ -34,6 +35,8 @@ export const SeenPart = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("pinned"), step_ids: ids, tokens }),
   z.object({ kind: z.literal("verbatim"), step_ids: ids, tokens }),
   z.object({ kind: z.literal("tier"), tier: z.number().int(), index: z.number().int(), count: z.number().int(), first: z.string(), last: z.string(), cites: ids, tokens }),
+  /** The responder's one message: the inner life's latest steps, the conversation so far, the message it answers. */
+  z.object({ kind: z.literal("conversation"), person: z.string(), inner: ids, conversation: ids, message: z.string(), tokens }),
   z.object({
     kind: z.literal("elided"),
     /** range: a stretch of the stream; before: steps not at hand at all; fold: older parts folded to fit the budget. */
@@ -92,9 +95,11 @@ export function seenCall(
       }
       case "elided": {
         const note = p.tier === -1 && p.reason === BEFORE_REASON ? "before" : p.tier === -1 && p.reason === FOLD_REASON ? "fold" : "range";
-        const covered = p.step_ids;
-        const ends = covered.length ? { first: covered[0], last: covered[covered.length - 1] } : {};
-        return { kind: "elided", note, tier: p.tier, index: p.index, reason: p.reason, count: covered.length, ...ends, tokens: p.tokens };
+        // Its extent and ends, not every id it covers: a fold can cover most of a 100k-step stream.
+        const span = partSpan(p) ?? { from: 0, to: 0 };
+        const count = span.to - span.from;
+        const ends = count > 0 ? { first: src.ids(span.from, span.from + 1)[0], last: src.ids(span.to - 1, span.to)[0] } : {};
+        return { kind: "elided", note, tier: p.tier, index: p.index, reason: p.reason, count, ...ends, tokens: p.tokens };
       }
     }
   });
@@ -107,6 +112,34 @@ export function seenCall(
     system: call.system.map((s) => ({ ...s, tokens: counter.cached(`system:${s.kind}:${s.text}`, s.text) })),
     parts,
   };
+}
+
+/** The record of the responder's call: one conversation part, its instructions unsplit, no token budget (0). */
+export function conversationCall(
+  view: ConversationView,
+  call: { step_id: string; run_id: string; traj_id: string; instructions: string; counter: TokenCounter },
+): SeenCall {
+  const [message] = conversationMessages(view);
+  const tokens = call.counter.count(message?.content ?? "");
+  return {
+    step_id: call.step_id,
+    run_id: call.run_id,
+    traj_id: call.traj_id,
+    iteration: 1,
+    self_name: view.selfName,
+    budget: 0,
+    before: 0,
+    tokens: tokens + MESSAGE_OVERHEAD,
+    system: [{ kind: "instructions", text: call.instructions, tokens: call.counter.cached(`system:instructions:${call.instructions}`, call.instructions) }],
+    parts: [{ kind: "conversation", person: view.person, inner: view.inner.map((s) => s.step_id), conversation: view.conversation.map((m) => m.step_id), message: view.message.step_id, tokens }],
+  };
+}
+
+/** The step ids a recorded part shows whole (to read them before a replay). */
+export function shownSteps(part: SeenPart): string[] {
+  if (part.kind === "ancestors" || part.kind === "pinned" || part.kind === "verbatim") return part.step_ids;
+  if (part.kind === "conversation") return [...part.inner, ...part.conversation, part.message];
+  return [];
 }
 
 export interface ReplayLookups {
@@ -125,7 +158,7 @@ export interface Replayed {
 }
 
 /** The messages of one part, before consecutive messages of a role are joined. */
-function partMessages(part: SeenPart, call: SeenCall, look: ReplayLookups, missing: string[]): ChatMessage[] {
+function partMessages(part: SeenPart, call: SeenCall, look: ReplayLookups, missing: string[], firstTier: boolean): ChatMessage[] {
   const steps = (stepIds: readonly string[]) =>
     stepIds.flatMap((id) => {
       const step = look.step(id);
@@ -151,7 +184,22 @@ function partMessages(part: SeenPart, call: SeenCall, look: ReplayLookups, missi
         missing.push(`summary tier ${part.tier} #${part.index}`);
         content = "[this sealed summary is missing]";
       }
-      return [{ role: "user", content: notes.summary(part.count, part.first, part.last, part.tier, { content, cites: part.cites }) }];
+      return [{ role: "user", content: notes.summary(part.count, part.first, part.last, part.tier, { content, cites: part.cites }, firstTier) }];
+    }
+    case "conversation": {
+      const found = (id: string) => {
+        const step = look.step(id);
+        if (!step) missing.push(id);
+        return step;
+      };
+      const inner = part.inner.flatMap((id) => found(id) ?? []);
+      const conversation = part.conversation.flatMap((id) => found(id) ?? []).filter(isMessage);
+      const message = found(part.message);
+      if (!message || !isMessage(message)) {
+        if (message) missing.push(part.message);
+        return [{ role: "user", content: `[message ${part.message} is missing]` }];
+      }
+      return conversationMessages({ person: part.person, selfName: call.self_name, inner, conversation: conversation as MessageStep[], message });
     }
     case "elided":
       if (part.note === "before") return [{ role: "user", content: notes.before(call.before) }];
@@ -163,7 +211,8 @@ function partMessages(part: SeenPart, call: SeenCall, look: ReplayLookups, missi
 /** The exact instructions and messages a recorded call sent. */
 export function replay(call: SeenCall, look: ReplayLookups): Replayed {
   const missing: string[] = [];
-  const messages = joinMessages(call.parts.flatMap((p) => partMessages(p, call, look, missing)));
+  const firstTier = call.parts.findIndex((p) => p.kind === "tier");
+  const messages = joinMessages(call.parts.flatMap((p, i) => partMessages(p, call, look, missing, i === firstTier)));
   return { system: call.system.map((s) => s.text).join(""), messages, missing };
 }
 
@@ -188,6 +237,8 @@ export function tokenLines(call: SeenCall): { lines: TokenLine[]; total: number 
     const label =
       p.kind === "tier"
         ? `tier ${p.tier} summary #${p.index} (${p.count} steps)`
+        : p.kind === "conversation"
+          ? `conversation with ${p.person} (${p.conversation.length} earlier message${p.conversation.length === 1 ? "" : "s"}, ${p.inner.length} inner-life step${p.inner.length === 1 ? "" : "s"})`
         : p.kind === "elided"
           ? `elided (${p.note === "before" ? call.before : p.count} steps): ${p.reason}`
           : `${p.kind} (${p.step_ids.length} step${p.step_ids.length === 1 ? "" : "s"})`;

@@ -16,7 +16,7 @@ export const TIERS_FILE = "tiers.jsonl";
 /** The reason an elided block gives when its sealed summary is not of this stream. */
 export const MISMATCH = "sealed summary does not match the stream";
 
-/** One line of tiers.jsonl. Extra fields (model, prompt_version, created, themes) are allowed and ignored. */
+/** One line of tiers.jsonl (and a row of the tiers table). Extra fields (model, prompt_version, created, themes) are allowed and ignored. */
 export const TierLine = z.object({
   tier: z.number().int().min(0),
   index: z.number().int().min(0),
@@ -25,6 +25,13 @@ export const TierLine = z.object({
   first_step: z.string().min(1),
   last_step: z.string().min(1),
   steps: z.number().int().positive(),
+  /**
+   * The store's seqs of the first and last step: a database's own numbering,
+   * so a live mind can place its sealed past without reading every position.
+   * Absent from older rows and from tiers.jsonl (another database numbers its steps anew).
+   */
+  first_seq: z.number().int().nonnegative().optional(),
+  last_seq: z.number().int().nonnegative().optional(),
 });
 export type TierLine = z.infer<typeof TierLine>;
 

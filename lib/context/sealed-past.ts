@@ -1,10 +1,14 @@
 // A live trajectory's past as the staircase needs it: the filtered stream's
 // positions (step ids, in the order the store appended them) and the summaries
-// sealed over its blocks. Positions come from the store's keys-only index, so
-// the whole stream is known without reading a row; the steps themselves are
-// at hand only for the recent tail. A summary is taken only when its first and
-// last step are the stream's at its block's ends (the same check as the CLI's
-// tiers.jsonl). Pure: the caller reads the store and hands in what it read.
+// sealed over its blocks. A mind that has sealed its past does not read every
+// position back when it starts: each sealed summary carries the store's seqs
+// of its first and last step, so the run of tier-0 blocks sealed from the
+// start is known by its blocks' ends alone (all a staircase of sealed blocks
+// names), and only the positions after it (less a margin, so the recent tail
+// can be placed) are read from the index. Older summaries without seqs fall
+// back to reading the index from the start. A summary is taken only when its
+// first and last step are the stream's at its block's ends (the same check as
+// the CLI's tiers.jsonl). Pure: the caller reads the store and hands in what it read.
 import type { Step } from "../trajectory/schema";
 import { inStream, inStreamType, type ContextSource, type Summary } from "./build";
 import { MISMATCH, type TierLine } from "./rollups";
@@ -27,7 +31,26 @@ const key = (b: BlockRef) => `${b.tier}:${b.index}`;
 /** How far past the tail's length the index may run ahead of what this context has seen. */
 const LOOK_BACK = 64;
 
+/**
+ * Positions read in full at the end of a sealed past when a mind starts: more
+ * than a run's tail (300 raw steps) and the look-back, so the tail is always
+ * placed among known ids.
+ */
+export const DENSE_TAIL = 512;
+
+/** A tier-0 block of the sealed prefix, known by its ends. */
+interface BlockEnds {
+  firstId: string;
+  lastId: string;
+  firstSeq: number;
+  lastSeq: number;
+}
+
 export class SealedPast {
+  /** The sealed prefix [0, base): tier-0 blocks known by their ends (from their summaries), not id by id. */
+  private readonly prefix: BlockEnds[] = [];
+  private base = 0;
+  /** Positions [base, length), id by id, and their seqs. */
   private readonly stream: string[] = [];
   private readonly seqs: number[] = [];
   private last = 0;
@@ -43,7 +66,7 @@ export class SealedPast {
 
   /** Steps in the stream. */
   get length(): number {
-    return this.stream.length;
+    return this.base + this.stream.length;
   }
 
   /** The highest seq taken in: read the index after it to catch up. */
@@ -53,6 +76,37 @@ export class SealedPast {
 
   get sealedCount(): number {
     return this.sealed.size;
+  }
+
+  /** Positions known by their block's ends only (the sealed prefix). */
+  get prefixLength(): number {
+    return this.base;
+  }
+
+  /**
+   * Before the index is read: take the sealed prefix from the summaries that
+   * carry their seqs (the run of tier-0 blocks from block 0, each of F steps,
+   * seqs rising), less the last `dense` positions. Returns the seq to read the
+   * index after (0: no prefix, read it all). Then `extend` with what the index
+   * holds after it, and `accept` the summaries.
+   */
+  seed(tiers: readonly SealedTier[], dense = DENSE_TAIL): number {
+    if (this.length > 0 || this.last > 0) throw new Error("seed a sealed past before taking in the index");
+    const F = this.tiers.fanout;
+    const byIndex = new Map<number, SealedTier>();
+    for (const t of tiers) if (t.tier === 0 && !byIndex.has(t.index)) byIndex.set(t.index, t);
+    const run: BlockEnds[] = [];
+    for (let i = 0; ; i++) {
+      const t = byIndex.get(i);
+      if (!t || t.steps !== F || t.first_seq === undefined || t.last_seq === undefined || t.last_seq < t.first_seq) break;
+      if (i > 0 && t.first_seq <= (run[i - 1] as BlockEnds).lastSeq) break;
+      run.push({ firstId: t.first_step, lastId: t.last_step, firstSeq: t.first_seq, lastSeq: t.last_seq });
+    }
+    const keep = Math.max(0, run.length - Math.ceil(dense / F));
+    this.prefix.push(...run.slice(0, keep));
+    this.base = keep * F;
+    this.last = keep ? (run[keep - 1] as BlockEnds).lastSeq : 0;
+    return this.last;
   }
 
   /** Take in index entries in seq order; ones already taken in, or not in the stream, are skipped. Returns how many joined the stream. */
@@ -69,20 +123,51 @@ export class SealedPast {
     return added;
   }
 
-  ids(from: number, to: number): string[] {
-    return this.stream.slice(Math.max(0, from), Math.min(to, this.stream.length));
+  /** The id at a position; undefined past the end, or inside a sealed prefix block (only its ends are known). */
+  idAt(pos: number): string | undefined {
+    if (pos >= this.base) return this.stream[pos - this.base];
+    const b = this.prefix[Math.floor(pos / this.tiers.fanout)];
+    const off = pos % this.tiers.fanout;
+    return off === 0 ? b?.firstId : off === this.tiers.fanout - 1 ? b?.lastId : undefined;
   }
 
-  /** The store's seqs of a block's first and last step (to read its rows by range). */
+  /** The store's seq of a position (known, like its id, at the ends of a sealed prefix block). */
+  seqAt(pos: number): number | undefined {
+    if (pos >= this.base) return this.seqs[pos - this.base];
+    const b = this.prefix[Math.floor(pos / this.tiers.fanout)];
+    const off = pos % this.tiers.fanout;
+    return off === 0 ? b?.firstSeq : off === this.tiers.fanout - 1 ? b?.lastSeq : undefined;
+  }
+
+  /**
+   * The ids of positions [from, to). Inside the sealed prefix only a block's
+   * ends are known: asking for more is a bug in the caller (everything that
+   * shows a sealed block names its ends), so it throws rather than guess.
+   */
+  ids(from: number, to: number): string[] {
+    from = Math.max(0, from);
+    to = Math.min(to, this.length);
+    if (from >= to) return [];
+    if (from >= this.base) return this.stream.slice(from - this.base, to - this.base);
+    if (to - from === 1) {
+      const id = this.idAt(from);
+      if (id !== undefined) return [id];
+    }
+    throw new Error(`positions ${from}–${to} of the stream are inside its sealed past, known by their blocks' ends only`);
+  }
+
+  /** The store's seqs of a block's first and last step (to read its rows by range, and to seal it). */
   seqRange(block: BlockRef): { first: number; last: number } | undefined {
     const { from, to } = blockRange(block, this.tiers);
-    if (to > this.stream.length) return undefined;
-    return { first: this.seqs[from] as number, last: this.seqs[to - 1] as number };
+    if (to > this.length) return undefined;
+    const first = this.seqAt(from);
+    const last = this.seqAt(to - 1);
+    return first === undefined || last === undefined ? undefined : { first, last };
   }
 
   /** A block is complete once the stream holds all its steps. */
   complete(block: BlockRef): boolean {
-    return blockRange(block, this.tiers).to <= this.stream.length;
+    return blockRange(block, this.tiers).to <= this.length;
   }
 
   isSealed(block: BlockRef): boolean {
@@ -94,7 +179,7 @@ export class SealedPast {
     const k = key(t);
     if (this.sealed.has(k)) return "duplicate";
     const { from, to } = blockRange(t, this.tiers);
-    const fits = to <= this.stream.length && t.steps === to - from && this.stream[from] === t.first_step && this.stream[to - 1] === t.last_step;
+    const fits = to <= this.length && t.steps === to - from && this.idAt(from) === t.first_step && this.idAt(to - 1) === t.last_step;
     if (!fits) {
       this.unmatched.add(k);
       return "mismatch";
@@ -122,8 +207,8 @@ export class SealedPast {
   pending(skip: (block: BlockRef) => boolean = () => false, limit = Infinity): BlockRef[] {
     const F = this.tiers.fanout;
     const out: BlockRef[] = [];
-    for (let tier = 0, size = F; size <= this.stream.length && out.length < limit; tier++, size *= F) {
-      const count = Math.floor(this.stream.length / size);
+    for (let tier = 0, size = F; size <= this.length && out.length < limit; tier++, size *= F) {
+      const count = Math.floor(this.length / size);
       for (let index = 0; index < count && out.length < limit; index++) {
         if (this.sealed.has(`${tier}:${index}`)) continue;
         let ready = true;
@@ -143,24 +228,23 @@ export class SealedPast {
   source(tail: readonly Step[]): ContextSource {
     const steps = tail.filter(inStream);
     const byId = new Map(steps.map((s) => [s.step_id, s]));
-    const n = this.stream.length;
-    // Where the tail meets the index: the newest index position the tail holds, looked for near the index's end only.
-    const low = Math.max(0, n - steps.length - LOOK_BACK);
+    const n = this.length;
+    // Where the tail meets the index: the newest index position the tail holds, looked for near the index's end only (never inside the sealed prefix).
+    const low = Math.max(this.base, n - steps.length - LOOK_BACK);
     let end = n;
-    while (end > low && !byId.has(this.stream[end - 1] as string)) end--;
+    while (end > low && !byId.has(this.idAt(end - 1) as string)) end--;
     // None of the tail there: it is all newer than the index (or the index is empty).
     if (end === low) end = n;
     let held = end;
-    while (held > 0 && byId.has(this.stream[held - 1] as string)) held--;
-    const known = new Set(this.stream.slice(low, end));
+    while (held > this.base && byId.has(this.idAt(held - 1) as string)) held--;
+    const known = new Set(this.ids(low, end));
     const after = steps.filter((s) => !known.has(s.step_id));
-    const ids = this.stream;
     return {
       length: end + after.length,
       held,
-      at: (p) => (p < end ? byId.get(ids[p] as string) : after[p - end]),
+      at: (p) => (p < end ? byId.get(this.idAt(p) as string) : after[p - end]),
       ids: (from, to) => {
-        const head = ids.slice(Math.max(0, from), Math.min(to, end));
+        const head = this.ids(from, Math.min(to, end));
         return to <= end ? head : [...head, ...after.slice(Math.max(0, from - end), to - end).map((s) => s.step_id)];
       },
     };

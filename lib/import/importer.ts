@@ -29,6 +29,8 @@ export interface ImportSink {
   /** `path` is `<dir>/blobs/<name>` as in the archive. */
   blob(path: string, text: string): Promise<void>;
   mind(json: unknown): Promise<void>;
+  /** A trajectory's sealed summaries (`<dir>/tiers.jsonl`), its text as in the archive; without it they are skipped. */
+  tiers?(dir: string, text: string): Promise<void>;
 }
 
 export interface ImportOptions {
@@ -41,6 +43,14 @@ export interface ImportOptions {
 }
 
 const MAX_MIND_JSON = 1024 * 1024;
+
+const pathParts = (path: string) => path.replace(/\\/g, "/").replace(/^\.?\/+/, "").split("/").filter(Boolean);
+
+/** A trajectory's sealed summaries: `tiers.jsonl` beside its trajectory.jsonl. */
+const isTiersFile = (path: string) => pathParts(path).at(-1) === "tiers.jsonl";
+
+/** The trajectory folder a `tiers.jsonl` entry sits in, named as classifyPath names folders. */
+const tiersDir = (path: string) => pathParts(path).slice(0, -1).join("/");
 
 export async function importArchive(source: Blob, sink: ImportSink, opts: ImportOptions = {}): Promise<ImportStats> {
   const stats = emptyStats();
@@ -92,6 +102,8 @@ export async function importArchive(source: Blob, sink: ImportSink, opts: Import
         onTraj: (dir, id) => trajOfDir.set(dir, id),
         progress: () => opts.onProgress?.(lastBytes, lastTotal, stats),
       });
+    } else if (role.kind === "other" && sink.tiers && isTiersFile(entry.path)) {
+      await sink.tiers(tiersDir(entry.path), await entry.text());
     } else {
       await entry.skip();
     }

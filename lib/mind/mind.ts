@@ -53,6 +53,7 @@ export class Mind {
       persona: deps.persona,
       signal: this.stopController.signal,
       onBusy: (messageId) => this.summarizer?.setBusy("responder", messageId !== null),
+      contexts: deps.contexts,
     });
     this.dispatcher = new Dispatcher([this.responder]);
   }

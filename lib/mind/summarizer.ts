@@ -44,6 +44,7 @@ interface Failure {
 }
 
 const key = (b: BlockRef) => `${b.tier}:${b.index}`;
+const coarsest = (blocks: readonly BlockRef[]) => blocks.reduce<BlockRef | undefined>((best, b) => (!best || b.tier > best.tier ? b : best), undefined);
 const id8 = (id: string | undefined) => (id ?? "").slice(0, 8);
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -89,8 +90,10 @@ export class Summarizer {
     const { past, store } = this.deps;
     try {
       if (!past.loaded) {
-        past.extend(await store.keysAfter(past.lastSeq));
-        for (const t of await store.list()) past.accept(t);
+        // The summaries first: those that carry their seqs place the sealed past without reading its positions.
+        const tiers = await store.list();
+        past.extend(await store.keysAfter(past.length === 0 && past.lastSeq === 0 ? past.seed(tiers) : past.lastSeq));
+        for (const t of tiers) past.accept(t);
         past.loaded = true;
       }
     } catch (e) {
@@ -104,7 +107,8 @@ export class Summarizer {
         // The store is unreachable for now: what is known is used; the next look reads again.
       }
       const now = this.deps.clock.now();
-      const [block] = past.pending((b) => (this.failures.get(key(b))?.retryAt ?? 0) > now, 1);
+      // The coarsest ready block first (oldest within its tier): a sealed parent stands for its ten children in every call's staircase, so a backlog sealed tier 0 first would leave each context hundreds of pieces long, and slow to build, until it is worked off.
+      const block = coarsest(past.pending((b) => (this.failures.get(key(b))?.retryAt ?? 0) > now));
       if (!block) {
         await this.rest(this.nextRetry(now));
         continue;
@@ -142,13 +146,14 @@ export class Summarizer {
   private async summarize(block: BlockRef): Promise<void> {
     const { past, model, selfName, persona } = this.deps;
     const { from, to } = blockRange(block, past.tiers);
-    const ids = past.ids(from, to);
-    const first = ids[0] as string;
-    const last = ids[ids.length - 1] as string;
+    // A block's ends (all that is known of a block inside the sealed past), and its seqs, which its row keeps.
+    const first = past.idAt(from) as string;
+    const last = past.idAt(to - 1) as string;
+    const seqs = past.seqRange(block);
     let messages;
     let candidates: string[];
     if (block.tier === 0) {
-      const seqs = past.seqRange(block);
+      const ids = past.ids(from, to);
       let steps: Step[];
       try {
         steps = seqs ? await this.deps.store.steps(seqs.first, seqs.last) : [];
@@ -167,7 +172,7 @@ export class Summarizer {
         sums.map((s) => s as NonNullable<typeof s>),
         children.map((c) => {
           const r = blockRange(c, past.tiers);
-          return { first: past.ids(r.from, r.from + 1)[0] ?? "", last: past.ids(r.to - 1, r.to)[0] ?? "" };
+          return { first: past.idAt(r.from) ?? "", last: past.idAt(r.to - 1) ?? "" };
         }),
       );
       candidates = [...new Set(sums.flatMap((s) => s?.cites ?? []))];
@@ -182,7 +187,7 @@ export class Summarizer {
     }
     const content = cleanSummary(reply.text);
     if (!content) return this.failed(block, "the model sent an empty summary");
-    const tier = { tier: block.tier, index: block.index, content, cites: citesIn(content, candidates), first_step: first, last_step: last, steps: to - from };
+    const tier = { tier: block.tier, index: block.index, content, cites: citesIn(content, candidates), first_step: first, last_step: last, steps: to - from, ...(seqs ? { first_seq: seqs.first, last_seq: seqs.last } : {}) };
     try {
       const stored = await this.deps.store.seal({ ...tier, model: model.name, created: formatTs(this.deps.clock.now()) });
       if (stored === "sealed") past.accept(tier);
@@ -203,7 +208,7 @@ export class Summarizer {
     this.failures.set(k, { count, retryAt: at });
     past.setMissing(block, `its summary failed (${why.slice(0, 160)}); I will try again`);
     const { from, to } = blockRange(block, past.tiers);
-    const span = `${id8(past.ids(from, from + 1)[0])}…${id8(past.ids(to - 1, to)[0])}`;
+    const span = `${id8(past.idAt(from))}…${id8(past.idAt(to - 1))}`;
     await this.log(`I could not summarize steps ${span} (tier ${block.tier}, block ${block.index}): ${why}. I will try again in ${Math.round((at - clock.now()) / 1000)} s; until then my context shows that stretch in finer pieces or elided.`);
   }
 

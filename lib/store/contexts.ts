@@ -4,7 +4,7 @@
 // once, content-addressed (`seen-text:<sha-256>` in `settings`), and a call's
 // row names it by hash. Rows read back are parsed; a damaged one is skipped.
 import { z } from "zod";
-import { SeenPart, SystemKind, type ReplayLookups, type SeenCall } from "../context/replay";
+import { SeenPart, shownSteps, SystemKind, type ReplayLookups, type SeenCall } from "../context/replay";
 import type { ContextPort } from "../mind/ports";
 import type { Step } from "../trajectory/schema";
 import type { ContextRow, ReverieDb } from "./db";
@@ -110,7 +110,7 @@ export async function contextOf(db: ReverieDb, owner: string, stepId: string): P
 
 /** The steps and sealed summaries a recorded call cites, read at once, as replay's lookups. */
 export async function replayLookups(db: ReverieDb, owner: string, call: SeenCall): Promise<ReplayLookups> {
-  const ids = [...new Set(call.parts.flatMap((p) => (p.kind === "ancestors" || p.kind === "pinned" || p.kind === "verbatim" ? p.step_ids : [])))];
+  const ids = [...new Set(call.parts.flatMap(shownSteps))];
   const rows = await db.steps.where("[mind_id+step_id]").anyOf(ids.map((id) => [owner, id])).toArray();
   const steps = new Map<string, Step>(parseRows(rows).steps.map((s) => [s.step_id, s]));
   const blocks = call.parts.flatMap((p) => (p.kind === "tier" ? [{ tier: p.tier, index: p.index }] : []));

@@ -85,6 +85,13 @@ export interface TierRow {
   last_step: string;
   /** Stream steps the block covers (F^(tier+1)). */
   steps: number;
+  /**
+   * This database's seqs of first_step and last_step: a starting mind places
+   * its sealed past from them without reading every position (SealedPast.seed).
+   * Absent from rows sealed before they were kept; not exported (another database numbers anew).
+   */
+  first_seq?: number;
+  last_seq?: number;
   /** The model that wrote it (provider/model), and when (ISO 8601). */
   model?: string;
   created?: string;

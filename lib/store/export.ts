@@ -1,8 +1,11 @@
 // Export an owner (a mind or an imported archive) as a Headlong-layout
 // archive: `<hex8>-<slug>/trajectory.jsonl`, children nested in their
-// parent's folder, `blobs/` beside each, plus `mind.json` (never keys).
+// parent's folder, `blobs/` beside each, the trajectory's sealed summaries as
+// `tiers.jsonl` beside it (what `npx reverie context` reads), plus
+// `mind.json` (never keys).
 import Dexie from "dexie";
 import type { OutEntry } from "../archive/write";
+import { TIERS_FILE } from "../context/rollups";
 import { trajDirName } from "../trajectory/headlong";
 import { parseArchive } from "./archives";
 import type { ReverieDb, TrajectoryRow } from "./db";
@@ -62,6 +65,8 @@ export async function* exportEntries(db: ReverieDb, ownerId: string): AsyncGener
   for (const t of trajs) {
     const dir = dirs.get(t.traj_id) ?? trajDirName(t.traj_id, t.name);
     yield { path: `${dir}/trajectory.jsonl`, data: await trajectoryText(db, ownerId, t.traj_id) };
+    const tiers = await tiersText(db, ownerId, t.traj_id);
+    if (tiers) yield { path: `${dir}/${TIERS_FILE}`, data: tiers };
     const prefix = t.dir ? `${t.dir}/blobs/` : "blobs/";
     const blobs = await db.blobs.where("[mind_id+name]").between([ownerId, prefix], [ownerId, `${prefix}\uffff`]).toArray();
     for (const b of blobs) yield { path: `${dir}/blobs/${b.name.slice(prefix.length)}`, data: b.text };
@@ -74,4 +79,15 @@ async function trajectoryText(db: ReverieDb, owner: string, traj: string): Promi
   if (pages.length > 0) return pages.map((p) => `${p.lines}\n`).join("");
   const rows = await db.steps.where("[mind_id+traj_id+seq]").between([owner, traj, Dexie.minKey], [owner, traj, Dexie.maxKey]).toArray();
   return rows.map((r) => `${r.json}\n`).join("");
+}
+
+/**
+ * A trajectory's sealed summaries as tiers.jsonl lines (finest tier first),
+ * or "" when it has none. The store's seqs are left out: the database that
+ * reads the file numbers its steps anew.
+ */
+async function tiersText(db: ReverieDb, owner: string, traj: string): Promise<string> {
+  const rows = await db.tiers.where("[mind_id+traj_id]").equals([owner, traj]).toArray();
+  rows.sort((a, b) => a.tier - b.tier || a.index - b.index);
+  return rows.map(({ mind_id: _m, traj_id: _t, first_seq: _f, last_seq: _l, ...line }) => `${JSON.stringify(line)}\n`).join("");
 }

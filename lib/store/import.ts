@@ -6,7 +6,8 @@ import { importArchive, type ImportSink, type StepBatchItem } from "../import/im
 import { checkSummary, type ImportStats } from "../import/stats";
 import { formatTs } from "../trajectory/schema";
 import type { ImportedArchive } from "./archives";
-import type { PageRow, ReverieDb } from "./db";
+import type { PageRow, ReverieDb, TierRow } from "./db";
+import { TierLine, TIERS_FILE } from "../context/rollups";
 import Dexie from "dexie";
 
 export class ImportError extends Error {}
@@ -40,9 +41,16 @@ async function importWithId(
 ): Promise<ImportResult> {
   let mindJson: unknown;
   const pages = pageWriter(db, id);
+  const trajOfDir = new Map<string, string>();
+  /** tiers.jsonl texts by folder: written once every trajectory is known (a file may come before its trajectory.jsonl). */
+  const tierTexts = new Map<string, string>();
   const sink: ImportSink = {
     trajectory: async (t) => {
+      trajOfDir.set(t.dir, t.trajId);
       await db.trajectories.put({ mind_id: id, traj_id: t.trajId, name: t.name, dir: t.dir, parent_traj: t.parentTraj, parent_step: t.parentStep });
+    },
+    tiers: async (dir, text) => {
+      if (!tierTexts.has(dir)) tierTexts.set(dir, text);
     },
     steps: (trajId, batch) => pages.add(trajId, batch),
     blob: async (path, text) => {
@@ -59,6 +67,7 @@ async function importWithId(
     await pages.finish();
     if (stats.trajectories === 0) throw new ImportError(`${opts.name} holds no trajectory.jsonl: nothing to import.`);
     if (stats.steps === 0) throw new ImportError(`${opts.name} holds no readable steps (${stats.skipped} line(s) skipped).`);
+    await writeTiers(db, id, tierTexts, trajOfDir, stats.warnings);
     const summary = checkSummary(stats);
     const record: ImportedArchive = {
       kind: "imported",
@@ -82,6 +91,53 @@ async function importWithId(
   return { id, stats };
 }
 
+/**
+ * Each trajectory's tiers.jsonl into the tiers table. A line that is not a
+ * sealed summary is skipped and counted (a warning), never hiding the lines
+ * after it; a later line for a block already read is a duplicate and skipped
+ * too (the first one sealed it). Seqs in a line belong to the database that
+ * wrote it, so they are dropped.
+ */
+async function writeTiers(db: ReverieDb, owner: string, texts: Map<string, string>, trajOfDir: Map<string, string>, warnings: string[]): Promise<void> {
+  for (const [dir, text] of texts) {
+    const where = `${dir ? `${dir}/` : ""}${TIERS_FILE}`;
+    const trajId = trajOfDir.get(dir);
+    if (!trajId) {
+      warnings.push(`${where} has no trajectory.jsonl beside it; its summaries were not imported.`);
+      continue;
+    }
+    const rows = new Map<string, TierRow>();
+    let skipped = 0;
+    let duplicates = 0;
+    for (const line of text.split("\n")) {
+      if (!line.trim()) continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        skipped++;
+        continue;
+      }
+      const parsed = TierLine.safeParse(value);
+      if (!parsed.success) {
+        skipped++;
+        continue;
+      }
+      const { first_seq: _f, last_seq: _l, ...t } = parsed.data;
+      const key = `${t.tier}:${t.index}`;
+      if (rows.has(key)) {
+        duplicates++;
+        continue;
+      }
+      const extra = value as { model?: unknown; created?: unknown };
+      rows.set(key, { mind_id: owner, traj_id: trajId, ...t, ...(typeof extra.model === "string" ? { model: extra.model } : {}), ...(typeof extra.created === "string" ? { created: extra.created } : {}) });
+    }
+    await db.tiers.bulkAdd([...rows.values()]);
+    if (skipped) warnings.push(`${where}: ${skipped} line(s) skipped that are not sealed summaries; the other ${rows.size} were imported.`);
+    if (duplicates) warnings.push(`${where}: ${duplicates} later summary line(s) of a block already read were skipped (the first one sealed it).`);
+  }
+}
+
 function archiveName(mindJson: unknown, fileName: string): string {
   const name = (mindJson as { name?: unknown } | undefined)?.name;
   if (typeof name === "string" && name.trim()) return name.trim().slice(0, 80);
@@ -99,8 +155,9 @@ function stripKeys(json: unknown): unknown {
  * has a record: a mind's or a committed archive's steps are never deleted.
  */
 export async function discardUncommitted(db: ReverieDb, ownerId: string): Promise<void> {
-  await db.transaction("rw", [db.minds, db.steps, db.pages, db.blobs, db.trajectories, db.settings], async () => {
+  await db.transaction("rw", [db.minds, db.steps, db.pages, db.blobs, db.trajectories, db.tiers, db.settings], async () => {
     if (await db.minds.get(ownerId)) throw new Error("Refusing to delete the steps of a committed owner.");
+    await db.tiers.where("[mind_id+traj_id]").between([ownerId, Dexie.minKey], [ownerId, Dexie.maxKey]).delete();
     await db.steps.where("[mind_id+seq]").between([ownerId, Dexie.minKey], [ownerId, Dexie.maxKey]).delete();
     await db.pages.where("[mind_id+first]").between([ownerId, Dexie.minKey], [ownerId, Dexie.maxKey]).delete();
     await db.blobs.where("[mind_id+name]").between([ownerId, Dexie.minKey], [ownerId, Dexie.maxKey]).delete();

@@ -63,6 +63,20 @@ export async function streamKeysAfter(db: ReverieDb, mindId: string, trajId: str
   return out;
 }
 
+/**
+ * The same entries, read from the rows (by [mind_id+traj_id+seq], in one
+ * getAll) rather than walked key by key: a key cursor pays a round trip per
+ * entry (fake-indexeddb about a millisecond each), while a bounded range of
+ * rows (a start reads only what follows its sealed past, then a few new steps
+ * at a time) comes back at once. What the mind's tier store reads.
+ */
+export async function streamEntriesAfter(db: ReverieDb, mindId: string, trajId: string, afterSeq: number): Promise<StreamKey[]> {
+  const rows = await db.steps.where("[mind_id+traj_id+seq]").between([mindId, trajId, afterSeq + 1], [mindId, trajId, Dexie.maxKey]).toArray();
+  const out: StreamKey[] = [];
+  for (const r of rows) if (typeof r.seq === "number" && typeof r.type === "string" && typeof r.step_id === "string") out.push({ seq: r.seq, type: r.type, step_id: r.step_id });
+  return out;
+}
+
 /** A trajectory's steps in the stream with seq in [first, last], oldest first. */
 export async function streamStepsBetween(db: ReverieDb, mindId: string, trajId: string, first: number, last: number): Promise<Step[]> {
   const rows = await db.steps.where("[mind_id+traj_id+seq]").between([mindId, trajId, first], [mindId, trajId, last], true, true).toArray();
@@ -82,7 +96,7 @@ export function tierStore(db: ReverieDb, mindId: string, trajId = mindId): TierS
         throw e;
       }
     },
-    keysAfter: (seq) => streamKeysAfter(db, mindId, trajId, seq),
+    keysAfter: (seq) => streamEntriesAfter(db, mindId, trajId, seq),
     steps: (first, last) => streamStepsBetween(db, mindId, trajId, first, last),
   };
 }

@@ -7,7 +7,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { isResponderCall } from "../fixtures/model-server";
 import { browserAndModelForFile } from "./browser";
-import { createMind, stopMind, waitForRowAfter } from "./mind-page";
+import { createMind, sendMessage, startMind, stopMind, waitForRowAfter } from "./mind-page";
 
 const baseUrl = inject("baseUrl");
 const env = browserAndModelForFile({ responder: () => ({ text: "Nothing needs doing.\n\n```bash\nFINAL=idle\n```" }) });
@@ -105,6 +105,21 @@ describe("what the model saw", () => {
     await expect.poll(shownMessages).toEqual(innerRequests()[0]?.messages);
     await calls.nth(1).click();
     await expect.poll(shownMessages).toEqual(innerRequests()[1]?.messages);
+  });
+
+  it("from the responder's reply: its one call (in no run), exactly as the server received it", async () => {
+    env.model.enqueueReply({ text: "The garden is growing, slowly." });
+    await startMind(page);
+    await sendMessage(page, "How is the garden?");
+    const reply = await waitForRowAfter(page, { type: "message", text: "The garden is growing, slowly." });
+    await stopMind(page);
+    await page.locator(`[data-testid="step"][data-step-id="${reply}"]`).getByTestId("inspect-context").click();
+    const sent = env.model.requests.filter((r) => isResponderCall(r.messages)).at(-1)?.messages;
+    expect(sent?.at(-1)?.content).toContain("How is the garden?");
+    await expect.poll(shownMessages).toEqual(sent);
+    const parts = await partTokens();
+    expect(parts.map((p) => p.kind)).toEqual(["instructions", "conversation", "framing"]);
+    expect(parts.reduce((n, p) => n + p.tokens, 0)).toBe(Number(await inspector().getByTestId("context-total").getAttribute("data-tokens")));
   });
 
   it("says so plainly for a run with no record (before recording, or imported)", async () => {

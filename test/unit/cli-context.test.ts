@@ -12,12 +12,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "@/cli/reverie";
 import { arraySource, buildContext, DEFAULT_BUDGET, inStream, type BuiltContext, type ContextPart, type Summary } from "@/lib/context/build";
 import { MISMATCH } from "@/lib/context/rollups";
-import { DEFAULT_TIERS, type BlockRef } from "@/lib/context/staircase";
+import { blockRange, completeBlocks, DEFAULT_TIERS, type BlockRef } from "@/lib/context/staircase";
 import { TokenCounter } from "@/lib/context/tokens";
+import { writeTarGz } from "@/lib/archive";
+import { exportEntries } from "@/lib/store/export";
+import { createMind } from "@/lib/store/minds";
+import { appendStep } from "@/lib/store/steps";
+import { sealTier } from "@/lib/store/tiers";
 import { readLine } from "@/lib/trajectory/headlong";
 import type { Step } from "@/lib/trajectory/schema";
 import { makeHeadlongTree } from "../fixtures/headlong-tree";
-import { pack } from "./helpers/trees";
+import { openTestDb } from "./helpers/db";
+import { pack, streamBytes } from "./helpers/trees";
 import { stepMaker } from "./helpers/steps";
 
 async function run(...argv: string[]) {
@@ -316,5 +322,41 @@ describe("arguments and files", () => {
     const r = await run("context", "--json", "--budget", "5000", path);
     expect(r.code).toBe(0);
     expect(r.out).toBe((await run("context", path, "--json")).out);
+  });
+});
+
+describe("a live mind's export: its sealed summaries go out as tiers.jsonl", () => {
+  it("`reverie context --json` on the exported .tar.gz shows the mind's sealed summaries (tier parts), as the mind builds them", async () => {
+    const db = await openTestDb("cli-context-export");
+    try {
+      const mind = await createMind(db, { name: "Wren", persona: "", model: { provider: "openai", model: "gpt" } }, Date.UTC(2026, 0, 1));
+      const mk = stepMaker({ start: Date.UTC(2026, 0, 2) });
+      const stream: Step[] = [];
+      const seqs: number[] = [];
+      for (let i = 0; i < 260; i++) {
+        const step = mk("thought", { content: `thought number ${i}`, source: "monolith" });
+        seqs.push(await appendStep(db, mind.id, step));
+        stream.push(step);
+      }
+      // Every complete block sealed, as the summarizer seals them (with the store's seqs).
+      const sealed = new Map<string, Summary>();
+      for (const b of completeBlocks(stream.length, DEFAULT_TIERS)) {
+        const { from, to } = blockRange(b, DEFAULT_TIERS);
+        const content = `I thought through block ${b.tier}:${b.index}.`;
+        const cites = [stream[from + 1]!.step_id];
+        await sealTier(db, mind.id, mind.id, { ...b, content, cites, first_step: stream[from]!.step_id, last_step: stream[to - 1]!.step_id, steps: to - from, first_seq: seqs[from], last_seq: seqs[to - 1], model: "scripted/model" });
+        sealed.set(key(b), { content, cites });
+      }
+      const archive = write("export.tar.gz", await streamBytes(writeTarGz(exportEntries(db, mind.id))));
+      const r = await run("context", archive, "--json");
+      expect([r.code, r.err]).toEqual([0, ""]);
+      const json = JSON.parse(r.out) as BuiltContext;
+      const want = mindContext(stream, sealed, new Map(), DEFAULT_BUDGET, "Wren");
+      expect(json).toEqual(JSON.parse(JSON.stringify(want)));
+      expect(json.parts.filter((p) => p.kind === "tier").map((p) => [p.tier, p.index])).toEqual([[0, 0], [0, 1], [0, 2], [0, 3], [0, 4], [0, 5]]);
+      expectCoversOnce(json.parts, stream);
+    } finally {
+      await db.delete();
+    }
   });
 });

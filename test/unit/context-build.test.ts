@@ -170,6 +170,24 @@ describe("buildContext", () => {
     expect(built.messages[0]?.content).toContain("I did blocks 2/0.");
   });
 
+  it("says how to read a step once, on the first summary shown, folded or not", () => {
+    const HINT = "`traj show <id>` reads any step.";
+    const steps = thoughts(1234);
+    const once = (text: string) => text.split(HINT).length - 1;
+    const all = buildContext(arraySource(steps), opts(summaries(1234), { maxVerbatim: 40 }));
+    expect(all.parts.filter((p) => p.kind === "tier")).toHaveLength(3);
+    expect(once(all.messages.map((m) => m.content).join("\n"))).toBe(1);
+    expect(all.messages[0]?.content).toMatch(/^\[My summary of 1000 steps, [0-9a-f]{8}…[0-9a-f]{8} \(tier 2\)\. `traj show <id>` reads any step\.\]\n/);
+    // The tier-2 summary folded to fit: the first one left carries it.
+    const folded = buildContext(arraySource(steps), opts(summaries(1234), { maxVerbatim: 40, budget: 150 }));
+    expect(folded.parts[0]).toMatchObject({ kind: "elided", reason: "over the token budget" });
+    const firstTier = folded.parts.find((p) => p.kind === "tier") as Extract<ContextPart, { kind: "tier" }>;
+    expect(firstTier.tier).toBeLessThan(2);
+    const text = folded.messages.map((m) => m.content).join("\n");
+    expect(once(text)).toBe(1);
+    expect(text).toContain(`(tier ${firstTier.tier}). ${HINT}]\nI did blocks ${firstTier.tier}/${firstTier.index}.`);
+  });
+
   it("the budget holds: verbatim shrinks, then old parts fold into one elision", () => {
     const steps = thoughts(500, (i) => `a fairly long thought, number ${i}, about the sea and the tides and the moon`);
     for (const budget of [300, 800, 2000, 6000, 50_000]) {

@@ -12,6 +12,7 @@ import { exportDirs, exportEntries, MIND_JSON_FORMAT, mindJson } from "@/lib/sto
 import { discardUncommitted, ImportError, importIntoDb, markImportStarted, PAGE_LINES, sweepUnfinishedImports } from "@/lib/store/import";
 import { createMind } from "@/lib/store/minds";
 import { appendStep, mindLog } from "@/lib/store/steps";
+import { readTiers, sealTier } from "@/lib/store/tiers";
 import { pageSource, rowSource, type StepSource } from "@/lib/store/view";
 import { trajDirName } from "@/lib/trajectory/headlong";
 import { entryOf, type IndexEntry } from "@/lib/trajectory/rows";
@@ -693,6 +694,34 @@ describe("export", () => {
       persona: "curious",
       model: { provider: "openai", model: "gpt" },
     });
+  });
+
+  it("a live mind's sealed summaries export as tiers.jsonl beside its trajectory (without the store's seqs), and import back into the tiers table", async () => {
+    const mind = await createMind(db, { name: "Wren", persona: "", model: { provider: "openai", model: "gpt" } }, Date.UTC(2026, 0, 2));
+    const mk = stepMaker({ start: Date.UTC(2026, 0, 3) });
+    const ids: string[] = [];
+    const seqs: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const step = mk("thought", { content: `thought ${i}` });
+      seqs.push(await appendStep(db, mind.id, step));
+      ids.push(step.step_id);
+    }
+    const line = (index: number) => ({ tier: 0, index, content: `I thought, part ${index}.`, cites: [ids[index * 10 + 2] as string], first_step: ids[index * 10] as string, last_step: ids[index * 10 + 9] as string, steps: 10 });
+    for (const index of [1, 0]) await sealTier(db, mind.id, mind.id, { ...line(index), first_seq: seqs[index * 10], last_seq: seqs[index * 10 + 9], model: "scripted/model", created: "2026-01-03T00:00:00.000Z" });
+    const files = await collect(exportEntries(db, mind.id));
+    const dir = trajDirName(mind.id, "Wren");
+    expect(files.map((f) => f.path)).toEqual(["mind.json", `${dir}/trajectory.jsonl`, `${dir}/tiers.jsonl`]);
+    const exported = [line(0), line(1)].map((l) => ({ ...l, model: "scripted/model", created: "2026-01-03T00:00:00.000Z" }));
+    expect(String(files[2]?.data)).toBe(exported.map((l) => `${JSON.stringify(l)}\n`).join(""));
+
+    // Back in, with a malformed line and a second line for block 0 among them: both skipped and counted, the rest kept.
+    const damaged = files.map((f) => (f.path.endsWith("tiers.jsonl") ? { ...f, data: `not json\n${String(f.data)}${JSON.stringify({ ...line(0), content: "A rewrite." })}\n{"tier":0}\n` } : f));
+    const { id: owner, stats } = await importIntoDb(db, await writeZip(damaged), { name: "wren.zip" });
+    expect((await readTiers(db, owner, mind.id)).tiers).toEqual([line(0), line(1)]);
+    expect(await db.tiers.where("[mind_id+traj_id]").equals([owner, mind.id]).toArray()).toEqual(exported.map((l) => ({ mind_id: owner, traj_id: mind.id, ...l })));
+    expect(stats.warnings).toEqual([`${dir}/tiers.jsonl: 2 line(s) skipped that are not sealed summaries; the other 2 were imported.`, `${dir}/tiers.jsonl: 1 later summary line(s) of a block already read were skipped (the first one sealed it).`]);
+    // And out again, the same lines.
+    expect(String((await collect(exportEntries(db, owner))).find((f) => f.path.endsWith("tiers.jsonl"))?.data)).toBe(String(files[2]?.data));
   });
 
   it("a live mind exports its trajectory, its blobs, and a mind.json without the key", async () => {

@@ -6,6 +6,11 @@
 import { describe, expect, it } from "vitest";
 import { Dispatcher, wakes } from "../../lib/mind/dispatch";
 import { Journal } from "../../lib/mind/journal";
+import type { ContextPort } from "../../lib/mind/ports";
+import { replay, tokenLines } from "../../lib/context/replay";
+import { MESSAGE_OVERHEAD } from "../../lib/context/tokens";
+import { contextOf, contextRecorder } from "../../lib/store/contexts";
+import { openTestDb } from "./helpers/db";
 import { NO_REPLY, RESPONDER, Responder, responderInstructions } from "../../lib/mind/thinkers/responder";
 import { formatTs, type Step, type StepOf } from "../../lib/trajectory/schema";
 import { FakeClock, settle, until } from "./helpers/fake-clock";
@@ -25,13 +30,13 @@ Curious and kind.
 
 Reply with the text of your answer only (no code, no preamble). If the message needs no answer, reply with exactly NO_REPLY.`;
 
-function setup(opts: { initial?: Step[]; turns?: Turn[] | ((n: number) => Turn | Promise<Turn>); signal?: AbortSignal } = {}) {
+function setup(opts: { initial?: Step[]; turns?: Turn[] | ((n: number) => Turn | Promise<Turn>); signal?: AbortSignal; contexts?: ContextPort } = {}) {
   const log = new MemoryStepLog(opts.initial);
   const clock = new FakeClock(T0);
   const journal = new Journal(log, sequentialIds(), clock);
   const model = scriptedModel(opts.turns ?? ["Hello, Ada."]);
   const busy: (string | null)[] = [];
-  const responder = new Responder({ journal, model: model.port, selfName: SELF, persona: PERSONA, signal: opts.signal ?? new AbortController().signal, onBusy: (m) => busy.push(m) });
+  const responder = new Responder({ journal, model: model.port, selfName: SELF, persona: PERSONA, signal: opts.signal ?? new AbortController().signal, onBusy: (m) => busy.push(m), contexts: opts.contexts });
   return { log, clock, journal, model, responder, busy, written: () => log.steps.slice(opts.initial?.length ?? 0) };
 }
 
@@ -117,6 +122,47 @@ Do you remember what I like?`,
 
   it("an empty persona reads as such", () => {
     expect(responderInstructions("Nova", "  ")).toBe(INSTRUCTIONS.replace("You are Reverie", "You are Nova").replace(PERSONA, "(No persona was given.)"));
+  });
+});
+
+describe("Responder: what its call saw", () => {
+  it("is recorded under the reply, through the contexts store; its replay is the request the model was sent, byte for byte", async () => {
+    const db = await openTestDb("responder-seen");
+    try {
+      const h = history();
+      const recorder = contextRecorder(db, "mind-1");
+      const t = setup({ initial: h.steps, turns: ["Tea, of course."], contexts: recorder });
+      await t.responder.handle(h.message);
+      await recorder.settled();
+      const [wake, reply] = t.written();
+      const stored = await contextOf(db, "mind-1", reply!.step_id);
+      expect(stored?.missing).toEqual([]);
+      const call = stored!.call;
+      expect([call.run_id, call.iteration, call.budget]).toEqual([wake!.step_id, 1, 0]);
+      const replayed = replay(call, { step: (sid) => t.log.steps.find((s) => s.step_id === sid), summary: () => undefined });
+      const [system, ...messages] = t.model.calls()[0]!;
+      expect(replayed.missing).toEqual([]);
+      expect(replayed.system).toBe(system!.text);
+      expect(replayed.messages.map((m) => ({ role: m.role, text: m.content }))).toEqual(messages);
+      // Its token table adds up: the instructions, the conversation, the two messages' framing.
+      const { lines, total } = tokenLines(call);
+      expect(lines.map((l) => l.kind)).toEqual(["instructions", "conversation", "framing"]);
+      expect(lines[1]!.label).toBe("conversation with ada (3 earlier messages, 6 inner-life steps)");
+      expect(lines[2]!.tokens).toBe(2 * MESSAGE_OVERHEAD);
+      expect(total).toBe(call.system[0]!.tokens + call.tokens + MESSAGE_OVERHEAD);
+    } finally {
+      await db.delete();
+    }
+  });
+
+  it("a decision without a reply is the step its call led to: the record is kept under it", async () => {
+    const seen: string[] = [];
+    const contexts: ContextPort = { record: (c) => void seen.push(c.step_id) };
+    const h = history();
+    const t = setup({ initial: h.steps, turns: [NO_REPLY], contexts });
+    await t.responder.handle(h.message);
+    expect(seen).toEqual([t.written()[1]!.step_id]);
+    expect(t.written()[1]).toMatchObject({ type: "observation", decision: "no-reply" });
   });
 });
 

@@ -52,6 +52,19 @@ async function setup(opts: { steps: number; script: (n: number, options: Languag
 }
 
 describe("the live summarizer", () => {
+  it("works a backlog off coarsest first: a parent is sealed as soon as its ten children are, before the next tier-0 block", async () => {
+    // 250 raw steps, 200 in the stream: twenty tier-0 blocks and two tier-1 blocks, all complete at once.
+    const env = await setup({ steps: 250, script: (_n, o) => summaryOf(o) });
+    const { past, summarizer } = env.make();
+    void summarizer.start();
+    await until(() => past.sealedCount === 22, "twenty-two blocks sealed");
+    await summarizer.stop();
+    // The calls in the order they were made: a parent's call summarizes its children's summaries.
+    const tiers = env.model.calls().map((c) => (c.map((m) => m.text).join("\n").includes("consecutive summaries") ? 1 : 0));
+    const ten = (tier: number) => Array.from({ length: 10 }, () => tier);
+    expect(tiers).toEqual([...ten(0), 1, ...ten(0), 1]);
+  });
+
   it("seals every complete block once, children before parents, and skips sealed blocks after a restart", async () => {
     // 125 raw steps, 100 in the stream (every fifth is a wake): ten tier-0 blocks and one tier-1 block.
     const env = await setup({ steps: 125, script: (_n, o) => summaryOf(o) });
@@ -63,12 +76,13 @@ describe("the live summarizer", () => {
     const { tiers } = await readTiers(env.db, MIND, MIND);
     expect(tiers.map((t) => `${t.tier}:${t.index}`)).toEqual([...Array.from({ length: 10 }, (_, i) => `0:${i}`), "1:0"]);
     const stream = first.past.ids(0, 100);
-    expect(tiers[0]).toEqual({ tier: 0, index: 0, content: `I spent a few steps thinking; it began at [${stream[0]?.slice(0, 8)}] and I kept my reasons.`, cites: [stream[0]], first_step: stream[0], last_step: stream[9], steps: 10 });
+    expect(tiers[0]).toEqual({ tier: 0, index: 0, content: `I spent a few steps thinking; it began at [${stream[0]?.slice(0, 8)}] and I kept my reasons.`, cites: [stream[0]], first_step: stream[0], last_step: stream[9], steps: 10, first_seq: 3, last_seq: 14 });
     // The tier-1 call saw its children's summaries, not the steps; it cites what they cite.
     const parentCall = env.model.calls()[10]?.map((m) => m.text).join("\n") ?? "";
     expect(parentCall).toContain("Summarize these 10 consecutive summaries of mine");
     expect(parentCall).toContain("You are wren, a persistent mind, writing your own memory");
-    expect(tiers[10]).toMatchObject({ tier: 1, index: 0, cites: [stream[0]], first_step: stream[0], last_step: stream[99], steps: 100 });
+    // Seqs as the store numbered them: the header is 1, raw step i is i + 2 (a block's rows are read, and a starting mind placed, by them).
+    expect(tiers[10]).toMatchObject({ tier: 1, index: 0, cites: [stream[0]], first_step: stream[0], last_step: stream[99], steps: 100, first_seq: 3, last_seq: 126 });
 
     // A new summarizer over the same store reads what is sealed and makes no call.
     const again = env.make();

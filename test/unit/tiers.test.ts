@@ -2,8 +2,12 @@
 // once and never rewritten, rows that are not summaries are skipped, and the
 // keys-only index gives the stream's positions of one trajectory.
 import { describe, expect, it } from "vitest";
-import { AlreadySealedError, InvalidTierError, readTiers, sealTier, streamKeysAfter, streamStepsBetween, tierStore } from "@/lib/store/tiers";
-import { appendStep } from "@/lib/store/steps";
+import { AlreadySealedError, InvalidTierError, readTiers, sealTier, streamEntriesAfter, streamKeysAfter, streamStepsBetween, tierStore } from "@/lib/store/tiers";
+import { appendStep, tailSteps } from "@/lib/store/steps";
+import { buildContext } from "@/lib/context/build";
+import { DENSE_TAIL, SealedPast } from "@/lib/context/sealed-past";
+import { blockRange, completeBlocks, DEFAULT_TIERS } from "@/lib/context/staircase";
+import { TokenCounter } from "@/lib/context/tokens";
 import { openTestDb } from "./helpers/db";
 import { id, stepMaker } from "./helpers/steps";
 
@@ -63,8 +67,45 @@ describe("the tier store", () => {
     const keys = await streamKeysAfter(db, MIND, MIND, 0);
     expect(keys).toEqual(written.map((s, i) => ({ seq: seqs[i], type: s.type, step_id: s.step_id })));
     expect(await streamKeysAfter(db, MIND, MIND, seqs[2] as number)).toEqual(keys.slice(3));
+    // Read from the rows instead (what the tier store's keysAfter does): the same entries.
+    expect(await streamEntriesAfter(db, MIND, MIND, 0)).toEqual(keys);
+    expect(await streamEntriesAfter(db, MIND, MIND, seqs[2] as number)).toEqual(keys.slice(3));
+    expect(await tierStore(db, MIND).keysAfter(seqs[1] as number)).toEqual(keys.slice(2));
     // The steps between two seqs, only those in the stream.
     const steps = await streamStepsBetween(db, MIND, MIND, seqs[1] as number, seqs[4] as number);
     expect(steps.map((s) => s.step_id)).toEqual([written[2]?.step_id, written[4]?.step_id]);
+  });
+
+  it("a start over the store: the summaries' seqs place the sealed past, only the rows after it are read, and the context is the one a full read gives", async () => {
+    const db = await openTestDb("tiers-seeded");
+    const step = stepMaker();
+    await appendStep(db, MIND, step("trajectory", { name: "m" }));
+    const stream: string[] = [];
+    const seqs: number[] = [];
+    for (let i = 0; i < 1200; i++) {
+      const s = step("thought", { content: `thought ${i}` });
+      seqs.push(await appendStep(db, MIND, s));
+      stream.push(s.step_id);
+    }
+    for (const b of completeBlocks(stream.length, DEFAULT_TIERS)) {
+      const { from, to } = blockRange(b, DEFAULT_TIERS);
+      await sealTier(db, MIND, MIND, { ...b, content: `I lived ${b.tier}:${b.index}.`, cites: [], first_step: stream[from] as string, last_step: stream[to - 1] as string, steps: to - from, first_seq: seqs[from], last_seq: seqs[to - 1] });
+    }
+    const store = tierStore(db, MIND);
+    const tiers = await store.list();
+    const seeded = new SealedPast(DEFAULT_TIERS);
+    const after = seeded.seed(tiers);
+    const keys = await store.keysAfter(after);
+    seeded.extend(keys);
+    for (const t of tiers) seeded.accept(t);
+    const full = new SealedPast(DEFAULT_TIERS);
+    full.extend(await store.keysAfter(0));
+    for (const t of tiers) full.accept(t);
+    expect(seeded.prefixLength).toBe(1200 - Math.ceil(DENSE_TAIL / 10) * 10);
+    expect(keys).toHaveLength(1200 - seeded.prefixLength);
+    expect([seeded.length, seeded.sealedCount, seeded.lastSeq]).toEqual([1200, 133, seqs[1199]]);
+    const tail = await tailSteps(db, MIND, 300);
+    const opts = (p: SealedPast) => ({ selfName: "m", budget: 4000, tiers: DEFAULT_TIERS, summary: p.summary, missing: p.missing, counter: new TokenCounter() });
+    expect(buildContext(seeded.source(tail), opts(seeded)).messages).toEqual(buildContext(full.source(tail), opts(full)).messages);
   });
 });

@@ -4,13 +4,16 @@
 // Each decision is an `observation` with `decision` replied / no-reply /
 // reply-failed. A message is answered at most once: the responder claims it
 // before the call, and skips one the log shows handled.
-import { isKind, type Step, type StepOf } from "../../trajectory/schema";
+import { conversationMessages, type ConversationView, type MessageStep } from "../../context/conversation";
+import { conversationCall } from "../../context/replay";
+import { TokenCounter } from "../../context/tokens";
+import { isKind, type Step } from "../../trajectory/schema";
 import type { Subscription } from "../dispatch";
 import type { Journal } from "../journal";
-import type { ChatMessage, ModelPort } from "../ports";
+import type { ContextPort, ModelPort } from "../ports";
 import { handledIn } from "../recovery";
 
-type Message = StepOf<"message">;
+type Message = MessageStep;
 
 export const RESPONDER = "responder";
 export const NO_REPLY = "NO_REPLY";
@@ -28,6 +31,8 @@ export interface ResponderDeps {
   signal: AbortSignal;
   /** Reports what the responder is doing (for the page's status line). */
   onBusy?: (messageId: string | null) => void;
+  /** Where what its call saw is kept, under the step the call led to (the reply, or the decision). */
+  contexts?: ContextPort;
 }
 
 export function responderInstructions(name: string, persona: string): string {
@@ -38,11 +43,11 @@ ${persona.trim() || "(No persona was given.)"}
 Reply with the text of your answer only (no code, no preamble). If the message needs no answer, reply with exactly ${NO_REPLY}.`;
 }
 
-const line = (m: Message, self: string) => (m.from === self ? `[you, to ${m.to}] ${m.content}` : `[${m.from}] ${m.content}`);
-
 export class Responder {
   readonly subscription: Subscription;
   private readonly claimed = new Set<string>();
+  /** Counts what each call saw, for its record (the instructions, the same every call, counted once). */
+  private readonly counter = new TokenCounter();
 
   constructor(private readonly deps: ResponderDeps) {
     this.subscription = {
@@ -72,36 +77,34 @@ export class Responder {
     if (handledIn(tail, trigger.step_id)) return;
     this.deps.onBusy?.(trigger.step_id);
     try {
-      await journal.append({ type: "wake", reason: "message", level: 0, delay_s: 0, trigger_step: trigger.step_id, source: RESPONDER });
+      const wake = await journal.append({ type: "wake", reason: "message", level: 0, delay_s: 0, trigger_step: trigger.step_id, source: RESPONDER });
       const person = trigger.from;
       const conversation = tail.filter((s): s is Message => isKind(s, "message") && (s.from === person || s.to === person) && s.step_id !== trigger.step_id).slice(-CONVERSATION);
       const inner = tail.filter((s) => INNER_KINDS.has(s.type) && s.source !== RESPONDER).slice(-INNER_LIFE);
-      const messages: ChatMessage[] = [
-        {
-          role: "user",
-          content: [
-            inner.length ? `Your inner life lately:\n${inner.map((s) => `- ${s.type}: ${"content" in s ? String(s.content) : ""}`).join("\n")}` : "Your inner life has no thoughts yet.",
-            conversation.length ? `Your conversation with ${person} so far:\n${conversation.map((m) => line(m, selfName)).join("\n")}` : `This is the first message from ${person}.`,
-            `New message from ${person} (${trigger.step_id.slice(0, 8)}):\n${trigger.content}`,
-          ].join("\n\n"),
-        },
-      ];
-      const reply = await this.deps.model.complete({ instructions: responderInstructions(selfName, this.deps.persona), messages, signal: this.deps.signal });
+      const view: ConversationView = { person, selfName, inner, conversation, message: trigger };
+      const messages = conversationMessages(view);
+      const instructions = responderInstructions(selfName, this.deps.persona);
+      const reply = await this.deps.model.complete({ instructions, messages, signal: this.deps.signal });
+      // What the call saw, kept under the step it led to (the inspector's "what the model saw"); a call a spend cap refused saw nothing.
+      const saw = (led: Step) => {
+        if (this.deps.contexts && !(!reply.ok && reply.paused)) this.deps.contexts.record(conversationCall(view, { step_id: led.step_id, run_id: wake.step_id, traj_id: journal.log.trajId, instructions, counter: this.counter }));
+        return led;
+      };
       // The decision is the step this call produced: it carries the call's usage.
       const usage = reply.usage ? { usage: reply.usage } : {};
       const decided = (decision: "replied" | "no-reply" | "reply-failed", content: string) =>
         journal.append({ type: "observation", decision, content, trigger_step: trigger.step_id, source: RESPONDER, ...usage });
       if (!reply.ok) {
         if (reply.aborted) return;
-        await decided("reply-failed", `Could not answer ${person}: ${reply.error}`);
+        saw(await decided("reply-failed", `Could not answer ${person}: ${reply.error}`));
         return;
       }
       const text = reply.text.trim();
       if (!text || text === NO_REPLY) {
-        await decided("no-reply", `I read ${person}'s message and chose not to answer.`);
+        saw(await decided("no-reply", `I read ${person}'s message and chose not to answer.`));
         return;
       }
-      await journal.append({ type: "message", from: selfName, to: person, content: text, reply_to: trigger.step_id, trigger_step: trigger.step_id, source: "chat" });
+      saw(await journal.append({ type: "message", from: selfName, to: person, content: text, reply_to: trigger.step_id, trigger_step: trigger.step_id, source: "chat" }));
       await decided("replied", `I answered ${person}.`);
     } finally {
       this.deps.onBusy?.(null);
