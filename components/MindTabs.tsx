@@ -1,5 +1,5 @@
 "use client";
-// Stream, Chat or Files, on a mind's page. The stream stays mounted while
+// Stream, Chat, Files, Timeline or Usage, on a mind's page. The stream stays mounted while
 // another tab is shown, so it keeps following new steps and the reader's place in it.
 import { useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 
@@ -7,11 +7,27 @@ const TABS = [
   { key: "stream", label: "Stream" },
   { key: "chat", label: "Chat" },
   { key: "files", label: "Files" },
+  { key: "timeline", label: "Timeline" },
+  { key: "usage", label: "Usage" },
 ] as const;
-type Tab = (typeof TABS)[number]["key"];
+export type MindTab = (typeof TABS)[number]["key"];
+type Tab = MindTab;
 
-export function MindTabs({ stream, chat, files }: { stream: ReactNode; chat: ReactNode; files: ReactNode }) {
-  const [tab, setTab] = useState<Tab>("stream");
+interface MindTabsProps {
+  stream: ReactNode;
+  chat: ReactNode;
+  files: ReactNode;
+  timeline: ReactNode;
+  usage: ReactNode;
+  /** Given with `onTab`, the page chooses the tab (a timeline mark opens its step in the stream). */
+  tab?: Tab;
+  onTab?: (tab: Tab) => void;
+}
+
+export function MindTabs({ stream, chat, files, timeline, usage, tab: chosen, onTab }: MindTabsProps) {
+  const [own, setOwn] = useState<Tab>("stream");
+  const tab = chosen ?? own;
+  const setTab = (t: Tab) => (onTab ? onTab(t) : setOwn(t));
   const id = useId();
   const list = useRef<HTMLDivElement>(null);
 
@@ -55,9 +71,11 @@ export function MindTabs({ stream, chat, files }: { stream: ReactNode; chat: Rea
         ))}
       </div>
       {panel("stream", stream)}
-      {/* Chat and Files only while shown: their live queries read what the stream does not need. */}
+      {/* Chat, Files, Timeline and Usage only while shown: their live queries read what the stream does not need. */}
       {panel("chat", tab === "chat" ? chat : null)}
       {panel("files", tab === "files" ? files : null)}
+      {panel("timeline", tab === "timeline" ? timeline : null)}
+      {panel("usage", tab === "usage" ? usage : null)}
     </>
   );
 }
