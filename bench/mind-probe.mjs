@@ -9,11 +9,12 @@
 // add, a fetch of the instant model); and a CPU profile of the worker,
 // summed by function (self time) and by file.
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { chromium } from "playwright-core";
 import { startInstantModel } from "./mind-model.mjs";
 import { stats } from "./mind-trajectory.mjs";
+import { summarize, workerProfiler } from "./mind-profile.mjs";
 
 const WINDOW = Number(process.env.WINDOW ?? 200);
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
@@ -29,30 +30,6 @@ const app = spawn(process.execPath, ["scripts/start.mjs"], { env: { ...env, PORT
 const base = `http://localhost:${port}`;
 const model = await startInstantModel();
 let browser;
-
-/** Self time by file and by function, per iteration of the window. */
-function summarize(what, profile) {
-  writeFileSync(`bench/results/mind-${what}.cpuprofile`, JSON.stringify(profile));
-  const { nodes, samples, timeDeltas } = profile;
-  const byId = new Map(nodes.map((n) => [n.id, n]));
-  const self = new Map();
-  samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (timeDeltas[i] ?? 0)));
-  const total = [...self.values()].reduce((a, b) => a + b, 0);
-  const fnTime = new Map();
-  const fileTime = new Map();
-  for (const [id, us] of self) {
-    const f = byId.get(id).callFrame;
-    const file = (f.url || "(native)").replace(/^.*\/_next\//, "");
-    const key = `${f.functionName || "(anonymous)"}  ${file}:${f.lineNumber + 1}:${f.columnNumber + 1}`;
-    fnTime.set(key, (fnTime.get(key) ?? 0) + us);
-    fileTime.set(file, (fileTime.get(file) ?? 0) + us);
-  }
-  const top = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, us]) => `${((us / total) * 100).toFixed(1).padStart(5)}%  ${(us / 1000 / WINDOW).toFixed(2).padStart(6)} ms/iter  ${name}`);
-  console.log(`\n${what} CPU profile: ${(total / 1000).toFixed(0)} ms over ${WINDOW} iterations (${(total / 1000 / WINDOW).toFixed(2)} ms/iter, idle included)`);
-  console.log(top(fileTime, 8).join("\n"));
-  console.log("");
-  console.log(top(fnTime, 30).join("\n"));
-}
 
 /** Median gap between consecutive calls (answer sent → next call), over the next `n` calls. */
 async function window(n) {
@@ -113,7 +90,7 @@ try {
   await pageCdp.send("Profiler.setSamplingInterval", { interval: 200 });
   await pageCdp.send("Profiler.start");
   out.mind_view_profiled = await window(WINDOW);
-  summarize("page", (await pageCdp.send("Profiler.stop")).profile);
+  summarize("page", (await pageCdp.send("Profiler.stop")).profile, WINDOW);
   console.log("page profiled        ", out.mind_view_profiled);
   await page.getByRole("link", { name: "← minds" }).click();
   await page.getByTestId("mind-list").waitFor();
@@ -164,34 +141,12 @@ try {
   console.log("in the worker        ", out.in_worker);
 
   // A CPU profile of the worker over a window (the page on the list of minds).
-  const cdp = await context.newCDPSession(page);
-  let next = 1;
-  const waiting = new Map();
-  let sessionId = null;
-  cdp.on("Target.attachedToTarget", (e) => {
-    if (e.targetInfo.type === "worker") sessionId = e.sessionId;
-  });
-  cdp.on("Target.receivedMessageFromTarget", (e) => {
-    const msg = JSON.parse(e.message);
-    waiting.get(msg.id)?.(msg);
-  });
-  await cdp.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
-  for (let i = 0; i < 50 && !sessionId; i++) await sleep(100);
-  if (!sessionId) throw new Error("could not attach to the worker");
-  const send = (method, params = {}) =>
-    new Promise((resolve) => {
-      const id = next++;
-      waiting.set(id, resolve);
-      void cdp.send("Target.sendMessageToTarget", { sessionId, message: JSON.stringify({ id, method, params }) });
-    });
-  await send("Profiler.enable");
-  await send("Profiler.setSamplingInterval", { interval: 200 });
-  await send("Profiler.start");
+  const profiler = await workerProfiler(context, page);
+  await profiler.start();
   const profiled = await window(WINDOW);
-  const { result } = await send("Profiler.stop");
+  const profile = await profiler.stop();
   console.log("while profiled       ", profiled);
-  mkdirSync("bench/results", { recursive: true });
-  summarize("worker", result.profile);
+  summarize("worker", profile, WINDOW);
 
   // The floor with the mind stopped: a bare fetch of the instant model (from the page: a stopped mind's worker is gone).
   await page.goto(mindUrl);

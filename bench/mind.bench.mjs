@@ -12,14 +12,17 @@
 //
 //   npm run bench -- mind               (STEPS=10000 of history, MEASURE=300 iterations there)
 //   REVERIE_BENCH_REUSE_BUILD=1 npm run bench -- mind
+//   PROFILE=1 npm run bench -- mind     (then CPU profiles of the worker at that size, stream shown and page on the list, after the measured windows)
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { chromium } from "playwright-core";
 import { startInstantModel } from "./mind-model.mjs";
 import { gaps, joinCalls, readTarGz, rootSteps, stats } from "./mind-trajectory.mjs";
 import { startApp, waitUp } from "./app-server.mjs";
+import { summarize, workerProfiler } from "./mind-profile.mjs";
 
 const STEPS = Number(process.env.STEPS ?? 10_000);
 const MEASURE = Number(process.env.MEASURE ?? 300);
+const PROFILE = process.env.PROFILE === "1";
 const ITERATIONS = 100;
 const TARGET_MS = 5;
 const HEADLONG_MS = 970;
@@ -103,6 +106,15 @@ try {
   windows.fresh_list = { from: model.calls.length + 5, to: model.calls.length + 5 + ITERATIONS };
   console.log("…page on the list of minds…");
   await calls(windows.fresh_list.to + 1);
+  // Profiled windows come after the measured ones: the profiler's own cost stays out of the figures.
+  const profiler = PROFILE ? await workerProfiler(context, page) : null;
+  const profiled = async (what) => {
+    const from = model.calls.length;
+    await profiler.start();
+    await calls(from + MEASURE);
+    summarize(what, await profiler.stop(), model.calls.length - from);
+  };
+  if (PROFILE) await profiled("worker-fresh-list");
 
   // Let the mind itself grow its trajectory to STEPS (the page on the list: faster).
   const fillStart = performance.now();
@@ -126,6 +138,14 @@ try {
   await page.waitForFunction(() => /^\d+ steps?$/.test(document.querySelector('[data-testid="step-count"]')?.textContent?.trim() ?? ""), null, { timeout: 120_000 });
   windows.full_stream = { from: model.calls.length + 10, to: model.calls.length + 10 + MEASURE + 5 };
   await calls(windows.full_stream.to + 1);
+
+  if (PROFILE) {
+    await profiled("worker-stream");
+    await toList();
+    await profiled("worker-list");
+    await page.getByTestId("mind-list").getByRole("link").first().click();
+    await page.waitForURL(/\/mind\//);
+  }
 
   await page.getByTestId("mind-stop").click();
   await page.getByTestId("mind-status").filter({ hasText: "stopped" }).waitFor({ timeout: 30_000 });
@@ -187,6 +207,8 @@ try {
   if (unmatched) console.log(`${unmatched} model call(s) left no reasoning step (cut by a restart or the stop)`);
   mkdirSync("bench/results", { recursive: true });
   writeFileSync("bench/results/mind.json", `${JSON.stringify(result, null, 2)}\n`);
+  // Every call, joined to its step (for a second look at the figures without running again).
+  writeFileSync("bench/results/mind-calls.json", `${JSON.stringify({ windows, firstRun, rows })}\n`);
 } finally {
   await browser?.close();
   await model.close();

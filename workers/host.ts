@@ -7,7 +7,7 @@ import type { Price } from "../lib/llm/price";
 import { priceFor } from "../lib/llm/prices";
 import { discoverProxy } from "../lib/llm/proxy";
 import { budgetProblems, spendTally } from "../lib/mind/budget";
-import { CachedLog } from "../lib/mind/cached-log";
+import { CachedLog, WINDOW } from "../lib/mind/cached-log";
 import { Journal } from "../lib/mind/journal";
 import { Mind } from "../lib/mind/mind";
 import { withSealedPast } from "../lib/mind/summarizer";
@@ -84,7 +84,8 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   const { permissions } = mind;
   const { fs, flush } = await openPersistentFs(mindFiles(db, mindId), { maxBytes: permissions.limits.max_workspace_bytes });
   // Each model call's usage is recorded as its step is appended: the caps count it from the next call on.
-  const log = new CachedLog(recordingUsage(db, mindId, mindLog(db, mindId)));
+  // A write starts at the worker's next task: a block's reasoning and output (and their usage) go in one transaction.
+  const log = new CachedLog(recordingUsage(db, mindId, mindLog(db, mindId)), WINDOW, { nextTurn: () => new Promise((resolve) => setTimeout(resolve, 0)) });
   // The stream's positions and its sealed summaries, read by the summarizer in the background: the run's context shows them once read.
   const past = new SealedPast(DEFAULT_TIERS);
   const journal = new Journal(withSealedPast(log, past), ids, clock);

@@ -4,16 +4,30 @@
 // context costs no storage read and no parse. Reads beyond the window go to
 // the store.
 //
-// Writes go behind, one at a time: `append` keeps the step at once and starts
-// its write, so the run goes on to its command while the store writes (an
-// iteration used to wait for two writes); the next append waits for it. Whatever
-// reads the store waits for it too, and a write that fails fails the next
-// append, so the run ends instead of going on with steps that are not stored.
+// Writes go behind, in order, one write in flight: `append` keeps the step at
+// once and queues it, so the run goes on to its command and its next model
+// call while the store writes. Steps appended while a write is in flight go
+// together in the next one (one transaction when the store can: `appendAll`),
+// so a step never waits for the one before it to be stored (an iteration used
+// to wait for its reasoning step's write while its command ran). The queue is
+// bounded: a store slower than the mind holds the mind back instead of a
+// backlog growing in memory. Whatever reads the store waits for the writes
+// before it, and a write that fails fails the next append, so the run ends
+// instead of going on with steps that are not stored; nothing queued after a
+// failed write is written (the stored log stays a prefix of what was kept).
 import type { Step } from "../trajectory/schema";
 import type { StepLog } from "./ports";
+import type { BatchingLog } from "./step-log";
 
 /** Steps held in memory: enough for the context, the responder's look-back and `traj tail -n 500`. */
 export const WINDOW = 1000;
+
+/**
+ * Steps queued behind the write in flight, at most, and written together.
+ * Under 50: Dexie reports a bigger bulk write as a change to the whole table,
+ * which re-runs every live query on it in every open page.
+ */
+export const BATCH = 32;
 
 export class CachedLog implements StepLog {
   private recent: Step[] = [];
@@ -23,14 +37,29 @@ export class CachedLog implements StepLog {
   private ready = false;
   /** Steps others appended before the first read finished; taken in after it (duplicates drop out by id). */
   private early: Step[] = [];
-  /** The queue of writes: settles when every step appended so far is stored. */
-  private writes: Promise<void> = Promise.resolve();
+  /** Kept, not yet handed to the store. */
+  private queued: Step[] = [];
+  /** The write in flight, if any (it starts the next one when it ends). */
+  private writing: Promise<void> | null = null;
   private failed: unknown = null;
 
+  private readonly batch: number;
+  private readonly nextTurn: () => Promise<void>;
+
+  /**
+   * `nextTurn` is when a write starts once a step is queued: by default at
+   * once (a microtask later); the worker waits for its next task, so the steps
+   * one turn of the loop appends (a block's reasoning and, when the command
+   * finishes without waiting on anything, its output) go in one write.
+   */
   constructor(
-    private readonly inner: StepLog,
+    private readonly inner: BatchingLog,
     private readonly size = WINDOW,
-  ) {}
+    options: { batch?: number; nextTurn?: () => Promise<void> } = {},
+  ) {
+    this.batch = options.batch ?? BATCH;
+    this.nextTurn = options.nextTurn ?? (() => Promise.resolve());
+  }
 
   get trajId(): string {
     return this.inner.trajId;
@@ -60,20 +89,36 @@ export class CachedLog implements StepLog {
 
   async append(step: Step): Promise<void> {
     await this.load();
-    // One write in flight at most: it overlaps whatever the mind does next,
-    // and a store slower than the mind holds the mind back instead of a
-    // backlog growing in memory.
-    await this.writes;
+    while (this.queued.length >= this.batch && this.writing) await this.writing;
     if (this.failed) throw this.failed;
     this.keep(step);
-    this.writes = this.inner.append(step).catch((e: unknown) => {
-      this.failed ??= e;
-    });
+    this.queued.push(step);
+    this.pump();
+  }
+
+  /** Start the next write, unless one is in flight (its end starts the next). */
+  private pump(): void {
+    if (this.writing || this.failed || this.queued.length === 0) return;
+    this.writing = this.nextTurn()
+      .then(() => this.write(this.queued.splice(0, this.batch)))
+      .catch((e: unknown) => {
+        this.failed ??= e;
+        this.queued = [];
+      })
+      .finally(() => {
+        this.writing = null;
+        this.pump();
+      });
+  }
+
+  private async write(steps: Step[]): Promise<void> {
+    if (this.inner.appendAll) return this.inner.appendAll(steps);
+    for (const s of steps) await this.inner.append(s);
   }
 
   /** Resolves once every step appended so far is stored; rejects with the first write that failed. */
   async flushed(): Promise<void> {
-    await this.writes;
+    while (this.writing) await this.writing;
     if (this.failed) throw this.failed;
   }
 

@@ -16,7 +16,7 @@ interface Shared {
   readonly written: Set<string>;
 }
 
-/** How many written ids are remembered: far more than a watch can be behind. */
+/** How many written ids are remembered, at least (up to twice as many): far more than a watch can be behind. */
 const WRITTEN_KEPT = 4096;
 
 export type Appendable = NewStep & { step_id?: string };
@@ -61,7 +61,12 @@ export class Journal {
     const full = stampStep(step, { id: step.step_id ?? this.ids.uuid(), now: this.clock.now() });
     const { written } = this.shared;
     written.add(full.step_id);
-    if (written.size > WRITTEN_KEPT) written.delete(written.values().next().value as string);
+    // Cut back in one go, not one delete per append: a Set's iteration skips the holes deletes leave at its front, so the oldest entry costs more to find the longer it runs.
+    if (written.size > 2 * WRITTEN_KEPT) {
+      const newest = [...written].slice(-WRITTEN_KEPT);
+      written.clear();
+      for (const id of newest) written.add(id);
+    }
     await this.log.append(full);
     if (WORK_KINDS.has(full.type)) this.shared.work++;
     for (const l of this.shared.listeners) l(full);

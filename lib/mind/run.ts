@@ -3,7 +3,7 @@
 // the run. Never throws for the model or the shell: every ending is a step
 // (final, error, thought). The run's scope (its appender) is handed in; the
 // shell state it ends with is handed back.
-import { arraySource, buildContext, DEFAULT_BUDGET, inStream, type BuildOptions } from "../context/build";
+import { arraySource, buildContext, DEFAULT_BUDGET, inStream, type BuildOptions, type Summary } from "../context/build";
 import { seenCall, type SeenCall } from "../context/replay";
 import { DEFAULT_TIERS } from "../context/staircase";
 import { TokenCounter } from "../context/tokens";
@@ -171,12 +171,13 @@ async function iterate(
     // The sealed past, once read: the whole stream's positions, its sealed summaries as the staircase. Until then (or in a forked child) the past before the tail is elided.
     const past = log.past?.();
     const source = past ? past.source(tail) : arraySource(tail.filter(inStream));
+    const lookups = past ? oncePerBlock(past) : null;
     const opts: BuildOptions = {
       selfName: deps.selfName,
       budget: i === 1 && deps.firstCallBudget ? deps.firstCallBudget : limits.contextTokens,
       tiers: past?.tiers ?? DEFAULT_TIERS,
-      summary: past ? past.summary : () => undefined,
-      ...(past ? { missing: past.missing } : { before: Math.max(0, total - tail.length) }),
+      summary: lookups ? lookups.summary : () => undefined,
+      ...(lookups ? { missing: lookups.missing } : { before: Math.max(0, total - tail.length) }),
       counter: deps.counter as TokenCounter,
       pinned: prompt,
       ancestors: deps.ancestors,
@@ -242,6 +243,35 @@ async function iterate(
     }
   }
   return end("error", { type: "error", reason: "iterations", content: `No FINAL after ${limits.maxIterations} iterations; the run was ended.` });
+}
+
+type Lookups = Pick<BuildOptions, "summary"> & { missing: NonNullable<BuildOptions["missing"]> };
+
+/**
+ * The sealed past's answers for one build, each block asked once. A build
+ * plans the staircase again for every cut it tries (up to 19), each plan asks
+ * about every block it walks through (every tier-0 block of a past not
+ * summarized yet), and each answer of the sealed past builds string keys:
+ * at 10,000 steps with a summarizer behind, that was a third of an iteration.
+ */
+function oncePerBlock(past: Lookups): Lookups {
+  // By tier, then index; null: asked, and there is none.
+  const summaries: (Summary | null | undefined)[][] = [];
+  const missing: (string | null | undefined)[][] = [];
+  return {
+    summary: (b) => {
+      const row = (summaries[b.tier] ??= []);
+      let s = row[b.index];
+      if (s === undefined) row[b.index] = s = past.summary(b) ?? null;
+      return s ?? undefined;
+    },
+    missing: (b) => {
+      const row = (missing[b.tier] ??= []);
+      let m = row[b.index];
+      if (m === undefined) row[b.index] = m = past.missing(b) ?? null;
+      return m ?? undefined;
+    },
+  };
 }
 
 async function recordOutput(run: RunScope, result: ShellResult, note: string): Promise<void> {

@@ -1,14 +1,23 @@
 // Steps: append and read, never update or delete. Everything read back is
 // parsed with the schema; a row that does not parse is skipped and counted.
 import Dexie, { liveQuery } from "dexie";
-import type { FoundStep, StepLog } from "../mind/ports";
+import type { FoundStep } from "../mind/ports";
+import type { BatchingLog } from "../mind/step-log";
 import { trajDirName } from "../trajectory/headlong";
 import { readLine } from "../trajectory/headlong";
 import { parseStep, type Step } from "../trajectory/schema";
 import { stepText } from "../trajectory/summary";
 import type { ReverieDb, StepRow } from "./db";
 
-export class InvalidStepError extends Error {}
+export class InvalidStepError extends Error {
+  /** Steps of the same write that were stored before the refused one. */
+  constructor(
+    message: string,
+    readonly stored = 0,
+  ) {
+    super(message);
+  }
+}
 
 export interface ParsedRows {
   steps: Step[];
@@ -32,11 +41,34 @@ export function parseRows(rows: StepRow[]): ParsedRows {
   return out;
 }
 
-export async function appendStep(db: ReverieDb, mindId: string, step: Step, trajId = mindId): Promise<number> {
+function stepRow(mindId: string, step: Step, trajId: string): StepRow | InvalidStepError {
   const parsed = parseStep(step);
-  if (!parsed.ok) throw new InvalidStepError(`Refusing to append an invalid step: ${parsed.error}`);
-  const seq = await db.steps.add({ step_id: step.step_id, mind_id: mindId, traj_id: trajId, type: step.type, json: JSON.stringify(step) });
+  if (!parsed.ok) return new InvalidStepError(`Refusing to append an invalid step: ${parsed.error}`);
+  return { step_id: step.step_id, mind_id: mindId, traj_id: trajId, type: step.type, json: JSON.stringify(step) };
+}
+
+export async function appendStep(db: ReverieDb, mindId: string, step: Step, trajId = mindId): Promise<number> {
+  const row = stepRow(mindId, step, trajId);
+  if (row instanceof InvalidStepError) throw row;
+  const seq = await db.steps.add(row);
   return seq ?? 0;
+}
+
+/**
+ * Append steps in order, in one request. An invalid step is refused with the
+ * steps after it; the ones before it are stored (the error says how many).
+ */
+export async function appendSteps(db: ReverieDb, mindId: string, steps: readonly Step[], trajId = mindId): Promise<void> {
+  const rows: StepRow[] = [];
+  for (const step of steps) {
+    const row = stepRow(mindId, step, trajId);
+    if (row instanceof InvalidStepError) {
+      if (rows.length) await db.steps.bulkAdd(rows);
+      throw new InvalidStepError(row.message, rows.length);
+    }
+    rows.push(row);
+  }
+  if (rows.length) await db.steps.bulkAdd(rows);
 }
 
 const mindRange = (db: ReverieDb, mindId: string) =>
@@ -127,7 +159,7 @@ async function blobPrefix(db: ReverieDb, mindId: string, trajId: string): Promis
  * mind's id) or a forked child. Reads are of this trajectory only, so a
  * child's steps never reach its parent's context; `find` spans the mind.
  */
-export function trajectoryLog(db: ReverieDb, mindId: string, trajId = mindId): StepLog {
+export function trajectoryLog(db: ReverieDb, mindId: string, trajId = mindId): BatchingLog {
   let prefix: Promise<string> | null = null;
   const ownPrefix = () => (prefix ??= blobPrefix(db, mindId, trajId));
   return {
@@ -135,6 +167,7 @@ export function trajectoryLog(db: ReverieDb, mindId: string, trajId = mindId): S
     append: async (step) => {
       await appendStep(db, mindId, step, trajId);
     },
+    appendAll: (steps) => appendSteps(db, mindId, steps, trajId),
     putBlob: async (name, text) => putBlob(db, mindId, `${await ownPrefix()}${name}`, text),
     blob: async (ref, of = trajId) => {
       const base = of === trajId ? await ownPrefix() : await blobPrefix(db, mindId, of);
@@ -162,7 +195,7 @@ export function trajectoryLog(db: ReverieDb, mindId: string, trajId = mindId): S
 }
 
 /** A mind's root trajectory. */
-export const mindLog = (db: ReverieDb, mindId: string): StepLog => trajectoryLog(db, mindId, mindId);
+export const mindLog = (db: ReverieDb, mindId: string): BatchingLog => trajectoryLog(db, mindId, mindId);
 
 /**
  * Call `onRows` with the rows appended after `afterSeq`, by this context or

@@ -1,11 +1,13 @@
 // lib/mind/cached-log.ts: the mind's trajectory kept in memory over the store
 // log (here MemoryStepLog, wrapped to count its reads). After the first read,
-// tail and count come from memory; the mind's own appends are kept as written;
+// tail and count come from memory; the mind's own appends are kept as written
+// and written behind, in order, batched while a write is in flight;
 // steps others wrote come in through `ingest`; reads past the window go to the
 // store.
 import { describe, expect, it } from "vitest";
 import { CachedLog, WINDOW } from "../../lib/mind/cached-log";
 import type { StepLog } from "../../lib/mind/ports";
+import type { BatchingLog } from "../../lib/mind/step-log";
 import type { Step } from "../../lib/trajectory/schema";
 import { MemoryStepLog } from "./helpers/memory-log";
 import { stepMaker } from "./helpers/steps";
@@ -64,29 +66,112 @@ describe("CachedLog", () => {
     expect(reads).toEqual({ tail: [10], count: 1, appends: 0 });
   });
 
-  it("keeps its own appends without reading them back, and writes each behind while the next waits for it", async () => {
+  it("keeps its own appends without reading them back; what is appended while a write is in flight goes in the next write, all at once", async () => {
     const initial = thoughts(2);
     const { store, inner, reads } = countedStore(initial);
-    // A store whose writes take a while, released by hand.
+    // A store whose writes take a while, released by hand; it writes batches too.
     const gate: (() => void)[] = [];
-    const slow: StepLog = { ...inner, append: (st) => new Promise<void>((r) => gate.push(r)).then(() => inner.append(st)) };
+    const held = () => new Promise<void>((r) => gate.push(r));
+    const batches: string[][] = [];
+    const slow: BatchingLog = {
+      ...inner,
+      append: (st) => held().then(() => inner.append(st)),
+      appendAll: async (steps) => {
+        await held();
+        batches.push(steps.map((st) => (st as { content: string }).content));
+        for (const st of steps) await inner.append(st);
+      },
+    };
     const log = new CachedLog(slow, 10);
-    const [a, b] = thoughts(2);
-    await log.append(a!); // resolves before its write is done
-    expect(await log.tail(10)).toEqual([...initial, a]);
+    const [a, b, c] = [mine("thought", { content: "a" }), mine("thought", { content: "b" }), mine("thought", { content: "c" })];
+    await log.append(a); // resolves before its write is done
+    await log.append(b); // so does this one: it waits in the queue, not in the run
+    await log.append(c);
+    expect(await log.tail(10)).toEqual([...initial, a, b, c]);
+    expect(await log.count()).toBe(5);
     expect(store.steps).toEqual(initial);
-    let second = false;
-    const appending = log.append(b!).then(() => (second = true));
-    await new Promise((r) => setTimeout(r, 5));
-    expect(second).toBe(false); // one write in flight at most: the next append waits for it
-    gate.shift()!();
-    await appending;
-    expect(await log.count()).toBe(4);
     const flushed = log.flushed();
     gate.shift()!();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(store.steps).toEqual([...initial, a]);
+    gate.shift()!();
     await flushed;
-    expect(store.steps).toEqual([...initial, a, b]);
-    expect(reads).toEqual({ tail: [10], count: 1, appends: 2 });
+    expect(batches).toEqual([["a"], ["b", "c"]]);
+    expect(store.steps).toEqual([...initial, a, b, c]);
+    expect(reads).toEqual({ tail: [10], count: 1, appends: 3 });
+  });
+
+  it("with a later start (the worker's next task), the steps one turn appends go in one write", async () => {
+    const { store, inner } = countedStore();
+    const batches: number[] = [];
+    const batching: BatchingLog = {
+      ...inner,
+      appendAll: async (steps) => {
+        batches.push(steps.length);
+        for (const st of steps) await inner.append(st);
+      },
+    };
+    const log = new CachedLog(batching, 10, { nextTurn: () => new Promise((r) => setTimeout(r, 0)) });
+    const [a, b, c] = thoughts(3);
+    await log.append(a!);
+    await log.append(b!); // the same turn: nothing is written yet
+    expect(store.steps).toEqual([]);
+    await log.flushed();
+    await log.append(c!);
+    await log.flushed();
+    expect(batches).toEqual([2, 1]);
+    expect(store.steps).toEqual([a, b, c]);
+  });
+
+  it("the queue behind a write is bounded: an append past it waits for the write in flight", async () => {
+    const { store, inner } = countedStore();
+    const gate: (() => void)[] = [];
+    const slow: StepLog = { ...inner, append: (st) => new Promise<void>((r) => gate.push(r)).then(() => inner.append(st)) };
+    const log = new CachedLog(slow, 10, { batch: 2 });
+    const [a, b, c, d] = thoughts(4);
+    await log.append(a!); // in flight
+    await log.append(b!); // queued
+    await log.append(c!); // queued: the queue is full
+    let fourth = false;
+    const appending = log.append(d!).then(() => (fourth = true));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(fourth).toBe(false);
+    gate.shift()!(); // a is stored; b and c go together (one by one: this store writes no batches)
+    await appending;
+    expect(store.steps).toEqual([a]);
+    const flushed = log.flushed();
+    while (store.steps.length < 4) {
+      gate.shift()?.();
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    await flushed;
+    expect(store.steps).toEqual([a, b, c, d]);
+  });
+
+  it("a write that fails takes the steps queued behind it down with it: the store keeps a prefix of what was appended", async () => {
+    const { store, inner } = countedStore();
+    const gate: (() => void)[] = [];
+    const failing: StepLog = {
+      ...inner,
+      append: (st) =>
+        new Promise<void>((r) => gate.push(r)).then(() => {
+          if ((st as { content: string }).content === "t1") throw new Error("disk full");
+          return inner.append(st);
+        }),
+    };
+    const log = new CachedLog(failing, 10);
+    const [a, b, c] = thoughts(3);
+    await log.append(a!);
+    await log.append(b!);
+    await log.append(c!);
+    const flushed = log.flushed();
+    gate.shift()!();
+    await new Promise((r) => setTimeout(r, 0));
+    gate.shift()!();
+    await expect(flushed).rejects.toThrow("disk full");
+    expect(gate).toHaveLength(0); // c was never handed to the store
+    expect(store.steps).toEqual([a]);
+    await expect(log.append(mine("thought", { content: "refused" }))).rejects.toThrow("disk full");
   });
 
   it("a write the store refuses fails flushed() and the next append; nothing after it is written", async () => {

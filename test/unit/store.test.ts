@@ -61,8 +61,8 @@ describe("steps: append-only", () => {
     expect(names).toContain("putBlob");
   });
 
-  it("mindLog's port has only append, blob, fork and reads", () => {
-    expect(Object.keys(mindLog(db, MIND)).sort()).toEqual(["append", "blob", "count", "find", "fork", "putBlob", "search", "tail", "trajId"]);
+  it("mindLog's port has only appends, blob, fork and reads", () => {
+    expect(Object.keys(mindLog(db, MIND)).sort()).toEqual(["append", "appendAll", "blob", "count", "find", "fork", "putBlob", "search", "tail", "trajId"]);
   });
 
   it("appendStep writes the step exactly as given and returns its seq", async () => {

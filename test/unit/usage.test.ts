@@ -90,6 +90,22 @@ describe("the usage table", () => {
     expect(usageRow(MIND, reasoning(4, ts), MIND)?.usd).toBe(0);
   });
 
+  it("appendAll writes a batch of steps and their usage rows together; an invalid step is refused with the ones after it, the ones before it and their usage are stored", async () => {
+    await db.trajectories.add({ mind_id: MIND, traj_id: MIND, name: "Ada", dir: "" });
+    const log = recordingUsage(db, MIND, mindLog(db, MIND));
+    const ts = at("2025-01-01T12:10:00.000Z");
+    const thought = (n: number): Step => ({ type: "thought", step_id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`, ts: formatTs(ts), content: `t${n}` });
+    await log.appendAll!([reasoning(1, ts, 0.25), thought(2), reasoning(3, ts, 0.5)]);
+    const invalid = { type: "reasoning", step_id: "00000000-0000-4000-8000-000000000005", ts: formatTs(ts), thought: 5 } as unknown as Step;
+    await expect(log.appendAll!([reasoning(4, ts, 1), invalid, reasoning(6, ts, 2)])).rejects.toThrow("Refusing to append an invalid step");
+    expect((await tailSteps(db, MIND, 10)).map((st) => st.step_id.slice(-1))).toEqual(["1", "2", "3", "4"]);
+    expect((await db.usage.toArray()).map((r) => [r.step_id.slice(-1), r.usd])).toEqual([
+      ["1", 0.25],
+      ["3", 0.5],
+      ["4", 1],
+    ]);
+  });
+
   it("spend this UTC hour, this UTC day, and the burn rate over the last 60 minutes", async () => {
     const rows = [
       ["2024-12-31T23:50:00.000Z", 4], // yesterday
