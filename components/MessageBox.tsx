@@ -2,8 +2,8 @@
 import { useState, type KeyboardEvent } from "react";
 import type { Messaging } from "@/lib/store/hooks";
 
-/** Type a message; Enter sends, Shift+Enter makes a new line. */
-export function MessageBox({ mindName, messaging }: { mindName: string; messaging: Messaging }) {
+/** Type a message; Enter sends, Shift+Enter makes a new line. `nameTestId`: the name field's test id (a guest's page has its own). */
+export function MessageBox({ mindName, messaging, nameTestId = "sender-name" }: { mindName: string; messaging: Messaging; nameTestId?: string }) {
   const { sender } = messaging;
   const [text, setText] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -40,7 +40,7 @@ export function MessageBox({ mindName, messaging }: { mindName: string; messagin
           as
           <input
             aria-label="Your name"
-            data-testid="sender-name"
+            data-testid={nameTestId}
             className="ml-1 w-24 rounded border border-stone-300 bg-white px-1 py-0.5 text-xs dark:border-stone-700 dark:bg-stone-900"
             value={sender ?? ""}
             onChange={(e) => messaging.setSender(e.target.value)}
@@ -65,7 +65,7 @@ export function MessageBox({ mindName, messaging }: { mindName: string; messagin
         </button>
       </div>
       {error && (
-        <p role="alert" className="text-xs text-red-700 dark:text-red-300">
+        <p role="alert" data-testid="message-error" className="text-xs text-red-700 dark:text-red-300">
           {error}
         </p>
       )}

@@ -12,9 +12,12 @@ import { SettingsPanel } from "./SettingsPanel";
 import { SpendSummary } from "./SpendSummary";
 import { StatusBar } from "./StatusBar";
 import { FilesView, filesReadOnly } from "./files/FilesView";
-import { MindTabs } from "./MindTabs";
+import { MindTabs, type MindTab } from "./MindTabs";
 import { PermissionsSummary } from "./PermissionsSummary";
+import { ShareBar } from "./share/ShareBar";
 import { TrajectoryViewer } from "./viewer/TrajectoryViewer";
+import { TimelineView } from "./timeline/TimelineView";
+import { UsageView } from "./usage/UsageView";
 
 export function MindView({ mindId }: { mindId: string }) {
   const mind = useMind(mindId);
@@ -29,6 +32,7 @@ export function MindView({ mindId }: { mindId: string }) {
     if (!panicHere(mindId)) void controls.requestPanic();
   };
   const [showSettings, setShowSettings] = useState(false);
+  const [tab, setTab] = useState<MindTab>("stream");
 
   if (mind === null) return <NotFound what="mind" />;
 
@@ -68,6 +72,7 @@ export function MindView({ mindId }: { mindId: string }) {
         <StatusBar status={runner.status} role={runner.role} running={mind?.running} onStart={() => setRun(true)} onStop={() => setRun(false)} onPanic={panic} />
         {mind && <SpendSummary mindId={mindId} budget={mind.budget} />}
         {mind && <PermissionsSummary permissions={mind.permissions} />}
+        {mind && <ShareBar mindId={mindId} />}
         {mind?.permissions.webcontainer && runner.role === "runner" && <WebContainerStatus status={runner.runtime} />}
         {runner.fatal && (
           <p role="alert" data-testid="mind-fatal" className="rounded bg-red-50 px-2 py-1 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
@@ -76,6 +81,8 @@ export function MindView({ mindId }: { mindId: string }) {
         )}
       </header>
       <MindTabs
+        tab={tab}
+        onTab={setTab}
         stream={
           <Suspense fallback={<p className="text-sm text-stone-500">Loading…</p>}>
             <TrajectoryViewer source={source} footer={partial} />
@@ -83,6 +90,12 @@ export function MindView({ mindId }: { mindId: string }) {
         }
         chat={mind ? <ChatView mindId={mindId} mindName={mind.name} /> : null}
         files={<FilesView mindId={mindId} readOnly={filesReadOnly(mind?.running, runner)} />}
+        timeline={
+          <Suspense fallback={<p className="text-sm text-stone-500">Loading…</p>}>
+            <TimelineView mindId={mindId} onShowStream={() => setTab("stream")} />
+          </Suspense>
+        }
+        usage={mind ? <UsageView mind={mind} /> : null}
       />
       <footer className="border-t border-stone-200 pt-3 dark:border-stone-800">{mind && <MessageBox mindName={mind.name} messaging={messaging} />}</footer>
     </main>

@@ -2,7 +2,7 @@
 // in this tab or another (Dexie broadcasts changes between tabs and workers).
 "use client";
 import { useLiveQuery } from "dexie-react-hooks";
-import { useMemo } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { getArchive, listArchives, type ImportedArchive } from "./archives";
 import { db } from "./db";
 import { listWorkspace, readWorkspaceFile, saveWorkspaceFile, type WorkspaceEntry } from "./files";
@@ -13,7 +13,13 @@ import { sendMessage } from "./messages";
 import { getSenderName, setSenderName } from "./settings";
 import { importIntoDb, importLockName, sweepUnfinishedImports } from "./import";
 import { pageSource, rowSource, type StepSource } from "./view";
+import { browserSync, getSync, pendingSteps, runSyncInThisTab, type ShareActions } from "./sync";
+import type { SyncRecord } from "../share/sync-engine";
 import type { FileRecord } from "../shell/persistent-fs";
+import { readTimeline, timelineStepsOf, usageRowsSince } from "./timeline";
+import { rowsAfter, watchRows } from "./steps";
+import type { UsageRow } from "./db";
+import type { Step } from "../trajectory/schema";
 
 export function useMinds(): Mind[] | undefined {
   return useLiveQuery(() => listMinds(db()), []);
@@ -126,4 +132,87 @@ export function useImportActions(): ImportActions {
     }),
     [],
   );
+}
+
+export interface SyncStatus {
+  /** null: this mind has never been synced. */
+  record: SyncRecord | null;
+  /** Steps in this browser the server does not have yet. */
+  pending: number;
+}
+
+/** A mind's sync state and links, live across tabs: undefined while loading. */
+export function useSyncStatus(mindId: string): SyncStatus | undefined {
+  return useLiveQuery(async () => {
+    const record = await getSync(db(), mindId);
+    return { record, pending: record?.enabled ? await pendingSteps(db(), mindId, record.last_seq) : 0 };
+  }, [mindId]);
+}
+
+/** Sharing a mind: sync on/off, make and revoke links, the server's list of them. */
+export function useShareActions(mindId: string): ShareActions {
+  return useMemo(() => browserSync(db(), mindId).actions, [mindId]);
+}
+
+/** Keep the mind synced while this component is mounted (one tab at a time does the work). */
+export function useSyncRunner(mindId: string): void {
+  useEffect(() => {
+    const abort = new AbortController();
+    runSyncInThisTab(db(), mindId, abort.signal);
+    return () => abort.abort();
+  }, [mindId]);
+}
+
+/**
+ * A mind's steps of the kinds its timeline draws, from `sinceMs` on (null:
+ * its whole life), then every new one as it is appended: undefined while loading.
+ */
+export function useTimelineSteps(mindId: string, sinceMs: number | null): Step[] | undefined {
+  const [steps, setSteps] = useState<{ key: string; steps: Step[] }>();
+  const key = `${mindId}:${sinceMs}`;
+  useEffect(() => {
+    let unwatch: (() => void) | null = null;
+    let live = true;
+    void readTimeline(db(), mindId, sinceMs).then(({ steps: read, lastSeq }) => {
+      if (!live) return;
+      setSteps({ key, steps: read });
+      unwatch = watchRows(
+        lastSeq,
+        (seq) => rowsAfter(db(), mindId, seq),
+        (rows) => {
+          const more = timelineStepsOf(rows);
+          if (more.length) setSteps((s) => (s?.key === key ? { key, steps: [...s.steps, ...more] } : s));
+        },
+      );
+    });
+    return () => {
+      live = false;
+      unwatch?.();
+    };
+  }, [mindId, sinceMs, key]);
+  // A window just changed: show nothing stale while the new one loads.
+  return steps?.key === key ? steps.steps : undefined;
+}
+
+/** Read every 2 s, as the spend line is (components/money-hooks.ts), so the two agree. */
+const USAGE_REFRESH_MS = 2000;
+
+/**
+ * A mind's usage rows (one per model call) from `sinceMs` on: undefined while
+ * loading. Open-ended, they are re-read every 2 s; with `beforeMs` (a past
+ * that no longer changes) they are read once.
+ */
+export function useUsageRows(mindId: string, sinceMs: number, beforeMs?: number): UsageRow[] | undefined {
+  const [rows, setRows] = useState<UsageRow[]>();
+  useEffect(() => {
+    let live = true;
+    const read = () => void usageRowsSince(db(), mindId, sinceMs, beforeMs).then((r) => live && setRows(r), () => undefined);
+    read();
+    const t = beforeMs === undefined ? setInterval(read, USAGE_REFRESH_MS) : undefined;
+    return () => {
+      live = false;
+      clearInterval(t);
+    };
+  }, [mindId, sinceMs, beforeMs]);
+  return rows;
 }

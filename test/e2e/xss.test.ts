@@ -1,9 +1,10 @@
 // An XSS corpus (scripts, event handlers, javascript: URLs, SVG, CSS,
 // markdown link tricks) in a mind's name and persona, its thoughts, its shell
 // output, a workspace file, a person's name and message, and the mind's
-// reply: the host's pages show all of it as text and run none of it, in
-// Debian's Chromium.
-import type { Page } from "playwright-core";
+// reply: the host's pages, a live share link and an invite (with a hostile
+// guest name) show all of it as text and run none of it, in Debian's
+// Chromium.
+import type { Locator, Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
 import { browserAndModelForFile } from "./browser";
 import { createMind, waitForRowAfter } from "./mind-page";
@@ -72,4 +73,59 @@ describe("an XSS corpus on the host's pages", () => {
       await context.close();
     }
   });
+
+  it("on a live link and an invite, a hostile guest name and message run nothing either", async () => {
+    const host = await env.browser.newContext();
+    const guest = await env.browser.newContext();
+    try {
+      const page = await host.newPage();
+      const hostSeen = watchForXss(page);
+      env.model.enqueue({ text: HOSTILE_RUN });
+      env.model.enqueueReply({ text: XSS_TEXT });
+      await createMind(page, baseUrl, { name: XSS_NAME, persona: XSS_TEXT, modelUrl: env.model.url });
+      await waitForRowAfter(page, { type: "shell-output", text: "window.__xss='script'" });
+
+      await page.getByTestId("share-mode").selectOption("live");
+      await page.getByTestId("share-create").click();
+      const live = await linkOf(page.getByTestId("share-link"));
+      await page.getByTestId("invite-create").click();
+      const invite = await linkOf(page.getByTestId("invite-link"));
+
+      // A viewer on the live link sees the hostile run as text.
+      const viewer = await guest.newPage();
+      const viewerSeen = watchForXss(viewer);
+      await viewer.goto(new URL(live, baseUrl).href);
+      await viewer.getByTestId("thought-stream").getByText("window.__xss='script'", { exact: false }).first().waitFor({ timeout: 15_000 });
+      await expandAll(viewer);
+      await expectNoXss(viewer, viewerSeen.dialogs);
+
+      // A guest with a hostile name writes a hostile message and gets a hostile reply.
+      const inv = await guest.newPage();
+      const invSeen = watchForXss(inv);
+      await inv.goto(new URL(invite, baseUrl).href);
+      await inv.getByTestId("guest-name").fill(XSS_PERSON);
+      await inv.getByTestId("message-input").fill(XSS_TEXT);
+      await inv.getByTestId("send-message").click();
+      const reply = inv.locator('[data-testid="step"][data-step-type="message"]', { hasText: XSS_PERSON });
+      await expect.poll(() => reply.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+      await expandAll(inv);
+      await expectNoXss(inv, invSeen.dialogs);
+      await expectNoXss(viewer, viewerSeen.dialogs);
+
+      // The host sees who is talking, by that name, as text.
+      await page.getByTestId("tab-chat").click();
+      await page.getByTestId("chat-person").filter({ hasText: XSS_PERSON }).first().waitFor({ timeout: 15_000 });
+      await expectNoXss(page, hostSeen.dialogs);
+    } finally {
+      await guest.close();
+      await host.close();
+    }
+  });
 });
+
+/** The URL a share control shows: its href, or its value. */
+async function linkOf(el: Locator): Promise<string> {
+  await el.waitFor({ timeout: 15_000 });
+  await expect.poll(async () => (await el.getAttribute("href")) ?? (await el.inputValue().catch(() => "")), { timeout: 15_000 }).toMatch(/\/s\/[A-Za-z0-9_-]{43}/);
+  return (await el.getAttribute("href")) ?? (await el.inputValue());
+}

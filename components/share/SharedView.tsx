@@ -1,0 +1,80 @@
+"use client";
+// A mind shown through a link (/s/<token>): its name, a read-only banner, the
+// same trajectory viewer over the server, and for an invite, a box to write
+// to the mind under a name. Unknown and revoked links look the same.
+import { Suspense, useState } from "react";
+import { MessageBox } from "../MessageBox";
+import { TrajectoryViewer } from "../viewer/TrajectoryViewer";
+import { useGuestMessaging, useSharedLink } from "./use-shared-link";
+import type { ShareClient } from "@/lib/share/client";
+
+export function LinkNotFound() {
+  return (
+    <main className="mx-auto max-w-xl px-4 py-16 text-center" data-testid="share-not-found">
+      <h1 className="text-xl font-semibold">This link does not exist or was revoked</h1>
+      <p className="mt-2 text-sm text-stone-500">Ask whoever shared it for a new one.</p>
+    </main>
+  );
+}
+
+export function SharedView({ token }: { token: string }) {
+  const link = useSharedLink(token);
+  const [revokedHere, setRevokedHere] = useState(false);
+
+  if (link.state === "missing") return <LinkNotFound />;
+  if (link.state === "error")
+    return (
+      <main className="mx-auto max-w-xl px-4 py-16 text-center">
+        <p role="alert" className="text-sm text-red-700 dark:text-red-300">
+          The link could not be opened: {link.message}
+        </p>
+        <button type="button" onClick={link.retry} className="mt-3 rounded border border-stone-300 px-3 py-1 text-sm dark:border-stone-700">
+          Try again
+        </button>
+      </main>
+    );
+  if (link.state === "loading") return <p className="px-4 py-16 text-center text-sm text-stone-500">Loading…</p>;
+
+  const { shared } = link;
+  const revoked = link.revoked || revokedHere;
+  const banner =
+    shared.kind === "snapshot"
+      ? `A snapshot of ${shared.name}'s thought stream, up to step ${shared.at_seq ?? shared.last_seq}. Read-only.`
+      : shared.kind === "live"
+        ? `${shared.name}'s thought stream, live. Read-only.`
+        : `${shared.name}'s thought stream, live. You are invited to write to ${shared.name}; you cannot change anything else.`;
+
+  return (
+    <main className="mx-auto flex h-screen max-w-5xl flex-col gap-3 px-4 py-3">
+      <header className="flex flex-col gap-1 border-b border-stone-200 pb-3 dark:border-stone-800">
+        <h1 className="text-xl font-semibold" data-testid="shared-mind-name">
+          {shared.name}
+        </h1>
+        <p data-testid="share-banner" data-link-kind={shared.kind} className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900 dark:bg-amber-950 dark:text-amber-200">
+          {banner}
+        </p>
+      </header>
+      {revoked ? (
+        <p role="alert" data-testid="share-revoked" className="rounded bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+          This link was revoked by {shared.name}&apos;s human. Nothing more can be read or sent through it.
+        </p>
+      ) : (
+        <>
+          <Suspense fallback={<p className="text-sm text-stone-500">Loading…</p>}>
+            <TrajectoryViewer source={link.source} />
+          </Suspense>
+          {shared.kind === "invite" && (
+            <footer className="border-t border-stone-200 pt-3 dark:border-stone-800">
+              <GuestBox client={link.client} mindName={shared.name} onRevoked={() => setRevokedHere(true)} />
+            </footer>
+          )}
+        </>
+      )}
+    </main>
+  );
+}
+
+function GuestBox({ client, mindName, onRevoked }: { client: ShareClient; mindName: string; onRevoked: () => void }) {
+  const messaging = useGuestMessaging(client, onRevoked);
+  return <MessageBox mindName={mindName} messaging={messaging} nameTestId="guest-name" />;
+}

@@ -1,0 +1,77 @@
+"use client";
+// A share link as the page sees it: what the link is (or that it is not), the
+// viewer's remote source over it, whether it was revoked while open, and, for
+// an invite, sending messages under a name remembered in this browser.
+import { useCallback, useEffect, useMemo, useState } from "react";
+import type { SharedMind } from "@/lib/share/api";
+import { pageEvents, pageShareClient } from "@/lib/share/browser";
+import { ApiRequestError, type ShareClient } from "@/lib/share/client";
+import { InviteRevokedError, savedGuestName, saveGuestName, sendAsGuest } from "@/lib/share/guest";
+import { remoteSource } from "@/lib/share/remote-source";
+import type { Messaging } from "@/lib/store/hooks";
+import type { StepSource } from "@/lib/store/view";
+
+export type SharedLink =
+  | { state: "loading" }
+  | { state: "missing" }
+  | { state: "error"; message: string; retry: () => void }
+  | { state: "ready"; shared: SharedMind; source: StepSource; client: ShareClient; revoked: boolean };
+
+export function useSharedLink(token: string): SharedLink {
+  const client = useMemo(() => pageShareClient(token), [token]);
+  const [attempt, setAttempt] = useState(0);
+  const [shared, setShared] = useState<SharedMind | null>(null);
+  const [failure, setFailure] = useState<"missing" | string | null>(null);
+  const [revoked, setRevoked] = useState(false);
+  const retry = useCallback(() => setAttempt((n) => n + 1), []);
+
+  useEffect(() => {
+    let cancelled = false;
+    setFailure(null);
+    client
+      .mind()
+      .then((m) => !cancelled && setShared(m))
+      .catch((e: unknown) => {
+        if (cancelled) return;
+        if (e instanceof ApiRequestError && e.status === 404) setFailure("missing");
+        else setFailure(e instanceof Error ? e.message : String(e));
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [client, attempt]);
+
+  const source = useMemo(
+    () => (shared ? remoteSource({ client, shared, openEvents: pageEvents, onRevoked: () => setRevoked(true) }) : null),
+    [client, shared],
+  );
+
+  if (failure === "missing") return { state: "missing" };
+  if (failure) return { state: "error", message: failure, retry };
+  if (!shared || !source) return { state: "loading" };
+  return { state: "ready", shared, source, client, revoked };
+}
+
+/** A guest writing through an invite, under the name this browser remembers. */
+export function useGuestMessaging(client: ShareClient, onRevoked: () => void): Messaging {
+  const [sender, setSenderState] = useState<string | undefined>(undefined);
+  useEffect(() => setSenderState(savedGuestName()), []);
+  return useMemo(
+    () => ({
+      sender,
+      setSender: (name) => {
+        setSenderState(name);
+        saveGuestName(name);
+      },
+      send: async (content) => {
+        try {
+          await sendAsGuest(client, sender ?? "", content);
+        } catch (e) {
+          if (e instanceof InviteRevokedError) onRevoked();
+          throw e;
+        }
+      },
+    }),
+    [sender, client, onRevoked],
+  );
+}

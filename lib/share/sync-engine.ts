@@ -1,0 +1,279 @@
+// Sync: a mind's steps and blobs to the server its page came from, and its
+// guests' messages back. Append-only and in order: blobs before the steps that
+// name them, steps in seq order in batches, each scrubbed of secrets; the
+// server's last_seq says where to resume, so a pass cut off by going offline,
+// a closed tab or a second tab picks up where the server is. Over ports: the
+// local mind (lib/store/sync.ts), the HTTP client, the saved state, a clock.
+import type { Clock } from "../mind/ports";
+import { SYNC_LIMITS, type Inbound, type WireStep, type WireTrajectory } from "./api";
+import { ApiRequestError, type SyncClient } from "./client";
+import { scrubber, scrubStepJson } from "./scrub";
+
+export interface LocalRow {
+  seq: number;
+  traj: string;
+  json: string;
+}
+
+/** What the engine reads from, and writes to, the mind in this browser. */
+export interface LocalMind {
+  name(): Promise<string>;
+  /** The mind's rows (every trajectory) after `seq`, oldest first. */
+  rowsAfter(seq: number, limit: number): Promise<LocalRow[]>;
+  trajectories(): Promise<WireTrajectory[]>;
+  /** A blob by its name within the mind (`[<dir>/]blobs/<file>`). */
+  blob(name: string): Promise<string | undefined>;
+  /** Every model key this browser holds, to scrub from what leaves it. */
+  heldKeys(): Promise<string[]>;
+  /** Append a guest's message as a `message` step with the message's id; false when that step is already there. */
+  deliver(msg: Inbound, to: string, now: number): Promise<boolean>;
+}
+
+export interface LocalLink {
+  id: string;
+  kind: "snapshot" | "live" | "invite";
+  /** The link's whole URL: the server keeps only its token's hash, so this browser is the only place it lives. */
+  url: string;
+  at_seq: number | null;
+  created_at: string;
+  revoked_at?: string;
+}
+
+export interface SyncRecord {
+  enabled: boolean;
+  server_mind?: string;
+  write_token?: string;
+  /** The newest seq the server holds. */
+  last_seq: number;
+  last_sync?: string;
+  last_error?: string;
+  links: LocalLink[];
+}
+
+export interface SyncStatePort {
+  get(): Promise<SyncRecord | null>;
+  /** Read-modify-write in one transaction, so a tab's status update never drops another's new link. */
+  update(change: (r: SyncRecord) => SyncRecord): Promise<SyncRecord>;
+}
+
+export interface SyncDeps {
+  client: SyncClient;
+  local: LocalMind;
+  state: SyncStatePort;
+  clock: Clock;
+}
+
+export const EMPTY_SYNC: SyncRecord = { enabled: false, last_seq: 0, links: [] };
+
+/** Inbox polling while an invite is live; the 2 s budget from a guest's send to the mind is most of this. */
+export const INBOX_POLL_MS = 1000;
+/** A wake waits this long for the rest of a burst of steps. */
+export const DEBOUNCE_MS = 60;
+/** With nothing to wake it, a pass runs this often anyway (a missed wake costs at most this). */
+const IDLE_MS = 30_000;
+const BACKOFF_MS = [1000, 2000, 5000, 10_000];
+/** Room left in a request body for the envelope around the steps. */
+const ENVELOPE_BYTES = 64 * 1024;
+
+const utf8 = new TextEncoder();
+const bytes = (s: string) => utf8.encode(s).length;
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** Blob refs a step names: `<field>_ref` values of the form `blobs/<file>`. */
+export function blobRefs(json: string): string[] {
+  const step: unknown = JSON.parse(json);
+  if (!step || typeof step !== "object") return [];
+  return Object.entries(step).flatMap(([k, v]) => (k.endsWith("_ref") && typeof v === "string" && v.startsWith("blobs/") ? [v] : []));
+}
+
+export const activeInvite = (r: SyncRecord | null) => !!r?.enabled && r.links.some((l) => l.kind === "invite" && !l.revoked_at);
+
+export function syncEngine({ client, local, state, clock }: SyncDeps) {
+  // Blobs never change, so one upload per name per engine is enough (a resend is harmless).
+  const sentBlobs = new Set<string>();
+  // Passes in one tab run one after another; two tabs may overlap, which the server's idempotency absorbs.
+  let chain: Promise<unknown> = Promise.resolve();
+  const serial = <T>(f: () => Promise<T>): Promise<T> => {
+    const next = chain.then(f, f);
+    chain = next.catch(() => undefined);
+    return next;
+  };
+
+  /** The server mind and write token, made by the first sync. */
+  async function register(): Promise<{ mind: string; token: string }> {
+    const rec = (await state.get()) ?? EMPTY_SYNC;
+    if (rec.server_mind && rec.write_token) {
+      if (!rec.enabled) await state.update((r) => ({ ...r, enabled: true }));
+      return { mind: rec.server_mind, token: rec.write_token };
+    }
+    const created = await client.createMind((await local.name()).slice(0, 200) || "mind");
+    await state.update((r) => ({ ...r, enabled: true, server_mind: created.mind, write_token: created.write_token, last_seq: 0 }));
+    return { mind: created.mind, token: created.write_token };
+  }
+
+  async function uploadPass(): Promise<number> {
+    const { mind, token } = await register();
+    const scrub = scrubber(await local.heldKeys());
+    const trajs = new Map((await local.trajectories()).map((t) => [t.traj, t]));
+    const sentTrajs = new Set<string>();
+    let serverLast = (await client.state(mind, token)).last_seq;
+    let cursor = serverLast;
+    let added = 0;
+    const problems: string[] = [];
+    for (;;) {
+      const rows = await local.rowsAfter(cursor, SYNC_LIMITS.batchSteps);
+      if (rows.length === 0) break;
+      const steps: WireStep[] = [];
+      let size = ENVELOPE_BYTES;
+      for (const row of rows) {
+        const json = scrubStepJson(row.json, scrub);
+        const n = bytes(json) + row.traj.length + 40;
+        if (n > SYNC_LIMITS.stepBytes) {
+          // Kept in this browser, reported, and tried again on the next pass (the server's last_seq stays before it).
+          problems.push(`step at seq ${row.seq} is over ${SYNC_LIMITS.stepBytes} bytes and was not uploaded`);
+          cursor = row.seq;
+          continue;
+        }
+        if (steps.length && size + n > SYNC_LIMITS.batchBytes) break;
+        size += n;
+        steps.push({ seq: row.seq, traj: row.traj, json });
+        cursor = row.seq;
+      }
+      if (steps.length === 0) continue;
+      for (const s of steps) {
+        const dir = trajs.get(s.traj)?.dir ?? "";
+        for (const ref of blobRefs(s.json)) {
+          const name = dir ? `${dir}/${ref}` : ref;
+          if (sentBlobs.has(name)) continue;
+          const text = await local.blob(name);
+          if (text === undefined) continue;
+          const clean = scrub(text);
+          if (bytes(clean) > SYNC_LIMITS.blobBytes) {
+            problems.push(`blob ${name} is over ${SYNC_LIMITS.blobBytes} bytes and was not uploaded`);
+            continue;
+          }
+          try {
+            await client.putBlob(mind, token, name, clean);
+          } catch (e) {
+            // Already there under other bytes (scrubbed with other keys, by an earlier pass): blobs never change, the server's stands.
+            if (!(e instanceof ApiRequestError && e.status === 409)) throw e;
+          }
+          sentBlobs.add(name);
+        }
+      }
+      const newTrajs = [...new Set(steps.map((s) => s.traj))].filter((t) => !sentTrajs.has(t)).flatMap((t) => trajs.get(t) ?? []);
+      const res = await client.upload(mind, token, { after: serverLast, steps, ...(newTrajs.length ? { trajectories: newTrajs.slice(0, 100) } : {}) });
+      if (!res.ok) {
+        // The server holds less than it said (another tab, a restore): resend from where it is.
+        serverLast = cursor = res.gap;
+        continue;
+      }
+      for (const t of newTrajs) sentTrajs.add(t.traj);
+      added += res.uploaded.added;
+      serverLast = res.uploaded.last_seq;
+      const at = new Date(clock.now()).toISOString();
+      await state.update((r) => ({ ...r, last_seq: serverLast, last_sync: at }));
+    }
+    // A pass that found nothing new and nothing wrong leaves the record alone (it runs every second while an invite is open).
+    const error = problems.length ? problems.join("; ") : undefined;
+    const before = await state.get();
+    if (added > 0 || before?.last_error !== error || !before?.last_sync || before.last_seq !== serverLast) {
+      const at = new Date(clock.now()).toISOString();
+      await state.update((r) => ({ ...r, last_seq: serverLast, last_sync: at, last_error: error }));
+    }
+    return added;
+  }
+
+  async function inboxPass(): Promise<number> {
+    const rec = await state.get();
+    if (!rec?.server_mind || !rec.write_token) return 0;
+    const messages = await client.inbox(rec.server_mind, rec.write_token);
+    if (messages.length === 0) return 0;
+    const name = await local.name();
+    let delivered = 0;
+    for (const m of messages) if (await local.deliver(m, name, clock.now())) delivered++;
+    return delivered;
+  }
+
+  const reportError = (e: unknown) =>
+    state.update((r) => ({ ...r, last_error: e instanceof ApiRequestError ? `${e.message} (${e.status} ${e.code})` : message(e) }));
+
+  return {
+    /** Turn sync on (the first time: create the server's mind and this browser's write token). */
+    enable: () => serial(register),
+    /** Upload what the server does not have yet; resolves with the steps it added. */
+    push: () => serial(uploadPass),
+    /** Fetch guests' messages and append the new ones as `message` steps; resolves with how many. */
+    pullInbox: () => serial(inboxPass),
+
+    /**
+     * Keep the mind synced until `signal` aborts: a pass at each `wakes` nudge
+     * (debounced), the inbox every INBOX_POLL_MS while an invite is live, and
+     * after a failure, retries backing off to 10 s with the error saved.
+     */
+    async run(signal: AbortSignal, wakes: { next(signal: AbortSignal): Promise<void> }): Promise<void> {
+      /** A nudge or `ms`, whichever comes first; the loser is cancelled, so nothing piles up on `signal`. */
+      const wakeOr = async (ms: number) => {
+        const stop = new AbortController();
+        const both = AbortSignal.any([signal, stop.signal]);
+        await Promise.race([wakes.next(both), clock.sleep(ms, both)]);
+        stop.abort();
+      };
+      let failures = 0;
+      while (!signal.aborted) {
+        const rec = await state.get().catch(() => null);
+        if (!rec?.enabled) {
+          await wakeOr(IDLE_MS);
+          continue;
+        }
+        try {
+          if (activeInvite(rec)) await serial(inboxPass);
+          await serial(uploadPass);
+          failures = 0;
+        } catch (e) {
+          await reportError(e).catch(() => undefined);
+          failures++;
+        }
+        if (signal.aborted) return;
+        if (failures) {
+          // Backing off: new steps wait for the retry rather than hammering a server that is down.
+          await clock.sleep(BACKOFF_MS[Math.min(failures, BACKOFF_MS.length) - 1] ?? 10_000, signal);
+          continue;
+        }
+        await wakeOr(activeInvite(rec) ? INBOX_POLL_MS : IDLE_MS);
+        await clock.sleep(DEBOUNCE_MS, signal);
+      }
+    },
+  };
+}
+export type SyncEngine = ReturnType<typeof syncEngine>;
+
+/** Nudges for `run`: each `nudge()` wakes the one waiting `next` (a nudge with nobody waiting is kept for the next one). */
+export function wakeSource() {
+  let pending = false;
+  let waiting: (() => void) | null = null;
+  return {
+    nudge() {
+      if (waiting) {
+        const w = waiting;
+        waiting = null;
+        w();
+      } else pending = true;
+    },
+    next(signal: AbortSignal): Promise<void> {
+      if (pending || signal.aborted) {
+        pending = false;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          if (waiting === done) waiting = null;
+          signal.removeEventListener("abort", done);
+          resolve();
+        };
+        waiting = done;
+        signal.addEventListener("abort", done, { once: true });
+      });
+    },
+  };
+}

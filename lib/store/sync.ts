@@ -1,0 +1,250 @@
+// What sync keeps in this browser, per mind (a settings row `sync:<mind id>`):
+// the server's mind id and this browser's write token, how far the server has
+// the log, when it last synced and why it last failed, and the links this
+// browser made (their URLs live only here). And the engine's view of the
+// mind's own rows, blobs and keys.
+import Dexie, { liveQuery } from "dexie";
+import { z } from "zod";
+import type { Clock } from "../mind/ports";
+import type { Inbound, LinkInfo, LinkKind, WireTrajectory } from "../share/api";
+import { syncClient } from "../share/client";
+import { activeInvite, EMPTY_SYNC, syncEngine, wakeSource, type LocalMind, type SyncEngine, type SyncRecord, type SyncStatePort } from "../share/sync-engine";
+import { stampStep } from "../trajectory/schema";
+import type { ReverieDb } from "./db";
+import { getMind, listMinds } from "./minds";
+import { appendStep, getBlob, lastSeq, watchRows } from "./steps";
+
+const LocalLinkRow = z.object({
+  id: z.string(),
+  kind: z.enum(["snapshot", "live", "invite"]),
+  url: z.string(),
+  at_seq: z.number().int().nullable(),
+  created_at: z.string(),
+  revoked_at: z.string().optional(),
+});
+
+const SyncRow = z.object({
+  enabled: z.boolean().default(false),
+  server_mind: z.string().optional(),
+  write_token: z.string().optional(),
+  last_seq: z.number().int().nonnegative().default(0),
+  last_sync: z.string().optional(),
+  last_error: z.string().optional(),
+  links: z.array(LocalLinkRow).default([]),
+});
+
+export const syncKey = (mindId: string) => `sync:${mindId}`;
+
+/** A mind's sync state; null when it has never been synced (or its row does not parse, which is treated the same). */
+export async function getSync(db: ReverieDb, mindId: string): Promise<SyncRecord | null> {
+  const row = await db.settings.get(syncKey(mindId));
+  if (!row) return null;
+  const parsed = SyncRow.safeParse(row.value);
+  return parsed.success ? parsed.data : null;
+}
+
+export function updateSync(db: ReverieDb, mindId: string, change: (r: SyncRecord) => SyncRecord): Promise<SyncRecord> {
+  return db.transaction("rw", db.settings, async () => {
+    const next = SyncRow.parse(change((await getSync(db, mindId)) ?? EMPTY_SYNC));
+    // Undefined fields are dropped, not stored as undefined.
+    await db.settings.put({ key: syncKey(mindId), value: JSON.parse(JSON.stringify(next)) });
+    return next;
+  });
+}
+
+export const syncState = (db: ReverieDb, mindId: string): SyncStatePort => ({
+  get: () => getSync(db, mindId),
+  update: (change) => updateSync(db, mindId, change),
+});
+
+/** Steps of the mind the server does not have yet. */
+export function pendingSteps(db: ReverieDb, mindId: string, afterSeq: number): Promise<number> {
+  return db.steps.where("[mind_id+seq]").between([mindId, afterSeq + 1], [mindId, Dexie.maxKey]).count();
+}
+
+/**
+ * The step a guest's message becomes: its id is the message's, so it is
+ * appended (and uploaded) once. A guest who took the mind's own name is
+ * marked as a guest, so nobody reads their words as the mind's.
+ */
+export function inviteStep(msg: Inbound, to: string, now: number) {
+  const from = msg.from.trim().toLowerCase() === to.trim().toLowerCase() ? `${msg.from} (guest)` : msg.from;
+  return stampStep({ type: "message", source: "invite", from, to, content: msg.content, step_id: msg.id.toLowerCase() }, { id: msg.id, now });
+}
+
+export function localMind(db: ReverieDb, mindId: string): LocalMind {
+  return {
+    name: async () => (await getMind(db, mindId))?.name ?? "mind",
+    async rowsAfter(seq, limit) {
+      const rows = await db.steps.where("[mind_id+seq]").between([mindId, seq + 1], [mindId, Dexie.maxKey]).limit(limit).toArray();
+      return rows.map((r) => ({ seq: r.seq ?? 0, traj: r.traj_id, json: r.json }));
+    },
+    async trajectories() {
+      const rows = await db.trajectories.where("mind_id").equals(mindId).toArray();
+      return rows.map(
+        (t): WireTrajectory => ({
+          traj: t.traj_id,
+          name: t.name.slice(0, 200),
+          dir: t.dir,
+          ...(t.parent_traj ? { parent_traj: t.parent_traj } : {}),
+          ...(t.parent_step ? { parent_step: t.parent_step } : {}),
+        }),
+      );
+    },
+    blob: (name) => getBlob(db, mindId, name),
+    heldKeys: async () => (await listMinds(db)).flatMap((m) => (m.model.apiKey ? [m.model.apiKey] : [])),
+    async deliver(msg, to, now) {
+      const step = inviteStep(msg, to, now);
+      return db.transaction("rw", db.steps, async () => {
+        if (await db.steps.get({ mind_id: mindId, step_id: step.step_id })) return false;
+        await appendStep(db, mindId, step);
+        return true;
+      });
+    },
+  };
+}
+
+// ---- in the page: one engine per mind per tab, and what the share bar does ----
+
+const browserClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        signal.removeEventListener("abort", done);
+        resolve();
+      }
+      signal.addEventListener("abort", done, { once: true });
+    }),
+};
+
+export const syncLockName = (mindId: string) => `reverie-sync:${mindId}`;
+
+export interface ShareActions {
+  /** Turn sync on (creating the server's mind the first time) or off. */
+  setEnabled(on: boolean): Promise<void>;
+  /** Sync what is pending, then make a link; resolves with its URL (kept in this browser, newest first). */
+  create(kind: LinkKind): Promise<string>;
+  revoke(id: string): Promise<void>;
+  /** The server's list: every link's state and, for invites, who has written through it. */
+  serverLinks(): Promise<LinkInfo[]>;
+}
+
+interface BrowserSync {
+  engine: SyncEngine;
+  actions: ShareActions;
+}
+
+const perMind = new Map<string, BrowserSync>();
+
+/** This tab's sync of one mind, over the page's own origin (the server the page came from). */
+export function browserSync(db: ReverieDb, mindId: string): BrowserSync {
+  const known = perMind.get(mindId);
+  if (known) return known;
+  const client = syncClient((input, init) => fetch(input, init));
+  const state = syncState(db, mindId);
+  const engine = syncEngine({ client, local: localMind(db, mindId), state, clock: browserClock });
+  const credentials = async () => {
+    const rec = await getSync(db, mindId);
+    if (!rec?.server_mind || !rec.write_token) throw new Error("This mind is not synced yet.");
+    return { mind: rec.server_mind, token: rec.write_token };
+  };
+  const actions: ShareActions = {
+    async setEnabled(on) {
+      if (on) await engine.enable();
+      else await state.update((r) => ({ ...r, enabled: false }));
+    },
+    async create(kind) {
+      await engine.enable();
+      await engine.push();
+      const { mind, token } = await credentials();
+      const rec = await getSync(db, mindId);
+      const link = await client.createLink(mind, token, { kind, ...(kind === "snapshot" ? { at_seq: rec?.last_seq ?? 0 } : {}) });
+      const url = new URL(link.path, location.origin).toString();
+      await state.update((r) => ({ ...r, links: [{ id: link.id, kind: link.kind, url, at_seq: link.at_seq, created_at: new Date().toISOString() }, ...r.links] }));
+      return url;
+    },
+    async revoke(id) {
+      const { mind, token } = await credentials();
+      await client.revokeLink(mind, token, id);
+      const at = new Date().toISOString();
+      await state.update((r) => ({ ...r, links: r.links.map((l) => (l.id === id ? { ...l, revoked_at: l.revoked_at ?? at } : l)) }));
+    },
+    async serverLinks() {
+      const { mind, token } = await credentials();
+      return client.links(mind, token);
+    },
+  };
+  const made = { engine, actions };
+  perMind.set(mindId, made);
+  return made;
+}
+
+/**
+ * Keep one mind synced from this tab for as long as `signal` allows, but only
+ * in one tab at a time (a Web Lock per mind; the next tab takes over when this
+ * one goes). Wakes on the mind's new rows, on sync being switched on or an
+ * invite made (from any tab), and when the browser comes back online.
+ */
+export function runSyncInThisTab(db: ReverieDb, mindId: string, signal: AbortSignal): void {
+  // A mind that is not synced costs one watch of its settings row: no lock, no
+  // watch of its steps (which would re-run on every step the mind writes).
+  let running: AbortController | null = null;
+  const stop = () => {
+    running?.abort();
+    running = null;
+  };
+  const sub = liveQuery(() => getSync(db, mindId)).subscribe({
+    next: (r) => {
+      if (r?.enabled && !running && !signal.aborted) {
+        running = new AbortController();
+        syncWhileEnabled(db, mindId, running.signal);
+      } else if (!r?.enabled) stop();
+    },
+    error: () => undefined,
+  });
+  signal.addEventListener(
+    "abort",
+    () => {
+      sub.unsubscribe();
+      stop();
+    },
+    { once: true },
+  );
+}
+
+function syncWhileEnabled(db: ReverieDb, mindId: string, signal: AbortSignal): void {
+  const { engine } = browserSync(db, mindId);
+  const hold = async () => {
+    const wakes = wakeSource();
+    const unwatchRows = watchRows(
+      await lastSeq(db, mindId),
+      (seq) => db.steps.where("[mind_id+seq]").between([mindId, seq + 1], [mindId, Dexie.maxKey]).limit(500).toArray(),
+      () => wakes.nudge(),
+    );
+    // Only a change that alters what the loop does wakes it: the loop's own status writes must not.
+    let shape = "";
+    const record = liveQuery(() => getSync(db, mindId)).subscribe({
+      next: (r) => {
+        const next = `${r?.enabled}:${activeInvite(r)}`;
+        if (next !== shape) wakes.nudge();
+        shape = next;
+      },
+      error: () => undefined,
+    });
+    const online = () => wakes.nudge();
+    addEventListener("online", online);
+    try {
+      await engine.run(signal, wakes);
+    } finally {
+      unwatchRows();
+      record.unsubscribe();
+      removeEventListener("online", online);
+    }
+  };
+  if (!("locks" in navigator)) void hold();
+  else navigator.locks.request(syncLockName(mindId), { signal }, hold).catch(() => undefined);
+}

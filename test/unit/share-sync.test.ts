@@ -1,0 +1,198 @@
+// The sync engine against the real sharing routes, in process: the browser's
+// store (fake-indexeddb), the engine and its HTTP client, and lib/server's
+// handlers over a real database (PGlite, and PostgreSQL when configured).
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { openLiveHub, type LiveHub } from "@/lib/server/share-live";
+import { sharingFetch, sharingRoutes } from "@/lib/server/sharing-routes";
+import type { Sql } from "@/lib/server/sql";
+import { OfflineError, shareClient, syncClient, type FetchPort } from "@/lib/share/client";
+import { syncEngine, wakeSource, type SyncEngine } from "@/lib/share/sync-engine";
+import type { ReverieDb } from "@/lib/store/db";
+import { createMind } from "@/lib/store/minds";
+import { appendStep, putBlob, rowsAfter } from "@/lib/store/steps";
+import { getSync, inviteStep, localMind, pendingSteps, syncState } from "@/lib/store/sync";
+import { stampStep, type Step } from "@/lib/trajectory/schema";
+import { FakeClock } from "./helpers/fake-clock";
+import { openTestDb } from "./helpers/db";
+import { engines } from "./server-databases";
+
+const BASE = "http://reverie.test";
+const HELD_KEY = "held-model-key-0001";
+
+describe("inviteStep", () => {
+  const msg = { id: "0f0f0f0f-0000-4000-8000-000000000001", from: "Gwen", content: "hi", created_at: "2025-01-01T00:00:00.000Z", link: "l1" };
+  it("is a message from the guest's name to the mind, with the message's id", () => {
+    expect(inviteStep(msg, "Ada", Date.parse("2025-01-02T00:00:00Z"))).toEqual({ type: "message", step_id: msg.id, ts: "2025-01-02T00:00:00.000Z", source: "invite", from: "Gwen", to: "Ada", content: "hi" });
+  });
+  it("marks a guest who took the mind's own name", () => {
+    expect(inviteStep({ ...msg, from: " ada" }, "Ada", 0)).toMatchObject({ from: " ada (guest)", to: "Ada" });
+  });
+});
+
+describe.each(engines)("sync engine against the sharing routes ($name)", (engine) => {
+  let db: ReverieDb;
+  let sql: Sql;
+  let live: LiveHub;
+  let remove: () => Promise<void>;
+  let mindId: string;
+  let offline: boolean;
+  /** Runs after each request the server answered (to change the server's state between two of the engine's requests). */
+  let afterRequest: (req: Request) => Promise<void>;
+  let fetchPort: FetchPort;
+  let clock: FakeClock;
+  let n = 0;
+
+  const step = (type: string, fields: Record<string, unknown>): Step =>
+    stampStep({ type, ...fields } as never, { id: `${(++n).toString(16).padStart(8, "0")}-0000-4000-8000-bbbbbbbbbbbb`, now: Date.parse("2025-01-01T00:00:00Z") + n * 1000 });
+  const makeEngine = (): SyncEngine => syncEngine({ client: syncClient(fetchPort, BASE), local: localMind(db, mindId), state: syncState(db, mindId), clock });
+  const token = async () => {
+    const rec = await getSync(db, mindId);
+    if (!rec?.server_mind || !rec.write_token) throw new Error("not synced");
+    return { mind: rec.server_mind, token: rec.write_token };
+  };
+  const readAll = async (linkToken: string) => (await shareClient(fetchPort, linkToken, BASE).steps({ after: 0, limit: 2000 })).steps;
+
+  beforeEach(async (ctx) => {
+    if (engine.skip) ctx.skip();
+    const fresh = await engine.fresh();
+    sql = await fresh.open();
+    live = openLiveHub(sql);
+    remove = async () => {
+      await live.close();
+      await sql.close();
+      await fresh.remove();
+    };
+    const handle = sharingFetch(sharingRoutes(async () => ({ sql, live })));
+    offline = false;
+    afterRequest = async () => {};
+    fetchPort = async (input, init) => {
+      if (offline) throw new TypeError("Failed to fetch");
+      const req = new Request(input, init);
+      const res = await handle(req);
+      await afterRequest(req);
+      return res;
+    };
+    clock = new FakeClock();
+    db = await openTestDb("share-sync");
+    mindId = (await createMind(db, { name: "Ada", persona: "", model: { provider: "openai-compatible", baseURL: "http://127.0.0.1:9/v1", model: "m", apiKey: HELD_KEY } })).id;
+  }, 60_000);
+  afterEach(async () => {
+    db?.close();
+    await remove?.();
+  }, 60_000);
+
+  it("the first push makes the server's mind and a write token, and uploads every step and blob, scrubbed", async () => {
+    await appendStep(db, mindId, step("thought", { content: `my key is ${HELD_KEY} and sk-abcdefghijklmnopqrstuvwxyz` }));
+    await putBlob(db, mindId, "blobs/out-1.txt", `long output with ${HELD_KEY}`);
+    await appendStep(db, mindId, step("shell-output", { stdout: "long output", stderr: "", exit: 0, exec_s: 0.1, timed_out: false, stdout_ref: "blobs/out-1.txt", stdout_bytes: 9000, stdout_truncated: true }));
+    const engine = makeEngine();
+
+    expect(await engine.push()).toBe(4); // trajectory + config (createMind) + the two above
+    const rec = await getSync(db, mindId);
+    const local = await rowsAfter(db, mindId, 0);
+    expect(rec).toMatchObject({ enabled: true, last_seq: local[local.length - 1]?.seq });
+    expect(rec?.last_error).toBeUndefined();
+    expect(rec?.write_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await pendingSteps(db, mindId, rec?.last_seq ?? 0)).toBe(0);
+
+    const { mind, token: write } = await token();
+    const link = await syncClient(fetchPort, BASE).createLink(mind, write, { kind: "live" });
+    const served = await readAll(link.token);
+    const scrubbed = local.map((r) => ({ seq: r.seq, traj: mindId, json: r.json.replace(HELD_KEY, "[redacted]").replace("sk-abcdefghijklmnopqrstuvwxyz", "[redacted]") }));
+    expect(served).toEqual(scrubbed);
+    expect(served.some((s) => s.json.includes(HELD_KEY))).toBe(false);
+    expect(await shareClient(fetchPort, link.token, BASE).blob("blobs/out-1.txt")).toBe("long output with [redacted]");
+    const shared = await shareClient(fetchPort, link.token, BASE).mind();
+    expect(shared).toEqual({ kind: "live", name: "Ada", at_seq: null, last_seq: rec?.last_seq, trajectories: [{ traj: mindId, name: "Ada", dir: "" }] });
+  });
+
+  it("is idempotent, fails offline without losing anything, and resumes from the server's last_seq", async () => {
+    const engine = makeEngine();
+    await engine.push();
+    expect(await engine.push()).toBe(0);
+
+    offline = true;
+    await appendStep(db, mindId, step("thought", { content: "while offline 1" }));
+    await appendStep(db, mindId, step("thought", { content: "while offline 2" }));
+    await expect(engine.push()).rejects.toBeInstanceOf(OfflineError);
+    const before = await getSync(db, mindId);
+    expect(await pendingSteps(db, mindId, before?.last_seq ?? 0)).toBe(2);
+
+    offline = false;
+    // A new engine (a reloaded tab) resumes from what the server says it has.
+    expect(await makeEngine().push()).toBe(2);
+    const { mind, token: write } = await token();
+    const link = await syncClient(fetchPort, BASE).createLink(mind, write, { kind: "snapshot" });
+    const served = await readAll(link.token);
+    expect(served.map((s) => (JSON.parse(s.json) as Step).type)).toEqual(["trajectory", "config", "thought", "thought"]);
+  });
+
+  it("resends from the server's last_seq when the server holds less than it said (a gap)", async () => {
+    const engine = makeEngine();
+    await engine.push();
+    const { mind } = await token();
+    const [keep] = await sql.query<{ seq: string | number }>("SELECT min(seq) AS seq FROM sync_steps WHERE mind = $1", [mind]);
+    await appendStep(db, mindId, step("thought", { content: "after the restore" }));
+    // Between the engine reading the server's state and uploading, the server is restored to an older copy.
+    afterRequest = async (req) => {
+      if (req.method !== "GET" || !req.url.endsWith(`/api/sync/minds/${mind}`)) return;
+      afterRequest = async () => {};
+      await sql.query("DELETE FROM sync_steps WHERE mind = $1 AND seq > $2", [mind, keep?.seq]);
+      await sql.query("UPDATE sync_minds SET last_seq = $2 WHERE id = $1", [mind, keep?.seq]);
+    };
+    expect(await engine.push()).toBe(2); // the config step again, and the new thought
+    const [count] = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM sync_steps WHERE mind = $1", [mind]);
+    expect(count?.n).toBe(3);
+  });
+
+  it("appends each guest message once as a message step, and the server counts it delivered once uploaded", async () => {
+    const engine = makeEngine();
+    await engine.push();
+    const { mind, token: write } = await token();
+    const sync = syncClient(fetchPort, BASE);
+    const invite = await sync.createLink(mind, write, { kind: "invite" });
+    const { id } = await shareClient(fetchPort, invite.token, BASE).send("Gwen", "hello Ada");
+
+    expect(await engine.pullInbox()).toBe(1);
+    expect(await engine.pullInbox()).toBe(0); // still in the inbox until uploaded, but already a step here
+    const msgs = (await rowsAfter(db, mindId, 0)).filter((r) => r.type === "message").map((r) => JSON.parse(r.json) as Step);
+    expect(msgs).toEqual([{ type: "message", step_id: id, ts: new Date(clock.now()).toISOString(), source: "invite", from: "Gwen", to: "Ada", content: "hello Ada" }]);
+
+    expect(await sync.inbox(mind, write)).toHaveLength(1);
+    await engine.push();
+    expect(await sync.inbox(mind, write)).toEqual([]);
+    const links = await sync.links(mind, write);
+    expect(links.find((l) => l.id === invite.id)?.guests).toEqual([{ name: "Gwen", messages: 1, last_at: expect.any(String) }]);
+  });
+
+  it("run: saves the error while offline, backs off, and catches up once online", async () => {
+    const engine = makeEngine();
+    await engine.enable();
+    offline = true;
+    const wakes = wakeSource();
+    const stop = new AbortController();
+    const running = engine.run(stop.signal, wakes);
+    await vi.waitFor(async () => expect((await getSync(db, mindId))?.last_error).toMatch(/could not be reached/));
+    expect((await getSync(db, mindId))?.last_seq).toBe(0);
+
+    offline = false;
+    await vi.waitFor(async () => {
+      if (clock.sleeping.length) clock.advanceToNextWake();
+      const rec = await getSync(db, mindId);
+      expect(rec?.last_error).toBeUndefined();
+      expect(rec?.last_seq).toBeGreaterThan(0);
+    });
+    expect(clock.requested.slice(0, 1)).toEqual([1000]); // the first retry, a second later
+
+    // A new step and a nudge: uploaded without waiting for the idle poll.
+    await appendStep(db, mindId, step("thought", { content: "fresh" }));
+    wakes.nudge();
+    await vi.waitFor(async () => {
+      if (clock.sleeping.includes(60)) clock.advance(60);
+      const rec = await getSync(db, mindId);
+      expect(await pendingSteps(db, mindId, rec?.last_seq ?? 0)).toBe(0);
+    });
+    stop.abort();
+    await running;
+  });
+});
