@@ -56,9 +56,12 @@ export interface Rollup {
   origin: "reverie" | "headlong";
 }
 
+/** A line of tiers.jsonl as read: the sealed summary, and who wrote it when the line says. */
+export type ReadTierLine = TierLine & { model?: string; created?: string };
+
 /** tiers.jsonl's lines; a line that is not a sealed summary is skipped and counted. */
-export function parseTiers(text: string): { rollups: Rollup[]; skipped: number } {
-  const rollups: Rollup[] = [];
+export function readTierLines(text: string): { lines: ReadTierLine[]; skipped: number } {
+  const lines: ReadTierLine[] = [];
   let skipped = 0;
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
@@ -74,9 +77,16 @@ export function parseTiers(text: string): { rollups: Rollup[]; skipped: number }
       skipped++;
       continue;
     }
-    const t = parsed.data;
-    rollups.push({ block: { tier: t.tier, index: t.index }, content: t.content, cites: t.cites, firstStep: t.first_step, lastStep: t.last_step, steps: t.steps, origin: "reverie" });
+    const extra = value as { model?: unknown; created?: unknown };
+    lines.push({ ...parsed.data, ...(typeof extra.model === "string" ? { model: extra.model } : {}), ...(typeof extra.created === "string" ? { created: extra.created } : {}) });
   }
+  return { lines, skipped };
+}
+
+/** tiers.jsonl as rollups; a line that is not a sealed summary is skipped and counted. */
+export function parseTiers(text: string): { rollups: Rollup[]; skipped: number } {
+  const { lines, skipped } = readTierLines(text);
+  const rollups = lines.map((t): Rollup => ({ block: { tier: t.tier, index: t.index }, content: t.content, cites: t.cites, firstStep: t.first_step, lastStep: t.last_step, steps: t.steps, origin: "reverie" }));
   return { rollups, skipped };
 }
 

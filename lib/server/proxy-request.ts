@@ -4,6 +4,7 @@ import "server-only";
 // is refused before any reservation, so it costs nothing.
 import { z } from "zod";
 import { errorResponse } from "./proxy-http";
+import { readCapped } from "./body";
 
 /** Requests larger than this are refused with 413 (a long context is well under it). */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -32,23 +33,8 @@ const refuse = (status: number, type: "invalid_request" | "request_too_large", m
 
 /** The body as text, or a refusal once it passes `limit` bytes (read no further than that). */
 async function readLimited(request: Request, limit: number): Promise<string | "too_large"> {
-  const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > limit) return "too_large";
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return "too_large";
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  const body = await readCapped(request, limit);
+  return body === "too_large" ? body : body.toString("utf8");
 }
 
 export async function parseChatRequest(request: Request, models: readonly string[], limit = MAX_BODY_BYTES): Promise<ParsedRequest> {

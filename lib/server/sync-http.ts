@@ -3,6 +3,7 @@ import "server-only";
 // byte cap (so a huge upload is refused, not buffered whole), and the
 // per-route method dispatch that answers 405 for anything else.
 import type { z } from "zod";
+import { readCapped } from "./body";
 
 export class HttpError extends Error {
   constructor(
@@ -30,25 +31,10 @@ export const notFound = (): HttpError => new HttpError(404, "not_found", "no suc
 
 /** The body as text, refused with 413 as soon as it passes maxBytes (by Content-Length or by what actually arrives). */
 export async function readBody(request: Request, maxBytes: number): Promise<string> {
-  const tooLarge = () => new HttpError(413, "too_large", `the request body is over ${maxBytes} bytes`);
-  const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
+  const body = await readCapped(request, maxBytes);
+  if (body === "too_large") throw new HttpError(413, "too_large", `the request body is over ${maxBytes} bytes`);
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+    return new TextDecoder("utf-8", { fatal: true }).decode(body);
   } catch {
     throw new HttpError(400, "malformed", "the request body is not UTF-8 text");
   }

@@ -7,7 +7,7 @@ import { checkSummary, type ImportStats } from "../import/stats";
 import { formatTs } from "../trajectory/schema";
 import type { ImportedArchive } from "./archives";
 import type { PageRow, ReverieDb, TierRow } from "./db";
-import { TierLine, TIERS_FILE } from "../context/rollups";
+import { readTierLines, TIERS_FILE } from "../context/rollups";
 import Dexie from "dexie";
 
 export class ImportError extends Error {}
@@ -107,30 +107,15 @@ async function writeTiers(db: ReverieDb, owner: string, texts: Map<string, strin
       continue;
     }
     const rows = new Map<string, TierRow>();
-    let skipped = 0;
+    const { lines, skipped } = readTierLines(text);
     let duplicates = 0;
-    for (const line of text.split("\n")) {
-      if (!line.trim()) continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        skipped++;
-        continue;
-      }
-      const parsed = TierLine.safeParse(value);
-      if (!parsed.success) {
-        skipped++;
-        continue;
-      }
-      const { first_seq: _f, last_seq: _l, ...t } = parsed.data;
+    for (const { first_seq: _f, last_seq: _l, ...t } of lines) {
       const key = `${t.tier}:${t.index}`;
       if (rows.has(key)) {
         duplicates++;
         continue;
       }
-      const extra = value as { model?: unknown; created?: unknown };
-      rows.set(key, { mind_id: owner, traj_id: trajId, ...t, ...(typeof extra.model === "string" ? { model: extra.model } : {}), ...(typeof extra.created === "string" ? { created: extra.created } : {}) });
+      rows.set(key, { mind_id: owner, traj_id: trajId, ...t });
     }
     await db.tiers.bulkAdd([...rows.values()]);
     if (skipped) warnings.push(`${where}: ${skipped} line(s) skipped that are not sealed summaries; the other ${rows.size} were imported.`);
