@@ -14,19 +14,19 @@ export function ArchiveView({ id }: { id: string }) {
   return (
     <main className="mx-auto flex h-screen max-w-5xl flex-col gap-3 px-4 py-3">
       <header className="flex flex-wrap items-baseline gap-3 border-b border-stone-200 pb-3 dark:border-stone-800">
-        <Link href="/" className="text-sm text-stone-500 hover:underline">
+        <Link href="/" className="text-sm text-stone-500 dark:text-stone-400 hover:underline">
           ← home
         </Link>
         <h1 className="text-xl font-semibold">{archive?.name ?? "…"}</h1>
         {archive && (
-          <span className="text-xs text-stone-500" data-testid="archive-stats">
+          <span className="text-xs text-stone-500 dark:text-stone-400" data-testid="archive-stats">
             read-only · from {archive.source} · {archive.stats.steps.toLocaleString()} steps · {archive.stats.trajectories} trajectories · {archive.stats.runs} runs
             {archive.stats.skipped ? ` · ${archive.stats.skipped} lines skipped` : ""}
           </span>
         )}
         <span className="ml-auto">{archive && <ExportButton owner={id} name={archive.name} />}</span>
       </header>
-      <Suspense fallback={<p className="text-sm text-stone-500">Loading…</p>}>
+      <Suspense fallback={<p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}>
         <TrajectoryViewer source={source} />
       </Suspense>
     </main>

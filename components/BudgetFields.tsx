@@ -19,7 +19,7 @@ export function BudgetFields({ initial, testIdPrefix = "" }: { initial?: BudgetC
         USD per day
         <input name={CAP_DAY_FIELD} type="number" min={0} step="any" required defaultValue={value.day_usd} className={inputClass} data-testid={`${testIdPrefix}cap-day`} />
       </label>
-      <p className="text-xs text-stone-500 sm:col-span-2">
+      <p className="text-xs text-stone-500 dark:text-stone-400 sm:col-span-2">
         At a cap the mind pauses, keeping every step, until the hour or the day (UTC) rolls over or you raise the cap.
         {initial ? "" : " A mind cannot start without both."}
       </p>

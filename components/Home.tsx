@@ -20,9 +20,9 @@ export function Home() {
           Minds in this browser
         </h2>
         {minds === undefined ? (
-          <p className="mt-2 text-sm text-stone-500">Loading…</p>
+          <p className="mt-2 text-sm text-stone-500 dark:text-stone-400">Loading…</p>
         ) : minds.length === 0 ? (
-          <p className="mt-2 text-sm text-stone-500">None yet. Create one below.</p>
+          <p className="mt-2 text-sm text-stone-500 dark:text-stone-400">None yet. Create one below.</p>
         ) : (
           <OwnerList
             testId="mind-list"

@@ -55,11 +55,12 @@ export function ImportPanel() {
       <h2 id="import-heading" className="text-lg font-medium">
         Open a trajectory
       </h2>
-      <p className="mt-1 text-sm text-stone-500">A Headlong or Reverie trajectory: a trajectory.jsonl, or a folder tree packed as .zip or .tar.gz. It opens read-only.</p>
+      <p className="mt-1 text-sm text-stone-500 dark:text-stone-400">A Headlong or Reverie trajectory: a trajectory.jsonl, or a folder tree packed as .zip or .tar.gz. It opens read-only.</p>
       <input
         ref={input}
         type="file"
         data-testid="import-file"
+        aria-labelledby="import-heading"
         accept=".jsonl,.ndjson,.json,.zip,.tar.gz,.tgz,.tar,application/zip,application/gzip"
         disabled={state.phase === "running"}
         className="mt-2 block text-sm file:mr-3 file:rounded file:border-0 file:bg-stone-200 file:px-3 file:py-1.5 dark:file:bg-stone-800"

@@ -36,7 +36,7 @@ export function MessageBox({ mindName, messaging, nameTestId = "sender-name" }: 
       }}
     >
       <div className="flex items-end gap-2">
-        <label className="text-xs text-stone-500">
+        <label className="text-xs text-stone-500 dark:text-stone-400">
           as
           <input
             aria-label="Your name"

@@ -64,7 +64,7 @@ export function MindTabs({ stream, chat, files, timeline, usage, tab: chosen, on
             aria-controls={`${id}-${t.key}`}
             tabIndex={tab === t.key ? 0 : -1}
             onClick={() => setTab(t.key)}
-            className={`-mb-px border-b-2 px-3 py-1 text-sm ${tab === t.key ? "border-indigo-500 font-medium" : "border-transparent text-stone-500 hover:text-stone-800 dark:hover:text-stone-200"}`}
+            className={`-mb-px border-b-2 px-3 py-1 text-sm ${tab === t.key ? "border-indigo-500 font-medium" : "border-transparent text-stone-500 dark:text-stone-400 hover:text-stone-800 dark:hover:text-stone-200"}`}
           >
             {t.label}
           </button>

@@ -37,7 +37,7 @@ export function MindView({ mindId }: { mindId: string }) {
   if (mind === null) return <NotFound what="mind" />;
 
   const partial = runner.partial ? (
-    <p data-testid="partial-reply" className="mt-2 whitespace-pre-wrap border-l-2 border-dashed border-indigo-300 pl-3 text-sm text-stone-500">
+    <p data-testid="partial-reply" className="mt-2 whitespace-pre-wrap border-l-2 border-dashed border-indigo-300 pl-3 text-sm text-stone-500 dark:text-stone-400">
       {runner.partial}
     </p>
   ) : null;
@@ -46,12 +46,12 @@ export function MindView({ mindId }: { mindId: string }) {
     <main className="mx-auto flex h-screen max-w-5xl flex-col gap-3 px-4 py-3">
       <header className="flex flex-col gap-2 border-b border-stone-200 pb-3 dark:border-stone-800">
         <div className="flex items-baseline gap-3">
-          <Link href="/" className="text-sm text-stone-500 hover:underline">
+          <Link href="/" className="text-sm text-stone-500 dark:text-stone-400 hover:underline">
             ← minds
           </Link>
           <h1 className="text-xl font-semibold">{mind?.name ?? "…"}</h1>
           {mind && (
-            <span className="truncate text-xs text-stone-500">
+            <span className="truncate text-xs text-stone-500 dark:text-stone-400">
               {mind.model.provider}/{mind.model.model}
             </span>
           )}
@@ -84,14 +84,14 @@ export function MindView({ mindId }: { mindId: string }) {
         tab={tab}
         onTab={setTab}
         stream={
-          <Suspense fallback={<p className="text-sm text-stone-500">Loading…</p>}>
+          <Suspense fallback={<p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}>
             <TrajectoryViewer source={source} footer={partial} />
           </Suspense>
         }
         chat={mind ? <ChatView mindId={mindId} mindName={mind.name} /> : null}
         files={<FilesView mindId={mindId} readOnly={filesReadOnly(mind?.running, runner)} />}
         timeline={
-          <Suspense fallback={<p className="text-sm text-stone-500">Loading…</p>}>
+          <Suspense fallback={<p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}>
             <TimelineView mindId={mindId} onShowStream={() => setTab("stream")} />
           </Suspense>
         }

@@ -90,7 +90,7 @@ export function NewMindForm() {
         />
         <BudgetFields />
         <PermissionsFields />
-        <p className="text-xs text-stone-500">
+        <p className="text-xs text-stone-500 dark:text-stone-400">
           {provider === "proxy"
             ? "The mind calls the model through this host's proxy: no key of yours is needed, and the host's key never reaches this browser."
             : "The key stays in this browser's storage. The mind calls the model directly from this tab."}

@@ -9,7 +9,7 @@ export function OwnerList({ items, testId }: { items: { id: string; href: string
         <li key={it.id}>
           <Link href={it.href} className="flex items-baseline justify-between gap-4 px-3 py-2 hover:bg-stone-100 focus:bg-stone-100 focus:outline-none dark:hover:bg-stone-900 dark:focus:bg-stone-900">
             <span className="font-medium">{it.name}</span>
-            <span className="truncate text-xs text-stone-500">{it.detail}</span>
+            <span className="truncate text-xs text-stone-500 dark:text-stone-400">{it.detail}</span>
           </Link>
         </li>
       ))}
@@ -22,7 +22,7 @@ export function NotFound({ what }: { what: string }) {
   return (
     <main className="mx-auto max-w-3xl px-4 py-10">
       <p role="alert">There is no {what} with this id in this browser.</p>
-      <Link href="/" className="text-indigo-600 underline">
+      <Link href="/" className="text-indigo-600 underline dark:text-indigo-400">
         Back home
       </Link>
     </main>

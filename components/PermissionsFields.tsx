@@ -77,7 +77,7 @@ function LimitInput({ field, value }: { field: LimitField; value: number }) {
             ))}
           </select>
         ) : (
-          <span id={`${id}-unit`} className="mt-1 text-stone-500">
+          <span id={`${id}-unit`} className="mt-1 text-stone-500 dark:text-stone-400">
             {first.label}
           </span>
         )}

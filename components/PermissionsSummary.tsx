@@ -9,7 +9,7 @@ export function PermissionsSummary({ permissions }: { permissions: Permissions }
   return (
     <p
       data-testid="permissions-summary"
-      className="truncate text-xs text-stone-500"
+      className="truncate text-xs text-stone-500 dark:text-stone-400"
       title={`${text}\nSet by this mind's human in Settings; the mind cannot change them.`}
     >
       {text}

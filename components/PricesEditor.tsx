@@ -14,7 +14,7 @@ export function PricesEditor() {
   return (
     <details data-testid="prices-editor" className="rounded border border-stone-200 px-3 py-2 dark:border-stone-800">
       <summary className="cursor-pointer text-sm">Prices in this browser (USD per million tokens)</summary>
-      {table ? <PricesForm table={table} /> : <p className="text-sm text-stone-500">Loading…</p>}
+      {table ? <PricesForm table={table} /> : <p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}
     </details>
   );
 }
@@ -49,7 +49,7 @@ function PricesForm({ table }: { table: PriceTable }) {
           Save prices
         </button>
         {note && (
-          <span role={note.ok ? "status" : "alert"} data-testid="prices-note" className={`text-sm ${note.ok ? "text-stone-500" : "text-red-700 dark:text-red-400"}`}>
+          <span role={note.ok ? "status" : "alert"} data-testid="prices-note" className={`text-sm ${note.ok ? "text-stone-500 dark:text-stone-400" : "text-red-700 dark:text-red-400"}`}>
             {note.text}
           </span>
         )}

@@ -88,7 +88,7 @@ export function SettingsPanel({ mind }: { mind: Mind }) {
             Save
           </button>
           {saved && (
-            <span role="status" className="text-sm text-stone-500">
+            <span role="status" className="text-sm text-stone-500 dark:text-stone-400">
               Saved; the change is recorded in the trajectory.
             </span>
           )}

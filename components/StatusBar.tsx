@@ -69,7 +69,7 @@ export function StatusBar(props: { status: MindStatus; role: Role; running: bool
       >
         {status.state === "viewing" ? viewingText(props.running) : statusText(status)}
       </span>
-      <span data-testid="next-wake" className="text-stone-500">
+      <span data-testid="next-wake" className="text-stone-500 dark:text-stone-400">
         {next === null ? "" : next === 0 ? "next thought now" : `next thought in ${next} s`}
       </span>
       <span className="ml-auto flex gap-2">

@@ -12,10 +12,10 @@ export function ChatView({ mindId, mindName }: { mindId: string; mindName: strin
   const [picked, setPicked] = useState<string | null>(null);
 
   const body = () => {
-    if (chats === undefined) return <p className="text-sm text-stone-500">Loading…</p>;
-    if (chats === null) return <p className="text-sm text-stone-500">There is no such mind in this browser.</p>;
+    if (chats === undefined) return <p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>;
+    if (chats === null) return <p className="text-sm text-stone-500 dark:text-stone-400">There is no such mind in this browser.</p>;
     if (chats.length === 0) {
-      return <p className="text-sm text-stone-500">Nobody has written to {mindName} yet. Write below; the conversation shows here.</p>;
+      return <p className="text-sm text-stone-500 dark:text-stone-400">Nobody has written to {mindName} yet. Write below; the conversation shows here.</p>;
     }
     const people = [...chats].sort((a, b) => b.lastTs.localeCompare(a.lastTs));
     const shown = people.find((c) => c.person === picked) ?? people[0];

@@ -11,14 +11,14 @@ type Message = StepOf<"message">;
 const STATUS_CLASS = {
   thinking: "text-indigo-700 dark:text-indigo-300",
   replied: "text-emerald-700 dark:text-emerald-400",
-  "no-reply": "text-stone-500",
+  "no-reply": "text-stone-500 dark:text-stone-400",
   failed: "text-red-700 dark:text-red-400",
 } as const;
 
 function Bubble({ message, mine, testId }: { message: Message; mine: boolean; testId: string }) {
   return (
     <div data-testid={testId} data-step-id={message.step_id} className={`flex flex-col ${mine ? "items-end" : "items-start"}`}>
-      <span className="text-xs text-stone-500">
+      <span className="text-xs text-stone-500 dark:text-stone-400">
         {message.from} · <time dateTime={message.ts}>{new Date(message.ts).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}</time>
       </span>
       <p
@@ -66,7 +66,7 @@ export function ConversationView({ conversation }: { conversation: Conversation 
         ))}
       </ol>
       {conversation.duplicates > 0 && (
-        <p data-testid="chat-duplicates" className="mt-2 text-xs text-stone-500">
+        <p data-testid="chat-duplicates" className="mt-2 text-xs text-stone-500 dark:text-stone-400">
           {conversation.duplicates === 1 ? "1 more reply to a message that already had one is not shown." : `${conversation.duplicates} more replies to messages that already had one are not shown.`}
         </p>
       )}

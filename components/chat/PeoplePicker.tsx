@@ -32,7 +32,7 @@ export function PeoplePicker({ people, selected, onSelect }: { people: Conversat
                 className={`w-full truncate rounded px-2 py-1 text-left text-sm ${c.person === selected ? "bg-indigo-100 font-medium text-indigo-900 dark:bg-indigo-950 dark:text-indigo-100" : "hover:bg-stone-100 dark:hover:bg-stone-900"}`}
               >
                 {c.person}
-                <span className="ml-1 text-xs text-stone-500">({c.entries.length})</span>
+                <span className="ml-1 text-xs text-stone-500 dark:text-stone-400">({c.entries.length})</span>
               </button>
             </li>
           ))}

@@ -108,12 +108,12 @@ export function FileTree(props: FileTreeProps) {
             className={`flex items-baseline gap-1 truncate rounded px-1 text-sm hover:bg-stone-100 dark:hover:bg-stone-900 ${node.path === props.selected ? "bg-indigo-100 font-medium dark:bg-indigo-950" : ""}`}
             style={{ paddingLeft: `${0.25 + (row.level - 1) * 0.9}rem` }}
           >
-            <span aria-hidden className="w-3 shrink-0 text-stone-400">
+            <span aria-hidden className="w-3 shrink-0 text-stone-600 dark:text-stone-400">
               {isDir ? (expanded ? "▾" : "▸") : ""}
             </span>
             <span className="truncate">{node.name}</span>
-            {node.kind === "symlink" && <span className="text-xs text-stone-400">→ {node.target}</span>}
-            {node.kind === "file" && <span className="ml-auto shrink-0 text-xs text-stone-400">{sizeText(node.size)}</span>}
+            {node.kind === "symlink" && <span className="text-xs text-stone-600 dark:text-stone-400">→ {node.target}</span>}
+            {node.kind === "file" && <span className="ml-auto shrink-0 text-xs text-stone-600 dark:text-stone-400">{sizeText(node.size)}</span>}
           </div>
           {expanded && node.children.length > 0 && <ul role="group">{renderLevel(node.children)}</ul>}
         </li>

@@ -21,15 +21,15 @@ export function FileViewer({ mindId, path, readOnly }: { mindId: string; path: s
   const editing = draft !== null && draft.path === path;
 
   let body: React.ReactNode;
-  if (path === null) body = <p className="text-sm text-stone-500">Choose a file in the tree to see it.</p>;
-  else if (file === undefined) body = <p className="text-sm text-stone-500">Loading…</p>;
-  else if (file === null) body = <p className="text-sm text-stone-500">This file is not in the workspace (any more).</p>;
+  if (path === null) body = <p className="text-sm text-stone-500 dark:text-stone-400">Choose a file in the tree to see it.</p>;
+  else if (file === undefined) body = <p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>;
+  else if (file === null) body = <p className="text-sm text-stone-500 dark:text-stone-400">This file is not in the workspace (any more).</p>;
   else if (file.kind === "symlink") body = <p className="text-sm">A symbolic link to {file.target}</p>;
-  else if (!content) body = <p className="text-sm text-stone-500">A directory.</p>;
+  else if (!content) body = <p className="text-sm text-stone-500 dark:text-stone-400">A directory.</p>;
   else {
     body =
       content.kind === "binary" ? (
-        <p className="text-sm text-stone-500">binary, {content.size.toLocaleString("en-US")} bytes</p>
+        <p className="text-sm text-stone-500 dark:text-stone-400">binary, {content.size.toLocaleString("en-US")} bytes</p>
       ) : (
         <>
           {content.truncated && (
@@ -65,10 +65,10 @@ export function FileViewer({ mindId, path, readOnly }: { mindId: string; path: s
       {path && (
         <div className="flex flex-wrap items-center gap-3 border-b border-stone-200 pb-2 dark:border-stone-800">
           <h2 className="truncate font-mono text-sm font-medium">{path}</h2>
-          {file?.kind === "file" && <span className="text-xs text-stone-500">{sizeText(file.data?.length ?? 0)}</span>}
+          {file?.kind === "file" && <span className="text-xs text-stone-500 dark:text-stone-400">{sizeText(file.data?.length ?? 0)}</span>}
           <span className="ml-auto flex items-center gap-2">
             {!editable && file?.kind === "file" && (
-              <span data-testid="file-readonly" className="text-xs text-stone-500">
+              <span data-testid="file-readonly" className="text-xs text-stone-500 dark:text-stone-400">
                 {readOnly}
               </span>
             )}
@@ -106,7 +106,7 @@ export function FileViewer({ mindId, path, readOnly }: { mindId: string; path: s
                 }}>
                 Cancel
               </button>
-              {!editable && <span className="text-xs text-stone-500">Not saved: {readOnly}</span>}
+              {!editable && <span className="text-xs text-stone-500 dark:text-stone-400">Not saved: {readOnly}</span>}
             </div>
           </div>
         ) : (

@@ -27,9 +27,9 @@ export function FilesView({ mindId, readOnly }: { mindId: string; readOnly: stri
     <div data-testid="files-view" className="flex min-h-[50vh] flex-1 gap-3 overflow-hidden">
       <nav aria-label="Workspace" className="w-64 shrink-0 overflow-auto rounded border border-stone-200 p-1 dark:border-stone-800">
         {entries === undefined ? (
-          <p className="p-1 text-sm text-stone-500">Loading…</p>
+          <p className="p-1 text-sm text-stone-500 dark:text-stone-400">Loading…</p>
         ) : roots.length === 0 ? (
-          <p className="p-1 text-sm text-stone-500">No files yet: the workspace is saved after the mind&apos;s first shell block.</p>
+          <p className="p-1 text-sm text-stone-500 dark:text-stone-400">No files yet: the workspace is saved after the mind&apos;s first shell block.</p>
         ) : (
           <FileTree roots={roots} open={open} onToggle={toggle} focused={focused} onFocus={setFocused} selected={selected} onSelect={setSelected} />
         )}

@@ -38,12 +38,12 @@ export function ContextInspector({ owner, target, onClose, onShowStep }: Context
       className="flex max-h-[60vh] flex-col gap-2 overflow-auto rounded border border-indigo-200 p-2 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400 dark:border-indigo-900">
       <header className="flex items-baseline gap-2">
         <h2 className="text-sm font-medium">What the model saw</h2>
-        <span className="font-mono text-xs text-stone-500">run {target.runId.slice(0, 8)}</span>
+        <span className="font-mono text-xs text-stone-500 dark:text-stone-400">run {target.runId.slice(0, 8)}</span>
         <button type="button" data-testid="context-inspector-close" className="ml-auto text-xs underline" onClick={onClose}>
           close
         </button>
       </header>
-      {seen.state === "loading" && <p className="text-sm text-stone-500">Loading…</p>}
+      {seen.state === "loading" && <p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}
       {seen.state === "failed" && (
         <p data-testid="context-error" className="text-sm text-red-700 dark:text-red-300">
           Could not read what the model saw: {seen.error}
@@ -82,7 +82,7 @@ function Ready({ seen, choose, onShowStep }: { seen: Extract<ReturnType<typeof u
           ))}
         </div>
       )}
-      <p className="text-xs text-stone-500">
+      <p className="text-xs text-stone-500 dark:text-stone-400">
         Call {call.iteration}, which led to{" "}
         <button type="button" className="font-mono text-indigo-600 underline dark:text-indigo-400" data-testid="context-led-to" onClick={() => onShowStep(call.step_id)}>
           {call.step_id.slice(0, 8)}
@@ -99,15 +99,15 @@ function Ready({ seen, choose, onShowStep }: { seen: Extract<ReturnType<typeof u
         <ol data-testid="context-messages" className="flex flex-col gap-2">
           {[{ role: "system", content: seen.replayed.system }, ...seen.replayed.messages].map((m, i) => (
             <li key={i} data-testid="context-message" data-role={m.role}>
-              <div className="text-xs font-medium text-stone-500">{m.role}</div>
-              <pre className={pre} data-testid="context-message-content">
+              <div className="text-xs font-medium text-stone-500 dark:text-stone-400">{m.role}</div>
+              <pre tabIndex={0} className={pre} data-testid="context-message-content">
                 {m.content}
               </pre>
             </li>
           ))}
         </ol>
       ) : (
-        <p className="text-sm text-stone-500">Rebuilding the messages…</p>
+        <p className="text-sm text-stone-500 dark:text-stone-400">Rebuilding the messages…</p>
       )}
     </>
   );

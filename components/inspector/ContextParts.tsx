@@ -31,7 +31,7 @@ function Covers({ line, onShowStep }: { line: TokenLine; onShowStep: (id: string
       )}
       {p.kind === "tier" && p.cites.length > 0 && (
         <span className="ml-2 flex flex-wrap items-baseline gap-1" data-testid="context-cites">
-          <span className="text-stone-500">cites</span>
+          <span className="text-stone-500 dark:text-stone-400">cites</span>
           {p.cites.map((id) => (
             <StepLink key={id} id={id} onShowStep={onShowStep} testId="context-cite" />
           ))}
@@ -45,7 +45,7 @@ export function ContextParts({ lines, total, budget, onShowStep }: { lines: read
   return (
     <table data-testid="context-parts" className="w-full border-collapse text-left text-xs">
       <thead>
-        <tr className="border-b border-stone-200 text-stone-500 dark:border-stone-800">
+        <tr className="border-b border-stone-200 text-stone-500 dark:text-stone-400 dark:border-stone-800">
           <th className="py-1 pr-3 font-normal">part</th>
           <th className="py-1 pr-3 text-right font-normal">tokens</th>
           <th className="py-1 font-normal">steps</th>

@@ -20,7 +20,7 @@ function statusText(status: RuntimeStatus): string {
 export function WebContainerStatus({ status }: { status: RuntimeStatus }) {
   const warn = status.state === "unavailable";
   return (
-    <p data-testid="webcontainer-status" data-state={status.state} className={`text-xs ${warn ? "text-amber-700 dark:text-amber-300" : "text-stone-500"}`}>
+    <p data-testid="webcontainer-status" data-state={status.state} className={`text-xs ${warn ? "text-amber-700 dark:text-amber-300" : "text-stone-500 dark:text-stone-400"}`}>
       {statusText(status)}
     </p>
   );

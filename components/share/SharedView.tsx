@@ -12,7 +12,7 @@ export function LinkNotFound() {
   return (
     <main className="mx-auto max-w-xl px-4 py-16 text-center" data-testid="share-not-found">
       <h1 className="text-xl font-semibold">This link does not exist or was revoked</h1>
-      <p className="mt-2 text-sm text-stone-500">Ask whoever shared it for a new one.</p>
+      <p className="mt-2 text-sm text-stone-500 dark:text-stone-400">Ask whoever shared it for a new one.</p>
     </main>
   );
 }
@@ -33,7 +33,7 @@ export function SharedView({ token }: { token: string }) {
         </button>
       </main>
     );
-  if (link.state === "loading") return <p className="px-4 py-16 text-center text-sm text-stone-500">Loading…</p>;
+  if (link.state === "loading") return <p className="px-4 py-16 text-center text-sm text-stone-500 dark:text-stone-400">Loading…</p>;
 
   const { shared } = link;
   const revoked = link.revoked || revokedHere;
@@ -60,7 +60,7 @@ export function SharedView({ token }: { token: string }) {
         </p>
       ) : (
         <>
-          <Suspense fallback={<p className="text-sm text-stone-500">Loading…</p>}>
+          <Suspense fallback={<p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}>
             <TrajectoryViewer source={link.source} />
           </Suspense>
           {shared.kind === "invite" && (

@@ -11,7 +11,7 @@ export function SyncStatusLine({ status }: { status: SyncStatus | undefined }) {
   else if (!r?.enabled) text = "Sync is off: nothing leaves this browser.";
   else text = `${status.pending} step${status.pending === 1 ? "" : "s"} pending · ${r.last_sync ? `last sync ${time(r.last_sync)}` : "not synced yet"}`;
   return (
-    <span data-testid="sync-status" role="status" className="text-stone-500">
+    <span data-testid="sync-status" role="status" className="text-stone-500 dark:text-stone-400">
       {text}
       {r?.enabled && r.last_error && <span className="ml-1 text-red-700 dark:text-red-300">· error: {r.last_error}</span>}
     </span>

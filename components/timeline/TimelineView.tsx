@@ -58,7 +58,7 @@ export function TimelineView({ mindId, onShowStream }: { mindId: string; onShowS
   return (
     <section data-testid="timeline" aria-label="Timeline" className="flex min-h-0 flex-1 flex-col gap-3 overflow-auto py-3">
       <div className="flex flex-wrap items-center gap-2 text-sm">
-        <span className="text-stone-500">Zoom:</span>
+        <span className="text-stone-500 dark:text-stone-400">Zoom:</span>
         {ZOOMS.map((z) => (
           <button
             key={z.key}
@@ -71,10 +71,10 @@ export function TimelineView({ mindId, onShowStream }: { mindId: string; onShowS
             {z.label}
           </button>
         ))}
-        <span className="ml-auto text-xs text-stone-500">Times in UTC. Click a mark to open its step in the stream.</span>
+        <span className="ml-auto text-xs text-stone-500 dark:text-stone-400">Times in UTC. Click a mark to open its step in the stream.</span>
       </div>
       {!marks ? (
-        <p className="text-sm text-stone-500">Loading…</p>
+        <p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>
       ) : (
         <div className="flex flex-col gap-2">
           {LANES.map((lane) => (
@@ -118,7 +118,7 @@ function Lane({ lane, label, marks, from, to, x, onOpen, onFocus }: { lane: Lane
           );
         })}
       </div>
-      {hidden > 0 && <span className="text-xs text-stone-500">+{hidden} older (zoom in)</span>}
+      {hidden > 0 && <span className="text-xs text-stone-500 dark:text-stone-400">+{hidden} older (zoom in)</span>}
     </div>
   );
 }
@@ -129,7 +129,7 @@ function Axis({ from, to }: { from: number; to: number }) {
   return (
     <div aria-hidden className="flex items-center gap-2">
       <span className="w-20 shrink-0" />
-      <div className="relative h-4 flex-1 text-[10px] text-stone-500">
+      <div className="relative h-4 flex-1 text-[10px] text-stone-500 dark:text-stone-400">
         {ticks.map((t, i) => (
           <span key={i} className={`absolute ${i === 0 ? "" : i === AXIS_TICKS - 1 ? "-translate-x-full" : "-translate-x-1/2"}`} style={{ left: `${((t - from) / (to - from)) * 100}%` }}>
             {long ? new Date(t).toISOString().slice(5, 10) : utcTime(t).slice(0, 5)}

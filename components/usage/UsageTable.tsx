@@ -19,7 +19,7 @@ export function UsageTable({ hour, day }: { hour: UsageSeries; day: UsageSeries 
   const section = (s: UsageSeries, heading: string) => (
     <tbody>
       <tr>
-        <th scope="rowgroup" colSpan={5} className="pt-2 text-left text-xs font-medium text-stone-500">
+        <th scope="rowgroup" colSpan={5} className="pt-2 text-left text-xs font-medium text-stone-500 dark:text-stone-400">
           {heading}
         </th>
       </tr>
@@ -40,9 +40,9 @@ export function UsageTable({ hour, day }: { hour: UsageSeries; day: UsageSeries 
   );
   return (
     <table data-testid="usage-table" className="w-full max-w-2xl text-sm">
-      <caption className="text-left text-xs text-stone-500">What each hour and day with a model call cost (the charts above, in figures).</caption>
+      <caption className="text-left text-xs text-stone-500 dark:text-stone-400">What each hour and day with a model call cost (the charts above, in figures).</caption>
       <thead>
-        <tr className="text-xs text-stone-500">
+        <tr className="text-xs text-stone-500 dark:text-stone-400">
           <th scope="col" className="pr-3 text-left font-medium">
             Period
           </th>

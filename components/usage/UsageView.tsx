@@ -49,14 +49,15 @@ export function UsageView({ mind }: { mind: Mind }) {
   }, [steps, rows, table, mind]);
 
   return (
-    <section data-testid="usage-view" aria-label="Usage" className="flex min-h-0 flex-1 flex-col gap-4 overflow-auto py-3">
+    // tabIndex: the view scrolls and holds nothing focusable, so the keyboard needs a way to scroll it.
+    <section data-testid="usage-view" aria-label="Usage" tabIndex={0} className="flex min-h-0 flex-1 flex-col gap-4 overflow-auto py-3">
       <p className="flex flex-wrap gap-x-4 text-sm">
         <span>
           Burn rate: <span data-testid="usage-burn">{spend ? `${usd(spend.burnUsdPerHour)}/h` : "…"}</span> (what the last 60 minutes cost)
         </span>
       </p>
       <ForecastLine forecast={forecast} capS={mind.pacing.cap_s} />
-      {series ? <Charts series={series} /> : <p className="text-sm text-stone-500">Loading…</p>}
+      {series ? <Charts series={series} /> : <p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}
       {series && <UsageTable hour={series.hour} day={series.day} />}
     </section>
   );
@@ -90,7 +91,7 @@ function Charts({ series }: { series: { hour: UsageSeries; day: UsageSeries } })
 }
 
 function ForecastLine({ forecast, capS }: { forecast: Forecast | null; capS: number }) {
-  if (!forecast) return <p className="text-sm text-stone-500">Forecast: …</p>;
+  if (!forecast) return <p className="text-sm text-stone-500 dark:text-stone-400">Forecast: …</p>;
   const pace = `one idle wake every ${capS} s, ${Number(forecast.wakesPerHour.toFixed(2))} an hour`;
   const basis =
     forecast.basis === "history"

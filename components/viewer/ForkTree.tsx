@@ -20,7 +20,7 @@ export const ForkTree = memo(function ForkTree({ trajectories, current, onOpen }
         title={node.id}
       >
         {depth > 0 ? "↳ " : ""}
-        {node.name} <span className="text-stone-400">{node.id.slice(0, 8)}</span>
+        {node.name} <span className="text-stone-600 dark:text-stone-400">{node.id.slice(0, 8)}</span>
       </button>
       {node.children.length > 0 && (
         <ul>
@@ -35,7 +35,7 @@ export const ForkTree = memo(function ForkTree({ trajectories, current, onOpen }
   return (
     <nav data-testid="fork-tree" aria-label="Fork tree" className="w-56 shrink-0 rounded border border-stone-200 p-1 dark:border-stone-800">
       {path.length > 0 && (
-        <p className="mb-1 truncate px-1 text-[11px] text-stone-500" data-testid="traj-ancestors">
+        <p className="mb-1 truncate px-1 text-[11px] text-stone-500 dark:text-stone-400" data-testid="traj-ancestors">
           {path.map((n) => n.name).join(" › ")} ›
         </p>
       )}

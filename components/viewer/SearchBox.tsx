@@ -89,7 +89,7 @@ export const SearchBox = memo(function SearchBox(props: {
           }
         }}
       />
-      <span className="text-xs text-stone-500" data-testid="search-status" aria-live="polite">
+      <span className="text-xs text-stone-500 dark:text-stone-400" data-testid="search-status" aria-live="polite">
         {busy ? "searching…" : result ? (result.hits.length === 0 ? "no matches" : `${at >= 0 ? at + 1 : "–"} / ${result.hits.length}${result.truncated ? "+" : ""}`) : ""}
       </span>
     </div>

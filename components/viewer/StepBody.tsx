@@ -21,7 +21,7 @@ function CutOutput({ text, bytes, refPath, actions, className }: { text: string;
   const [missing, setMissing] = useState(false);
   return (
     <>
-      <pre className={className}>{full ?? text}</pre>
+      <pre tabIndex={0} className={className}>{full ?? text}</pre>
       {full === null && (
         <button
           type="button"
@@ -49,26 +49,26 @@ export function StepBody({ step, actions }: { step: Step; actions: BodyActions }
       return (
         <>
           {str("thought") && <p className="whitespace-pre-wrap break-words text-sm">{str("thought")}</p>}
-          <pre className={mono}>{str("cmd")}</pre>
+          <pre tabIndex={0} className={mono}>{str("cmd")}</pre>
         </>
       );
     case "shell-output":
       return (
         <>
-          <div className="text-xs text-stone-500">
+          <div className="text-xs text-stone-500 dark:text-stone-400">
             exit {String(s.exit)} · {String(s.exec_s)} s{s.timed_out ? " · timed out" : ""}
           </div>
           {str("stdout") &&
             (s.stdout_truncated && str("stdout_ref") ? (
               <CutOutput text={str("stdout")} bytes={s.stdout_bytes} refPath={str("stdout_ref")} actions={actions} className={mono} />
             ) : (
-              <pre className={mono}>{str("stdout")}</pre>
+              <pre tabIndex={0} className={mono}>{str("stdout")}</pre>
             ))}
           {str("stderr") &&
             (s.stderr_truncated && str("stderr_ref") ? (
               <CutOutput text={str("stderr")} bytes={s.stderr_bytes} refPath={str("stderr_ref")} actions={actions} className={`${mono} text-red-700 dark:text-red-300`} />
             ) : (
-              <pre className={`${mono} text-red-700 dark:text-red-300`}>{str("stderr")}</pre>
+              <pre tabIndex={0} className={`${mono} text-red-700 dark:text-red-300`}>{str("stderr")}</pre>
             ))}
         </>
       );
@@ -76,7 +76,7 @@ export function StepBody({ step, actions }: { step: Step; actions: BodyActions }
       return (
         <p className="whitespace-pre-wrap break-words text-sm">
           <span className="font-medium">{str("from")}</span>
-          <span className="text-stone-500"> → {str("to")}: </span>
+          <span className="text-stone-500 dark:text-stone-400"> → {str("to")}: </span>
           {str("content")}
         </p>
       );
@@ -113,5 +113,5 @@ export function StepBody({ step, actions }: { step: Step; actions: BodyActions }
 function KnownFields({ step }: { step: Record<string, unknown> }) {
   const { type: _t, step_id: _id, ts: _ts, run_id: _r, trigger_step: _tr, source: _s, ...rest } = step;
   if (Object.keys(rest).length === 0) return null;
-  return <pre className={mono}>{JSON.stringify(rest, null, 2)}</pre>;
+  return <pre tabIndex={0} className={mono}>{JSON.stringify(rest, null, 2)}</pre>;
 }

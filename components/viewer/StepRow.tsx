@@ -52,7 +52,7 @@ export const StepRow = memo(function StepRow({ entry, step, inRun, run, selected
       }}
       className={`border-l-2 ${typeColour(entry.type)} py-1 pl-3 ${inRun ? "ml-5" : ""} ${selected ? "bg-amber-50 ring-1 ring-amber-300 dark:bg-amber-950/40" : matched ? "bg-yellow-50 dark:bg-yellow-950/30" : ""}`}
     >
-      <div className="flex items-baseline gap-2 text-xs text-stone-500">
+      <div className="flex items-baseline gap-2 text-xs text-stone-500 dark:text-stone-400">
         {run && (
           <button
             type="button"
@@ -66,7 +66,7 @@ export const StepRow = memo(function StepRow({ entry, step, inRun, run, selected
           </button>
         )}
         <span className="font-mono font-medium text-stone-700 dark:text-stone-300">{entry.type}</span>
-        {entry.source && <span className="rounded bg-stone-200 px-1 dark:bg-stone-800">{entry.source}</span>}
+        {entry.source && <span className="rounded bg-stone-200 px-1 text-stone-700 dark:bg-stone-800 dark:text-stone-300">{entry.source}</span>}
         <time dateTime={entry.ts} title={entry.ts}>
           {entry.ts.slice(11, 19)}
         </time>
@@ -82,7 +82,7 @@ export const StepRow = memo(function StepRow({ entry, step, inRun, run, selected
           </button>
         )}
       </div>
-      {step ? <StepBody step={step} actions={actions} /> : entry.preview && <p className="truncate text-sm text-stone-500">{entry.preview}</p>}
+      {step ? <StepBody step={step} actions={actions} /> : entry.preview && <p className="truncate text-sm text-stone-500 dark:text-stone-400">{entry.preview}</p>}
       {step && <InspectButton step={step} onInspect={actions.inspect} />}
     </div>
   );

@@ -164,7 +164,7 @@ export function TrajectoryViewer({ source, footer }: { source: StepSource; foote
       <button
         type="button"
         data-testid="idle-fold"
-        className="w-full rounded border border-dashed border-amber-300 px-3 py-1 text-left text-xs text-stone-500 hover:bg-amber-50 dark:hover:bg-amber-950/30"
+        className="w-full rounded border border-dashed border-amber-300 px-3 py-1 text-left text-xs text-stone-500 dark:text-stone-400 hover:bg-amber-50 dark:hover:bg-amber-950/30"
         onClick={() => setOpenFolds((f) => new Set(f).add(row.entries[0]?.id ?? ""))}
       >
         {row.entries.length} idle steps folded ({row.entries[0]?.ts.slice(11, 19)} – {row.entries[row.entries.length - 1]?.ts.slice(11, 19)}) · show
@@ -197,7 +197,7 @@ export function TrajectoryViewer({ source, footer }: { source: StepSource; foote
         <div className="flex min-w-0 flex-1 flex-col gap-2">
           <SearchBox source={source} initial={url.q} onQuery={setQuery} onHit={openHit} onMatches={setMatches} />
           <TypeFilter counts={typeCounts} selected={url.types} onChange={setTypes} />
-          <div className="flex gap-3 text-xs text-stone-500">
+          <div className="flex gap-3 text-xs text-stone-500 dark:text-stone-400">
             <span data-testid="step-count">
               {index.entries.length} step{index.entries.length === 1 ? "" : "s"}
               {!index.complete && index.loaded ? " (loading older…)" : ""}
@@ -232,7 +232,7 @@ export function TrajectoryViewer({ source, footer }: { source: StepSource; foote
         }}
       >
         {!index.loaded ? (
-          <p className="text-sm text-stone-500">Loading…</p>
+          <p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>
         ) : virtual ? (
           <ol ref={list} data-testid="thought-stream" className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
             {items.map((item) => {

@@ -23,7 +23,7 @@ export const TypeFilter = memo(function TypeFilter({ counts, selected, onChange 
             onClick={() => toggle(t)}
             className={`rounded border-l-4 ${typeColour(t)} px-2 py-0.5 text-xs ${on ? "bg-indigo-100 font-medium dark:bg-indigo-950" : "bg-stone-100 dark:bg-stone-900"}`}
           >
-            {t} <span className="text-stone-500">{counts.get(t)}</span>
+            {t} <span className="text-stone-600 dark:text-stone-400">{counts.get(t)}</span>
           </button>
         );
       })}

@@ -1,0 +1,138 @@
+// An accessibility scan (axe-core, in Debian's Chromium) of every page and
+// tab, in the light and the dark colour scheme: the home page, a mind's page
+// with each tab, Settings and the context inspector open, an imported
+// archive's view, a shared link and an invite. Each scan fails listing every
+// serious or critical violation: its rule, impact, the elements and the help.
+import { readFileSync } from "node:fs";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { writeTarGz } from "../../lib/archive/write";
+import { makeHeadlongTree } from "../fixtures/headlong-tree";
+import { browserAndModelForFile } from "./browser";
+import { createMind, stopMind, waitForRowAfter } from "./mind-page";
+
+const baseUrl = inject("baseUrl");
+const env = browserAndModelForFile();
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const SCHEMES = ["light", "dark"] as const;
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/** The page's serious and critical violations, one line each. */
+async function scan(page: Page): Promise<string[]> {
+  // Two frames, so what the last click or query changed is painted before axe reads colours.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: AXE });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: Violation[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+  });
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} [${v.impact}] ${v.help}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}`);
+}
+
+async function archiveFile(): Promise<string> {
+  const tree = makeHeadlongTree({ steps: 40, withChild: true, seed: 11 });
+  const dir = await mkdtemp(join(tmpdir(), "reverie-a11y-"));
+  const path = join(dir, "a11y.tar.gz");
+  const blob = await new Response(writeTarGz(tree.files.map((f) => ({ path: f.path, data: f.data })))).blob();
+  await writeFile(path, new Uint8Array(await blob.arrayBuffer()));
+  return path;
+}
+
+for (const colorScheme of SCHEMES) {
+  describe(`accessibility, ${colorScheme} scheme`, () => {
+    let host: BrowserContext;
+    let visitor: BrowserContext;
+    let page: Page;
+    let mindUrl = "";
+    let liveUrl = "";
+    let inviteUrl = "";
+
+    beforeAll(async () => {
+      host = await env.browser.newContext({ colorScheme });
+      visitor = await env.browser.newContext({ colorScheme });
+      page = await host.newPage();
+    });
+    afterAll(async () => {
+      await Promise.all([host?.close(), visitor?.close()]);
+    });
+
+    it("the home page, with the list of minds and the new-mind form", async () => {
+      await page.goto(baseUrl);
+      await page.getByTestId("new-mind-name").waitFor();
+      expect(await scan(page)).toEqual([]);
+    });
+
+    it("a mind's page, on each tab", async () => {
+      mindUrl = await createMind(page, baseUrl, { name: `Ada ${colorScheme}`, modelUrl: env.model.url });
+      await waitForRowAfter(page, { type: "reasoning" });
+      await stopMind(page);
+      const found: string[] = [];
+      for (const tab of ["stream", "chat", "timeline", "usage", "files"]) {
+        await page.getByTestId(`tab-${tab}`).click();
+        await page.locator(`[data-testid="tab-${tab}"][aria-selected="true"]`).waitFor();
+        found.push(...(await scan(page)).map((v) => `tab-${tab}: ${v}`));
+      }
+      expect(found).toEqual([]);
+    });
+
+    it("a mind's page with Settings open", async () => {
+      await page.goto(mindUrl);
+      await page.getByTestId("mind-settings").click();
+      await page.getByTestId("settings-panel").waitFor();
+      expect(await scan(page)).toEqual([]);
+    });
+
+    it("a mind's page with the context inspector open", async () => {
+      await page.goto(mindUrl);
+      await page.locator('[data-testid="step"][data-step-type="reasoning"]').first().getByTestId("inspect-context").click();
+      await page.getByTestId("context-inspector").getByTestId("context-message").first().waitFor({ timeout: 30_000 });
+      expect(await scan(page)).toEqual([]);
+    });
+
+    it("a shared live link and an invite", async () => {
+      await page.goto(mindUrl);
+      await page.getByTestId("share-mode").selectOption("live");
+      await page.getByTestId("share-create").click();
+      await page.getByTestId("share-link").waitFor({ timeout: 30_000 });
+      liveUrl = await page.getByTestId("share-link").inputValue();
+      await page.getByTestId("invite-create").click();
+      await page.getByTestId("invite-link").waitFor({ timeout: 30_000 });
+      inviteUrl = await page.getByTestId("invite-link").inputValue();
+      // The share bar with its links, on the host's page.
+      const found = (await scan(page)).map((v) => `share bar: ${v}`);
+
+      const viewer = await visitor.newPage();
+      await viewer.goto(liveUrl);
+      await viewer.getByTestId("thought-stream").waitFor({ timeout: 30_000 });
+      await viewer.locator('[data-testid="step"]').first().waitFor({ timeout: 30_000 });
+      found.push(...(await scan(viewer)).map((v) => `/s/ live: ${v}`));
+      await viewer.goto(inviteUrl);
+      await viewer.getByTestId("message-input").waitFor({ timeout: 30_000 });
+      found.push(...(await scan(viewer)).map((v) => `/s/ invite: ${v}`));
+      await viewer.close();
+      expect(found).toEqual([]);
+    });
+
+    it("an imported archive's view", async () => {
+      await page.goto(baseUrl);
+      await page.getByTestId("import-file").setInputFiles(await archiveFile());
+      await page.waitForURL(/\/view\/[0-9a-f-]{36}/, { timeout: 60_000 });
+      await page.locator('[data-testid="step"]').first().waitFor();
+      await page.getByTestId("fork-tree").waitFor();
+      expect(await scan(page)).toEqual([]);
+    });
+  });
+}
