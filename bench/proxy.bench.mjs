@@ -52,7 +52,7 @@ async function serveProxy(upstream, databaseUrl, cwd) {
       PORT: String(port),
       DATABASE_URL: databaseUrl,
       LLM_PROXY_UPSTREAM_URL: upstream.url,
-      LLM_PROXY_API_KEY: "sk-bench-not-a-real-key",
+      LLM_PROXY_API_KEY: "fake-key-bench-not-a-real-key",
       LLM_PROXY_MODELS: "bench",
       LLM_PROXY_PRICES: JSON.stringify({ bench: { input: 0.15, output: 0.6 } }),
       // Far above what the run spends: the bench measures the ledger's work, not its refusals.

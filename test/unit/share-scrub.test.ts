@@ -1,17 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { scrubber, scrubStepJson } from "@/lib/share/scrub";
+import { FAKE_KEYS, openaiStyle } from "../fixtures/fake-keys";
 
 const none = scrubber([]);
 
 describe("scrubbing secrets before upload", () => {
   it("redacts each common key pattern and leaves the words around it", () => {
     const text = [
-      "openai sk-proj-abcdefghijklmnopqrstuvwxyz0123 ok",
-      "anthropic sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAA_bb-cc end",
-      "google AIzaSyA1234567890abcdefghijklmnopqrstuv.",
-      "github ghp_abcdefghijklmnopqrstuvwxyz0123456789 and github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
-      "slack xoxb-1234567890-abcdefghij",
-      "aws AKIAIOSFODNN7EXAMPLE here",
+      `openai ${FAKE_KEYS.openaiProject} ok`,
+      `anthropic ${FAKE_KEYS.anthropic} end`,
+      `google ${FAKE_KEYS.google}.`,
+      `github ${FAKE_KEYS.githubClassic} and ${FAKE_KEYS.githubFineGrained}`,
+      `slack ${FAKE_KEYS.slack}`,
+      `aws ${FAKE_KEYS.aws} here`,
       "curl -H 'Authorization: Bearer abc.def-ghi_123'",
     ].join("\n");
     expect(none(text)).toBe(
@@ -39,12 +40,12 @@ describe("scrubbing secrets before upload", () => {
   });
 
   it("leaves ordinary text alone", () => {
-    const text = "skeleton sk-short Bearer x AKIA123 ghp_short";
+    const text = `skeleton ${openaiStyle("short")} Bearer x AKIA123 ghp_short`;
     expect(none(text)).toBe(text);
   });
 
   it("keeps step JSON valid and finds keys written with JSON escapes", () => {
-    const step = { type: "shell-output", step_id: "s1", stdout: 'KEY="held/key\\with\tescapes" done', nested: { list: ["x sk-abcdefghijklmnopqrstuvwxyz y"] }, exit: 0 };
+    const step = { type: "shell-output", step_id: "s1", stdout: 'KEY="held/key\\with\tescapes" done', nested: { list: [`x ${openaiStyle("abcdefghijklmnopqrstuvwxyz")} y`] }, exit: 0 };
     const json = JSON.stringify(step);
     // The key's slash written as \/, legal JSON that JSON.stringify never emits.
     const escaped = json.replace("held/key", "held\\/key");

@@ -15,9 +15,12 @@ import { stampStep, type Step } from "@/lib/trajectory/schema";
 import { FakeClock } from "./helpers/fake-clock";
 import { openTestDb } from "./helpers/db";
 import { engines } from "./server-databases";
+import { openaiStyle } from "../fixtures/fake-keys";
 
 const BASE = "http://reverie.test";
 const HELD_KEY = "held-model-key-0001";
+/** A key no one holds here, caught by its pattern. */
+const PATTERN_KEY = openaiStyle("abcdefghijklmnopqrstuvwxyz");
 
 describe("inviteStep", () => {
   const msg = { id: "0f0f0f0f-0000-4000-8000-000000000001", from: "Gwen", content: "hi", created_at: "2025-01-01T00:00:00.000Z", link: "l1" };
@@ -82,7 +85,7 @@ describe.each(engines)("sync engine against the sharing routes ($name)", (engine
   }, 60_000);
 
   it("the first push makes the server's mind and a write token, and uploads every step and blob, scrubbed", async () => {
-    await appendStep(db, mindId, step("thought", { content: `my key is ${HELD_KEY} and sk-abcdefghijklmnopqrstuvwxyz` }));
+    await appendStep(db, mindId, step("thought", { content: `my key is ${HELD_KEY} and ${PATTERN_KEY}` }));
     await putBlob(db, mindId, "blobs/out-1.txt", `long output with ${HELD_KEY}`);
     await appendStep(db, mindId, step("shell-output", { stdout: "long output", stderr: "", exit: 0, exec_s: 0.1, timed_out: false, stdout_ref: "blobs/out-1.txt", stdout_bytes: 9000, stdout_truncated: true }));
     const engine = makeEngine();
@@ -98,7 +101,7 @@ describe.each(engines)("sync engine against the sharing routes ($name)", (engine
     const { mind, token: write } = await token();
     const link = await syncClient(fetchPort, BASE).createLink(mind, write, { kind: "live" });
     const served = await readAll(link.token);
-    const scrubbed = local.map((r) => ({ seq: r.seq, traj: mindId, json: r.json.replace(HELD_KEY, "[redacted]").replace("sk-abcdefghijklmnopqrstuvwxyz", "[redacted]") }));
+    const scrubbed = local.map((r) => ({ seq: r.seq, traj: mindId, json: r.json.replace(HELD_KEY, "[redacted]").replace(PATTERN_KEY, "[redacted]") }));
     expect(served).toEqual(scrubbed);
     expect(served.some((s) => s.json.includes(HELD_KEY))).toBe(false);
     expect(await shareClient(fetchPort, link.token, BASE).blob("blobs/out-1.txt")).toBe("long output with [redacted]");

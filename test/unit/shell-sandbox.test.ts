@@ -26,6 +26,7 @@ import type { Step } from "@/lib/trajectory/schema";
 import { stepLine } from "@/lib/trajectory/summary";
 import { openTestDb } from "./helpers/db";
 import { echoShellm, outcome, predictableIds, runScope, slowShellm } from "./helpers/wired-sandbox";
+import { openaiStyle } from "../fixtures/fake-keys";
 
 const NOW = Date.UTC(2026, 10, 30, 17, 44, 36, 123);
 const TS = "2026-11-30T17:44:36.123Z";
@@ -818,18 +819,18 @@ describe("hostile scripts", () => {
 
 describe("the model's key", () => {
   it("is never visible inside the sandbox", async () => {
-    const keyed = await createMind(db, { name: "Keyed", persona: "", model: { provider: "openai", model: "gpt-test", apiKey: "sk-test-SECRET-123" } }, NOW);
+    const keyed = await createMind(db, { name: "Keyed", persona: "", model: { provider: "openai", model: "gpt-test", apiKey: openaiStyle("test-SECRET-123") } }, NOW);
     const { session } = await wire({ mindId: keyed.id, selfName: keyed.name, permissions: keyed.permissions });
     const config = (await tailSteps(db, keyed.id, 5)).find((s) => s.type === "config");
     const r = await exec(
       session,
-      `env; set; cat /proc/self/environ; grep -r SECRET / 2>/dev/null; grep -ri sk-test / 2>/dev/null; traj tail -n 500; traj search sk-test; traj show ${config?.step_id}; chat history`,
+      `env; set; cat /proc/self/environ; grep -r SECRET / 2>/dev/null; grep -ri test-SEC / 2>/dev/null; traj tail -n 500; traj search test-SEC; traj show ${config?.step_id}; chat history`,
     );
     expect(r.stdout).toContain("HOME=/workspace"); // env and set did run
     expect(r.stdout).toContain(`"provider": "openai"`); // and so did traj show of the config step
     for (const text of [r.stdout, r.stderr, JSON.stringify(r.env)]) {
       expect(text).not.toContain("SECRET");
-      expect(text).not.toContain("sk-test-");
+      expect(text).not.toContain("test-SECRET");
     }
     // The search ran and found nothing: the only SECRET in its answer is the word searched for.
     expect(outcome(await exec(session, "traj search SECRET"))).toEqual(failed("traj search: nothing matches 'SECRET'\n", 1));

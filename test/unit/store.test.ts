@@ -208,7 +208,7 @@ describe("steps: blobs", () => {
   });
 });
 
-const MODEL = { provider: "openai-compatible" as const, baseURL: "http://localhost:11434/v1", model: "llama3", apiKey: "sk-secret-123" };
+const MODEL = { provider: "openai-compatible" as const, baseURL: "http://localhost:11434/v1", model: "llama3", apiKey: "fake-key-secret-123" };
 const NOW = Date.UTC(2026, 10, 30, 17, 44, 36, 123);
 
 describe("minds", () => {
@@ -249,7 +249,7 @@ describe("minds", () => {
     expect(await db.trajectories.toArray()).toEqual([{ mind_id: mind.id, traj_id: mind.id, name: "Ada", dir: "" }]);
     // The key stays in the mind's settings, never in the log (which is exported).
     const raw = (await allRows()).map((r) => r.json).join("\n");
-    expect(raw).not.toContain("sk-secret-123");
+    expect(raw).not.toContain("fake-key-secret-123");
     expect((await allRows()).every((r) => r.mind_id === mind.id && r.traj_id === mind.id)).toBe(true);
   });
 
