@@ -128,32 +128,8 @@ export function ModelFields(props: {
         </p>
       ) : (
         <fieldset className="grid gap-3 sm:col-span-2 sm:grid-cols-2" key={`price-${provider}`}>
-          <label className="block text-sm">
-            Price, USD per million input tokens {known ? "(empty: this browser's table)" : ""}
-            <input
-              name={PRICE_INPUT_FIELD}
-              type="number"
-              min={0}
-              step="any"
-              data-testid={id("model-price-input")}
-              className={inputClass}
-              defaultValue={initialPrice?.input}
-              placeholder={known ? String(known.input) : "unknown: give one"}
-            />
-          </label>
-          <label className="block text-sm">
-            Price, USD per million output tokens {known ? "(empty: this browser's table)" : ""}
-            <input
-              name={PRICE_OUTPUT_FIELD}
-              type="number"
-              min={0}
-              step="any"
-              data-testid={id("model-price-output")}
-              className={inputClass}
-              defaultValue={initialPrice?.output}
-              placeholder={known ? String(known.output) : "unknown: give one"}
-            />
-          </label>
+          <PriceInput side="input" name={PRICE_INPUT_FIELD} testId={id("model-price-input")} initial={initialPrice?.input} known={known?.input} />
+          <PriceInput side="output" name={PRICE_OUTPUT_FIELD} testId={id("model-price-output")} initial={initialPrice?.output} known={known?.output} />
         </fieldset>
       )}
       <div className="flex flex-wrap items-center gap-2 text-sm sm:col-span-2">
@@ -193,4 +169,23 @@ export function readModelFields(f: FormData, provider: Provider, savedKey?: stri
     ...(price.ok && price.price ? { price: price.price } : {}),
   };
   return { settings, problems: price.ok ? [] : [price.problem] };
+}
+
+/** One side of a model's price, USD per million tokens; empty falls back to this browser's table when it knows the model. */
+function PriceInput({ side, name, testId, initial, known }: { side: "input" | "output"; name: string; testId: string; initial?: number; known?: number }) {
+  return (
+    <label className="block text-sm">
+      Price, USD per million {side} tokens {known !== undefined ? "(empty: this browser's table)" : ""}
+      <input
+        name={name}
+        type="number"
+        min={0}
+        step="any"
+        data-testid={testId}
+        className={inputClass}
+        defaultValue={initial}
+        placeholder={known !== undefined ? String(known) : "unknown: give one"}
+      />
+    </label>
+  );
 }
