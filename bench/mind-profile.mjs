@@ -38,6 +38,17 @@ export async function workerProfiler(context, page) {
   };
 }
 
+/** A profiler on the page's own main thread (what it does per appended step while it shows the stream). */
+export async function pageProfiler(context, page) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+  return {
+    start: () => cdp.send("Profiler.start"),
+    stop: async () => (await cdp.send("Profiler.stop")).profile,
+  };
+}
+
 /** Print self time by file and by function, per iteration; the raw profile goes to bench/results/mind-<what>.cpuprofile. */
 export function summarize(what, profile, iterations, lines = 30) {
   mkdirSync("bench/results", { recursive: true });

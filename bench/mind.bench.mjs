@@ -12,13 +12,14 @@
 //
 //   npm run bench -- mind               (STEPS=10000 of history, MEASURE=300 iterations there)
 //   REVERIE_BENCH_REUSE_BUILD=1 npm run bench -- mind
-//   PROFILE=1 npm run bench -- mind     (then CPU profiles of the worker at that size, stream shown and page on the list, after the measured windows)
+//   PROFILE=1 npm run bench -- mind     (then CPU profiles of the worker at that size, stream shown and page on the list, after the measured windows; and of the page itself while it shows the stream)
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { chromium } from "playwright-core";
 import { startInstantModel } from "./mind-model.mjs";
 import { gaps, joinCalls, readTarGz, rootSteps, stats } from "./mind-trajectory.mjs";
 import { startApp, waitUp } from "./app-server.mjs";
-import { summarize, workerProfiler } from "./mind-profile.mjs";
+import { pageProfiler, summarize, workerProfiler } from "./mind-profile.mjs";
 
 const STEPS = Number(process.env.STEPS ?? 10_000);
 const MEASURE = Number(process.env.MEASURE ?? 300);
@@ -42,6 +43,8 @@ async function until(what, check, timeoutMs) {
 }
 
 const { app, base } = await startApp(env);
+// The machine's load, before and after: these figures are only comparable under like loads.
+const loadBefore = loadavg().map((l) => Math.round(l * 100) / 100);
 const model = await startInstantModel();
 let browser;
 try {
@@ -108,11 +111,17 @@ try {
   await calls(windows.fresh_list.to + 1);
   // Profiled windows come after the measured ones: the profiler's own cost stays out of the figures.
   const profiler = PROFILE ? await workerProfiler(context, page) : null;
-  const profiled = async (what) => {
+  const pageSide = PROFILE ? await pageProfiler(context, page) : null;
+  // With `withPage`, the page's main thread is profiled over the same window (it shares the cores with the worker).
+  const profiled = async (what, withPage = false) => {
     const from = model.calls.length;
     await profiler.start();
+    if (withPage) await pageSide.start();
     await calls(from + MEASURE);
-    summarize(what, await profiler.stop(), model.calls.length - from);
+    const profile = await profiler.stop();
+    const pageProfile = withPage ? await pageSide.stop() : null;
+    summarize(what, profile, model.calls.length - from);
+    if (pageProfile) summarize(`page-${what.replace(/^worker-/, "")}`, pageProfile, model.calls.length - from);
   };
   if (PROFILE) await profiled("worker-fresh-list");
 
@@ -140,7 +149,7 @@ try {
   await calls(windows.full_stream.to + 1);
 
   if (PROFILE) {
-    await profiled("worker-stream");
+    await profiled("worker-stream", true);
     await toList();
     await profiled("worker-list");
     await page.getByTestId("mind-list").getByRole("link").first().click();
@@ -190,6 +199,7 @@ try {
     preflights: model.preflights,
     targets: { harness_median_ms: TARGET_MS, vs_headlong: VS_HEADLONG },
     headlong_ms: HEADLONG_MS,
+    load_average: { before: loadBefore, after: loadavg().map((l) => Math.round(l * 100) / 100) },
     when: new Date().toISOString(),
   };
 
@@ -203,6 +213,7 @@ try {
     );
   }
   console.log(`page: "stream" = the mind's page showing the live stream; "list" = the page on the list of minds`);
+  console.log(`load average (1, 5, 15 min): ${result.load_average.before.join(", ")} at the start, ${result.load_average.after.join(", ")} at the end`);
   console.log(`filling to ${steps.toLocaleString()} steps took ${Math.round(fillS)} s (${result.fill.calls_per_s} model calls/s)`);
   if (unmatched) console.log(`${unmatched} model call(s) left no reasoning step (cut by a restart or the stop)`);
   mkdirSync("bench/results", { recursive: true });

@@ -69,6 +69,8 @@ export interface RunningMind {
 }
 
 const ids = { uuid: () => crypto.randomUUID() };
+/** How often the store is read for steps others appended, at most (a person's message waits this much longer, at worst). */
+const WATCH_MS = 50;
 
 export async function runMind(db: ReverieDb, mindId: string, events: HostEvents, options: HostOptions = {}): Promise<RunningMind> {
   const clock = options.clock ?? systemClock;
@@ -85,7 +87,9 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   const { fs, flush } = await openPersistentFs(mindFiles(db, mindId), { maxBytes: permissions.limits.max_workspace_bytes });
   // Each model call's usage is recorded as its step is appended: the caps count it from the next call on.
   // A write starts at the worker's next task: a block's reasoning and output (and their usage) go in one transaction.
-  const log = new CachedLog(recordingUsage(db, mindId, mindLog(db, mindId)), WINDOW, { nextTurn: () => new Promise((resolve) => setTimeout(resolve, 0)) });
+  // What each call saw, for the page's inspector: derived data, so a failed write is reported, never fatal. Written with the step the call led to.
+  const contexts = contextRecorder(db, mindId, (e) => console.warn(`Could not record what a model call saw: ${e instanceof Error ? e.message : String(e)}`));
+  const log = new CachedLog(contexts.carriedBy(recordingUsage(db, mindId, mindLog(db, mindId))), WINDOW, { nextTurn: () => new Promise((resolve) => setTimeout(resolve, 0)) });
   // The stream's positions and its sealed summaries, read by the summarizer in the background: the run's context shows them once read.
   const past = new SealedPast(DEFAULT_TIERS);
   const journal = new Journal(withSealedPast(log, past), ids, clock);
@@ -119,8 +123,7 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
       if (status.state === "waiting") saveShell();
     },
     onPartial: events.onPartial,
-    // What each call saw, for the page's inspector: derived data, so a failed write is reported, never fatal.
-    contexts: contextRecorder(db, mindId, (e) => console.warn(`Could not record what a model call saw: ${e instanceof Error ? e.message : String(e)}`)),
+    contexts,
   });
   let savedShell = JSON.stringify(mind.shell ?? null);
   const saveShell = () => {
@@ -133,7 +136,9 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
 
   // Every step appended after this point by someone else (the page, another
   // tab) is offered to the mind's dispatcher. What the mind wrote itself it
-  // already holds: those rows are skipped before they are parsed.
+  // already holds: those rows are skipped before they are parsed. Read at most
+  // every WATCH_MS: each of the mind's own writes re-ran the read on the thread
+  // it thinks on, for rows it then skipped.
   const unwatch = watchRows(await lastSeq(db, mindId), (seq) => rowsAfter(db, mindId, seq), (rows) => {
     const others = rows.filter((r) => !journal.wrote(r.step_id));
     const trajOf = new Map(others.map((r) => [r.seq, r.traj_id]));
@@ -143,7 +148,7 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
       loop.notify(step);
     });
     if (theirs.steps.some((s) => s.type === "config")) events.onConfigChanged?.();
-  });
+  }, { everyMs: WATCH_MS });
 
   // Writes go behind the loop (CachedLog): the mind is done once they are stored.
   const stored = () => log.flushed().catch(() => undefined);

@@ -4,7 +4,7 @@
 // Pure: the caller supplies the stream, the summaries and a token counter.
 import type { Step } from "../trajectory/schema";
 import { renderStep, type ChatMessage } from "./project";
-import { alignCut, plan, type BlockRef, type PlanPart, type TierConfig } from "./staircase";
+import { alignCut, planner, type BlockRef, type PlanPart, type SealedLookup, type TierConfig } from "./staircase";
 import { MESSAGE_OVERHEAD, type TokenCounter } from "./tokens";
 
 /** The filtered stream: what the staircase is cut from. Positions are 0-based. */
@@ -42,6 +42,13 @@ export interface BuildOptions {
   ancestors?: readonly Step[];
   /** Steps before the source that are not at hand at all (a caller holding only the tail): one note says so. */
   before?: number;
+  /**
+   * The staircase's plan, when the caller keeps one across calls (a sealed
+   * past's: `planner(tiers, sealedLookup(summary, missing))`, told of every
+   * change). It must answer as `summary` and `missing` do; without it each
+   * call plans afresh.
+   */
+  plan?: (n: number, cut: number) => PlanPart[];
 }
 
 export type ContextPart =
@@ -140,12 +147,17 @@ export const notes = {
   fold: (count: number) => `[${count} older steps not shown: over the token budget. \`traj show\` and \`traj search\` reach them.]`,
 };
 
-function summaryPiece(p: Extract<PlanPart, { kind: "tier" }>, s: Summary, src: ContextSource, counter: TokenCounter, hint: boolean): Piece {
+function summaryPiece(p: Extract<PlanPart, { kind: "tier" }>, s: Summary, src: ContextSource, counter: TokenCounter, hint: boolean, memo: Memo): Piece {
+  const row = (memo.tiers[p.tier] ??= []);
+  const both = (row[p.index] ??= [undefined, undefined]);
+  const slot = hint ? 1 : 0;
+  const known = both[slot];
+  if (known) return known;
   const [first, last] = ends(src, p.from, p.to);
   const content = notes.summary(p.to - p.from, first, last, p.tier, s, hint);
   const part = coverRange<Extract<ContextPart, { kind: "tier" }>>({ kind: "tier", tier: p.tier, index: p.index, cites: [...s.cites], tokens: counter.cached(`tier:${p.tier}:${p.index}${hint ? ":hint" : ""}`, content) }, src, p.from, p.to);
-  const piece: Piece = { part, messages: [{ role: "user", content }], hinted: (h) => (h === hint ? piece : summaryPiece(p, s, src, counter, h)) };
-  return piece;
+  const piece: Piece = { part, messages: [{ role: "user", content }], hinted: (h) => (h === hint ? piece : summaryPiece(p, s, src, counter, h, memo)) };
+  return (both[slot] = piece);
 }
 
 /** The hint on reading steps on the first summary of the pieces, and on no other (replay.ts gives it to the first tier part the same way). */
@@ -154,27 +166,89 @@ function hintFirst(pieces: Piece[]): Piece[] {
   return pieces.map((p, i) => (p.hinted ? p.hinted(i === first) : p));
 }
 
-function elidedPiece(from: number, to: number, block: BlockRef, reason: string, src: ContextSource, counter: TokenCounter): Piece {
+function elidedPiece(from: number, to: number, block: BlockRef, reason: string, src: ContextSource, counter: TokenCounter, memo: Memo): Piece {
+  const key = `${from}:${to}:${block.tier}:${block.index}:${reason}`;
+  const known = memo.elided.get(key);
+  if (known) return known;
   const [first, last] = ends(src, from, to);
   const content = notes.elided(to - from, first, last, reason);
   const part = coverRange<Extract<ContextPart, { kind: "elided" }>>({ kind: "elided", tier: block.tier, index: block.index, reason, tokens: counter.cached(`elided:${from}:${to}:${reason}`, content) }, src, from, to);
-  return { part, messages: [{ role: "user", content }] };
+  const piece: Piece = { part, messages: [{ role: "user", content }] };
+  memo.elided.set(key, piece);
+  return piece;
 }
 
-/** Steps rendered once per buildContext call, however many cuts it tries. */
-type Rendered = Map<Step, ChatMessage | null>;
+/** A step as the context shows it: its message (null: bookkeeping) and that message's tokens. */
+interface Shown {
+  message: ChatMessage | null;
+  tokens: number;
+}
 
-function stepsPiece(kind: "verbatim" | "pinned" | "ancestors", steps: readonly Step[], opts: BuildOptions, rendered: Rendered): Piece {
+/**
+ * What one buildContext call works out once, however many cuts it tries:
+ * each summary's and elision's piece, the plan of every block, and the
+ * pieces that do not depend on the cut (each step's message and tokens are
+ * kept across calls: shownBefore).
+ */
+interface Memo {
+  /** By tier, then index: the piece without the hint on reading steps, and with it. */
+  tiers: [Piece | undefined, Piece | undefined][][];
+  elided: Map<string, Piece>;
+  plan: (n: number, cut: number) => PlanPart[];
+  fixed: { ancestors?: Piece; before?: Piece; pinned?: Piece };
+  /** The source's steps as asked for (null: not at hand), by distance from its end (a dense array); each cut asks again for most of the last one's. */
+  at: (Step | null | undefined)[];
+}
+
+function stepAt(src: ContextSource, pos: number, memo: Memo): Step | undefined {
+  const back = src.length - 1 - pos;
+  let step = memo.at[back];
+  if (step === undefined) memo.at[back] = step = src.at(pos) ?? null;
+  return step ?? undefined;
+}
+
+/** What the staircase asks of a block: sealed, or why not (the reason its elision shows). */
+export function sealedLookup(summary: BuildOptions["summary"], missing: BuildOptions["missing"]): SealedLookup {
+  return (b) => (summary(b) ? "sealed" : { missing: missing?.(b) ?? "not summarized yet" });
+}
+
+function newMemo(opts: BuildOptions): Memo {
+  return { tiers: [], elided: new Map(), plan: opts.plan ?? planner(opts.tiers, sealedLookup(opts.summary, opts.missing)), fixed: {}, at: [] };
+}
+
+/**
+ * Steps as shown, across calls: a run's steps are the same objects from one
+ * call to the next (the mind keeps them in memory), and rendering and looking
+ * up the tokens of 200 of them for every call was a tenth of its time. Valid
+ * for the name and the counter they were shown with.
+ */
+const shownBefore = new WeakMap<Step, Shown & { selfName: string; counter: TokenCounter }>();
+
+function shownOf(step: Step, opts: BuildOptions): Shown {
+  const before = shownBefore.get(step);
+  if (before && before.selfName === opts.selfName && before.counter === opts.counter) return before;
+  const message = renderStep(step, opts.selfName);
+  const shown = { message, tokens: message ? opts.counter.cached(step.step_id, message.content) : 0, selfName: opts.selfName, counter: opts.counter };
+  shownBefore.set(step, shown);
+  return shown;
+}
+
+function stepsPiece(kind: "verbatim" | "pinned" | "ancestors", steps: readonly Step[], opts: BuildOptions): Piece {
   const messages: ChatMessage[] = [];
   let tokens = 0;
   for (const step of steps) {
-    let m = rendered.get(step);
-    if (m === undefined) rendered.set(step, (m = renderStep(step, opts.selfName)));
+    const shown = shownOf(step, opts);
+    const m = shown.message;
     if (!m) continue;
-    const content = kind === "ancestors" ? `${m.role === "assistant" ? "(parent)" : "(to parent)"} ${m.content}` : m.content;
-    tokens += opts.counter.cached(`${kind === "ancestors" ? "a:" : ""}${step.step_id}`, content);
-    // The rendered message itself (toMessages copies before it joins): one object per step, not one per cut tried.
-    messages.push(kind === "ancestors" ? { role: "user", content } : m);
+    if (kind === "ancestors") {
+      const content = `${m.role === "assistant" ? "(parent)" : "(to parent)"} ${m.content}`;
+      tokens += opts.counter.cached(`a:${step.step_id}`, content);
+      messages.push({ role: "user", content });
+    } else {
+      tokens += shown.tokens;
+      // The rendered message itself (toMessages copies before it joins): one object per step, not one per cut tried.
+      messages.push(m);
+    }
   }
   if (kind === "ancestors" && messages.length) {
     const head = "[Background: the recent steps of the trajectories you were forked from, up to the fork. They are not yours to continue.]";
@@ -185,18 +259,24 @@ function stepsPiece(kind: "verbatim" | "pinned" | "ancestors", steps: readonly S
 }
 
 /** The pieces for one choice of cut (verbatim from `cut` on). */
-function assemble(src: ContextSource, cut: number, opts: BuildOptions, rendered: Rendered): Piece[] {
+function assemble(src: ContextSource, cut: number, opts: BuildOptions, memo: Memo): Piece[] {
   const pieces: Piece[] = [];
-  if (opts.ancestors?.length) pieces.push(stepsPiece("ancestors", opts.ancestors, opts, rendered));
+  const { fixed } = memo;
+  if (opts.ancestors?.length) pieces.push((fixed.ancestors ??= stepsPiece("ancestors", opts.ancestors, opts)));
   if (opts.before) {
-    const content = notes.before(opts.before);
-    pieces.push({ part: { kind: "elided", tier: -1, index: -1, step_ids: [], reason: "not at hand", tokens: opts.counter.count(content) }, messages: [{ role: "user", content }] });
+    const before = opts.before;
+    pieces.push(
+      (fixed.before ??= (() => {
+        const content = notes.before(before);
+        return { part: { kind: "elided", tier: -1, index: -1, step_ids: [], reason: "not at hand", tokens: opts.counter.count(content) }, messages: [{ role: "user", content }] };
+      })()),
+    );
   }
-  const lookup = (b: BlockRef) => (opts.summary(b) ? ("sealed" as const) : { missing: opts.missing?.(b) ?? "not summarized yet" });
-  const parts = plan(src.length, cut, opts.tiers, lookup);
+  const pinnedPiece = (pinned: Step) => (fixed.pinned ??= stepsPiece("pinned", [pinned], opts));
+  const parts = memo.plan(src.length, cut);
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i] as PlanPart;
-    if (p.kind === "tier") pieces.push(summaryPiece(p, opts.summary(p) as Summary, src, opts.counter, false));
+    if (p.kind === "tier") pieces.push(summaryPiece(p, opts.summary(p) as Summary, src, opts.counter, false, memo));
     else if (p.kind === "elided") {
       // Neighbouring blocks elided for the same reason read as one stretch.
       let to = p.to;
@@ -206,23 +286,23 @@ function assemble(src: ContextSource, cut: number, opts: BuildOptions, rendered:
         to = next.to;
         i++;
       }
-      pieces.push(elidedPiece(p.from, to, p, p.reason, src, opts.counter));
+      pieces.push(elidedPiece(p.from, to, p, p.reason, src, opts.counter, memo));
     } else {
       const steps: Step[] = [];
       let gapFrom = -1;
       for (let pos = p.from; pos < p.to; pos++) {
-        const step = src.at(pos);
+        const step = stepAt(src, pos, memo);
         if (step) steps.push(step);
         else if (gapFrom < 0) gapFrom = pos;
       }
       // Steps not at hand (older than what the caller holds) are elided as one stretch.
-      if (gapFrom >= 0) pieces.push(elidedPiece(gapFrom, p.from + (p.to - p.from - steps.length), { tier: 0, index: -1 }, "older than what is at hand", src, opts.counter));
+      if (gapFrom >= 0) pieces.push(elidedPiece(gapFrom, p.from + (p.to - p.from - steps.length), { tier: 0, index: -1 }, "older than what is at hand", src, opts.counter, memo));
       const pinned = opts.pinned && !steps.some((s) => s.step_id === opts.pinned?.step_id) ? opts.pinned : undefined;
-      if (pinned) pieces.push(stepsPiece("pinned", [pinned], opts, rendered));
-      pieces.push(stepsPiece("verbatim", steps, opts, rendered));
+      if (pinned) pieces.push(pinnedPiece(pinned));
+      pieces.push(stepsPiece("verbatim", steps, opts));
     }
   }
-  if (cut >= src.length && opts.pinned) pieces.push(stepsPiece("pinned", [opts.pinned], opts, rendered));
+  if (cut >= src.length && opts.pinned) pieces.push(pinnedPiece(opts.pinned));
   return hintFirst(pieces);
 }
 
@@ -273,11 +353,11 @@ export function buildContext(src: ContextSource, opts: BuildOptions): BuiltConte
   // Never show verbatim what is not at hand: the first block boundary at or after `held`.
   const floor = Math.min(Math.ceil((src.held ?? 0) / F) * F, alignCut(n, opts.tiers));
   let cut = Math.max(alignCut(n - minV, opts.tiers), floor);
-  const rendered: Rendered = new Map();
-  let best = assemble(src, cut, opts, rendered);
+  const memo = newMemo(opts);
+  let best = assemble(src, cut, opts, memo);
   // More verbatim while it fits.
   while (cut - F >= floor && n - (cut - F) <= maxV) {
-    const wider = assemble(src, cut - F, opts, rendered);
+    const wider = assemble(src, cut - F, opts, memo);
     if (total(wider) > opts.budget) break;
     best = wider;
     cut -= F;
@@ -285,7 +365,7 @@ export function buildContext(src: ContextSource, opts: BuildOptions): BuiltConte
   // Less verbatim while it does not fit (down to the last, partial block).
   while (total(best) > opts.budget && cut + F < n) {
     cut += F;
-    best = assemble(src, cut, opts, rendered);
+    best = assemble(src, cut, opts, memo);
   }
   // Still over: fold the oldest parts into one elision.
   if (total(best) > opts.budget) best = foldOldest(best, src, opts);

@@ -38,26 +38,65 @@ export type SealedLookup = (block: BlockRef) => "sealed" | { missing: string };
  * must be a multiple of the fanout (the caller aligns it).
  */
 export function plan(n: number, cut: number, cfg: TierConfig, sealed: SealedLookup): PlanPart[] {
+  return planner(cfg, sealed)(n, cut);
+}
+
+/** `plan` with the covers of blocks remembered (see `planner`). */
+export interface Planner {
+  (n: number, cut: number): PlanPart[];
+  /** The lookup's answer for this block changed (it was sealed, or why it is not changed): work out its cover, and its ancestors', again. */
+  forget(block: BlockRef): void;
+}
+
+/**
+ * `plan` for many cuts of one stream: the blocks a cut starts with are the
+ * blocks the cuts near it start with too, so each block's cover (its summary,
+ * or its children's, down to elisions) is worked out once and shared by every
+ * plan that contains it. buildContext tries up to 19 cuts per call; a caller
+ * that keeps a planner across calls (a live trajectory's sealed past) tells
+ * it which blocks' answers changed (`forget`). The parts are shared between
+ * plans: treat them as read-only.
+ */
+export function planner(cfg: TierConfig, sealed: SealedLookup): Planner {
   const F = cfg.fanout;
-  if (cut % F !== 0 || cut < 0 || cut > n) throw new Error(`cut ${cut} must be a multiple of ${F} within [0, ${n}]`);
-  const parts: PlanPart[] = [];
-  const cover = (block: BlockRef) => {
+  // By tier, then index: the parts that cover a block.
+  const covers: PlanPart[][][] = [];
+  const cover = (block: BlockRef, into: PlanPart[]) => {
     const { from, to } = blockRange(block, cfg);
     const s = sealed(block);
-    if (s === "sealed") return void parts.push({ kind: "tier", ...block, from, to });
-    if (block.tier === 0) return void parts.push({ kind: "elided", ...block, from, to, reason: s.missing });
-    for (let c = 0; c < F; c++) cover({ tier: block.tier - 1, index: block.index * F + c });
+    if (s === "sealed") return void into.push({ kind: "tier", ...block, from, to });
+    if (block.tier === 0) return void into.push({ kind: "elided", ...block, from, to, reason: s.missing });
+    for (let c = 0; c < F; c++) cover({ tier: block.tier - 1, index: block.index * F + c }, into);
   };
-  let p = 0;
-  while (p < cut) {
-    // The coarsest block that starts at p and ends by the cut.
-    let tier = 0;
-    while (p % F ** (tier + 2) === 0 && p + F ** (tier + 2) <= cut) tier++;
-    cover({ tier, index: p / F ** (tier + 1) });
-    p += F ** (tier + 1);
-  }
-  if (cut < n) parts.push({ kind: "verbatim", from: cut, to: n });
-  return parts;
+  const coverOf = (tier: number, index: number): PlanPart[] => {
+    const row = (covers[tier] ??= []);
+    let parts = row[index];
+    if (!parts) cover({ tier, index }, (row[index] = parts = []));
+    return parts;
+  };
+  const planOf = (n: number, cut: number) => {
+    if (cut % F !== 0 || cut < 0 || cut > n) throw new Error(`cut ${cut} must be a multiple of ${F} within [0, ${n}]`);
+    const parts: PlanPart[] = [];
+    let p = 0;
+    while (p < cut) {
+      // The coarsest block that starts at p and ends by the cut.
+      let tier = 0;
+      while (p % F ** (tier + 2) === 0 && p + F ** (tier + 2) <= cut) tier++;
+      for (const part of coverOf(tier, p / F ** (tier + 1))) parts.push(part);
+      p += F ** (tier + 1);
+    }
+    if (cut < n) parts.push({ kind: "verbatim", from: cut, to: n });
+    return parts;
+  };
+  return Object.assign(planOf, {
+    forget(block: BlockRef) {
+      // A block's cover is made of its own answer and its descendants': it and every block it is inside.
+      for (let tier = block.tier, index = block.index; tier < covers.length; tier++, index = Math.floor(index / F)) {
+        const row = covers[tier];
+        if (row) delete row[index];
+      }
+    },
+  });
 }
 
 /** The complete blocks of a stream of n steps, finest first, as summarizing should go (children before parents). */

@@ -6,9 +6,10 @@
 import { z } from "zod";
 import { SeenPart, shownSteps, SystemKind, type ReplayLookups, type SeenCall } from "../context/replay";
 import type { ContextPort } from "../mind/ports";
+import { decorateLog, type BatchingLog } from "../mind/step-log";
 import type { Step } from "../trajectory/schema";
 import type { ContextRow, ReverieDb } from "./db";
-import { parseRows } from "./steps";
+import { InvalidStepError, parseRows } from "./steps";
 
 const textKey = (hash: string) => `seen-text:${hash}`;
 
@@ -37,16 +38,47 @@ const KNOWN_TEXTS = 64;
 export interface ContextRecorder extends ContextPort {
   /** Resolves when every record so far is written (or has failed and been reported). */
   settled(): Promise<void>;
+  /**
+   * `log` (a log that writes steps and their usage rows), whose writes also
+   * carry the records of the steps they write, in the same transaction: a
+   * record written on its own was one more transaction per model call. A
+   * record whose step's write has begun already, or whose instructions' texts
+   * are not stored yet, is written on its own, as before.
+   */
+  carriedBy(log: BatchingLog): BatchingLog;
 }
+
+/** Records waiting for their step's write, at most; beyond that the oldest go on their own. */
+const WAITING_MAX = 64;
+/** Steps whose write has begun, remembered: a record comes within a turn of its step's append, never hundreds of steps later. */
+const CLAIMED_KEPT = 1024;
 
 /**
  * The mind's ContextPort: writes in the background, in order, one call at a
- * time. A failed write never reaches the run; `onError` hears of it.
+ * time (or with the step the call led to: `carriedBy`). A failed write never
+ * reaches the run; `onError` hears of it.
  */
 export function contextRecorder(db: ReverieDb, mindId: string, onError: (e: unknown) => void = () => {}): ContextRecorder {
   // Text → hash of the texts stored already: the same instructions, wake after wake, are hashed and written once.
   const stored = new Map<string, string>();
   let chain: Promise<void> = Promise.resolve();
+  // Rows ready to go with their step, by step id; and the steps whose write has begun.
+  const waiting = new Map<string, ContextRow>();
+  const claimed = new Set<string>();
+  const alone = (call: SeenCall) => {
+    chain = chain.then(() => write(call)).catch(onError);
+  };
+  const putAlone = (row: ContextRow) => {
+    chain = chain.then(() => db.contexts.put(row).then(() => undefined)).catch(onError);
+  };
+  const claim = (stepId: string) => {
+    claimed.add(stepId);
+    if (claimed.size > 2 * CLAIMED_KEPT) {
+      const newest = [...claimed].slice(-CLAIMED_KEPT);
+      claimed.clear();
+      for (const id of newest) claimed.add(id);
+    }
+  };
   const hashOf = async (text: string): Promise<{ hash: string; fresh: boolean }> => {
     const known = stored.get(text);
     if (known) return { hash: known, fresh: false };
@@ -66,11 +98,80 @@ export function contextRecorder(db: ReverieDb, mindId: string, onError: (e: unkn
       stored.set(s.text, s.hash);
     }
   };
+  /** The row of a call whose texts are all stored already (null: one is not, it goes on its own). */
+  const rowNow = (call: SeenCall): ContextRow | null => {
+    const system = [];
+    for (const s of call.system) {
+      const hash = stored.get(s.text);
+      if (!hash) return null;
+      system.push({ kind: s.kind, hash, tokens: s.tokens });
+    }
+    return { ...call, mind_id: mindId, system };
+  };
+  const carriedBy = (log: BatchingLog): BatchingLog => {
+    const writeAll = async (steps: readonly Step[]) => {
+      const rows: ContextRow[] = [];
+      for (const step of steps) {
+        claim(step.step_id);
+        const row = waiting.get(step.step_id);
+        if (row) {
+          waiting.delete(step.step_id);
+          rows.push(row);
+        }
+      }
+      const inner = (batch: readonly Step[]) => (log.appendAll ? log.appendAll(batch) : batch.reduce((p, s) => p.then(() => log.append(s)), Promise.resolve()));
+      if (rows.length === 0) return inner(steps);
+      let refused: InvalidStepError | null = null;
+      try {
+        // The log beneath writes steps and their usage rows: its transaction joins this one.
+        await db.transaction("rw", [db.steps, db.usage, db.contexts], async () => {
+          let stored = steps.length;
+          try {
+            await inner(steps);
+          } catch (e) {
+            if (!(e instanceof InvalidStepError)) throw e;
+            refused = e;
+            stored = e.stored;
+          }
+          const written = new Set(steps.slice(0, stored).map((s) => s.step_id));
+          const mine = rows.filter((r) => written.has(r.step_id));
+          if (mine.length) await db.contexts.bulkPut(mine);
+        });
+      } catch (e) {
+        // Nothing of it was stored. The steps must not fail for their records (derived data): once more, alone.
+        onError(e);
+        return inner(steps);
+      }
+      if (refused) throw refused;
+    };
+    return decorateLog(log, {
+      append: (step) => writeAll([step]),
+      appendAll: writeAll,
+      fork: async (child) => carriedBy(await log.fork(child)),
+    });
+  };
   return {
     record(call) {
-      chain = chain.then(() => write(call)).catch(onError);
+      const row = claimed.has(call.step_id) ? null : rowNow(call);
+      if (!row) return alone(call);
+      waiting.set(call.step_id, row);
+      if (waiting.size > WAITING_MAX) {
+        const [oldest] = waiting;
+        if (oldest) {
+          waiting.delete(oldest[0]);
+          putAlone(oldest[1]);
+        }
+      }
     },
-    settled: () => chain,
+    settled: () => {
+      // Records still waiting for a step that is not being written: on their own now.
+      for (const [id, row] of waiting) {
+        waiting.delete(id);
+        putAlone(row);
+      }
+      return chain;
+    },
+    carriedBy,
   };
 }
 

@@ -200,18 +200,40 @@ export const mindLog = (db: ReverieDb, mindId: string): BatchingLog => trajector
 /**
  * Call `onRows` with the rows appended after `afterSeq`, by this context or
  * any other tab or worker (Dexie broadcasts changes between them). `after`
- * reads the rows past a seq. Returns the unsubscribe function.
+ * reads the rows past a seq. With `everyMs`, rows are read and handed over at
+ * most that often: a mind on a fast model appends a batch of steps every few
+ * milliseconds, and each one re-ran the read in every watching page, on the
+ * cores the mind thinks on. Nothing is missed in the pause: the next read
+ * takes every row past the last one seen. Returns the unsubscribe function.
  */
-export function watchRows(afterSeq: number, after: (seq: number) => Promise<StepRow[]>, onRows: (rows: StepRow[]) => void): () => void {
+export function watchRows(afterSeq: number, after: (seq: number) => Promise<StepRow[]>, onRows: (rows: StepRow[]) => void, options: { everyMs?: number } = {}): () => void {
+  const everyMs = options.everyMs ?? 0;
   let seen = afterSeq;
-  const subscription = liveQuery(() => after(seen)).subscribe({
-    next: (rows) => {
-      if (rows.length === 0) return;
-      seen = Math.max(seen, ...rows.map((r) => r.seq ?? 0));
-      onRows(rows);
-    },
-    // A failed query is retried by the next change; callers keep their own schedule meanwhile.
-    error: () => undefined,
-  });
-  return () => subscription.unsubscribe();
+  let stopped = false;
+  let pause: ReturnType<typeof setTimeout> | null = null;
+  let subscription: { unsubscribe(): void } | null = null;
+  const subscribe = () => {
+    pause = null;
+    if (stopped) return;
+    subscription = liveQuery(() => after(seen)).subscribe({
+      next: (rows) => {
+        if (rows.length === 0) return;
+        seen = Math.max(seen, ...rows.map((r) => r.seq ?? 0));
+        if (everyMs > 0) {
+          subscription?.unsubscribe();
+          subscription = null;
+          pause = setTimeout(subscribe, everyMs);
+        }
+        onRows(rows);
+      },
+      // A failed query is retried by the next change; callers keep their own schedule meanwhile.
+      error: () => undefined,
+    });
+  };
+  subscribe();
+  return () => {
+    stopped = true;
+    if (pause) clearTimeout(pause);
+    subscription?.unsubscribe();
+  };
 }

@@ -50,6 +50,8 @@ export interface StepSource {
 }
 
 const PAGE = 5000;
+/** How often a live mind's new steps are read for a watching viewer, at most (components/viewer/useTrajectoryIndex.ts shows them at this pace). */
+const LIVE_MS = 100;
 const SEARCH_LIMIT = 5000;
 
 /** What both local sources read the same way. */
@@ -85,11 +87,13 @@ export function rowSource(db: ReverieDb, owner: string): StepSource {
   return {
     root: owner,
     ...localReads(db, owner),
+    // Read at most every LIVE_MS: the viewer shows new steps at that pace, and a fast mind's every write re-ran the read and its parse on the page's main thread.
     watch: (traj, afterSeq, onEntries) =>
       watchRows(
         afterSeq,
         (seq) => range(traj, seq + 1, Dexie.maxKey).toArray(),
         (rows) => onEntries(rowEntries(rows)),
+        { everyMs: LIVE_MS },
       ),
     async newest(traj, n) {
       const rows = await range(traj, Dexie.minKey, Dexie.maxKey).reverse().limit(n).toArray();
