@@ -16,6 +16,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
+import { MONOLITH_PROMPT_MD } from "./context-headlong-prompt.mjs";
 import { asHeadlong, writeHeadlong } from "./context-life.mjs";
 
 const LIMIT = 2048;
@@ -129,29 +130,51 @@ export function headlongMessages(lines, blobs, pins = []) {
 /**
  * What Headlong's monolith sends on its first call of a wake, beyond what its
  * per-call renderer makes of the log (laude-institute/headlong 73df331,
- * thinkers/monolith/step): the wake's prompt step is not a task line but the
- * route prompt — the identity's system prompt, the "life so far" staircase
- * (`recap --context`), the "Recent stream" block, the routing signals and
- * thinkers/monolith/prompt.md — and shellm sends its own system prompt (a
- * fixed text, its usage text and a tools list). Token counts (o200k_base) of
- * the fixed texts in that commit; the identity, skills and tools list vary
- * per install and are not counted, so the sum is a lower bound.
+ * thinkers/monolith/step and bin/shellm): every wake's prompt step is not a
+ * task line but the route prompt — the identity's system prompt, the "life so
+ * far" staircase (`recap --context`), the "Recent stream" block, the routing
+ * signals and thinkers/monolith/prompt.md — and bin/context cuts it, like any
+ * field over 2,048 bytes, to its head and tail; shellm sends its own system
+ * prompt (fixed texts, its usage text, a tools list, the run and machine
+ * sections). Token counts (o200k_base) of the fixed system texts in that
+ * commit: shellm_system_tokens is build_system_prompt's two fixed blocks and
+ * usage_text's body as it prints them (an earlier count, 1,964 + 1,046, took
+ * usage_text's function wrapper too); shellm_sections_tokens is the fixed
+ * words of its "Current run" and "Machine environment" sections, their values
+ * (paths, host, date) not counted. The tools list and any skills are not
+ * counted either, so the sum is a lower bound.
  */
-export const MONOLITH_FIXED = { commit: "73df331", shellm_system_tokens: 1964, shellm_usage_tokens: 1046, prompt_md_tokens: 881 };
+export const MONOLITH_FIXED = { commit: "73df331", shellm_system_tokens: 2997, shellm_sections_tokens: 80 };
 
-/** The route prompt's text that depends on the log: the life section (here: the same sealed summaries, standing in for recap's), the recent stream, the signals. */
-export function routePromptText(lifeText, recent) {
+/** The identity's system prompt at the head of the route prompt (common.sh _build_system_prompt; no skills installed). */
+export const identitySystemPrompt = (name, persona) => `You are an unconscious thought process of an AI person named ${name}.\n\nAbout ${name}:\n${persona}`;
+
+/** prompt.md as load_prompt fills it in: the identity's name, its goals (none here), trailing newlines stripped by $(…). */
+export const monolithPrompt = (name, goals = "") => rtrim(MONOLITH_PROMPT_MD.replaceAll("{{identity_name}}", name).replace("{{goals}}", goals));
+
+/** The route prompt thinkers/monolith/step writes as a wake's prompt step: the life section (here: sealed summaries standing in for recap's), the recent stream, the signals, prompt.md. */
+export function routePromptText(lifeText, recent, identity) {
   const life = lifeText ? `Your life so far (tiered summary, oldest→newest):\n${lifeText}\n\n` : "";
-  return `<context>\n${life}Recent stream (last 20 steps):\n${recent}\n\nRouting signals:\n- (no special signals — pick what best serves the mind right now)\n</context>\n\nChoose ONE function for this wakeup and carry it out now.`;
+  return `<context>\n${identitySystemPrompt(identity.name, identity.persona)}\n\n${life}Recent stream (last 20 steps):\n${recent}\n\nRouting signals:\n- (no special signals — pick what best serves the mind right now)\n\n${monolithPrompt(identity.name)}\n</context>\n\nChoose ONE function for this wakeup and carry it out now.`;
 }
 
-/** The monolith's first call, in tokens: the per-call render with the wake's prompt step carrying the route prompt, plus the fixed texts. */
-export function monolithFirstCall(lines, blobs, promptId, lifeText, counter, overhead) {
-  const recent = recentStream(lines.filter((l) => l.step_id !== promptId));
-  const withRoute = lines.map((l) => (l.step_id === promptId ? { ...l, content: routePromptText(lifeText, recent) } : l));
+/**
+ * The monolith's first call, in tokens: the per-call render of the log in
+ * which every monolith wake's prompt step (this one's and the earlier ones in
+ * the rendered tail) carries its route prompt, plus shellm's system prompt.
+ * Earlier route prompts are given this wake's life text (the cut keeps only
+ * their first 1,024 bytes of it) and their own recent stream.
+ */
+export function monolithFirstCall(lines, blobs, promptId, lifeText, counter, overhead, identity) {
+  const runs = new Set(lines.filter((l) => l.type === "shellm-run" && l.launched_by === "monolith").map((l) => l.step_id));
+  const withRoute = lines.map((l, i) => {
+    if (l.type !== "prompt" || (l.step_id !== promptId && !runs.has(l.run_id)) || i < lines.length - TAIL - 1) return l;
+    return { ...l, content: routePromptText(lifeText, recentStream(lines.slice(0, i)), identity) };
+  });
   const rendered = tokensOf(headlongMessages(withRoute, blobs), counter, overhead);
-  const fixed = MONOLITH_FIXED.shellm_system_tokens + MONOLITH_FIXED.shellm_usage_tokens + MONOLITH_FIXED.prompt_md_tokens;
-  return { tokens: rendered + fixed + overhead, rendered, fixed };
+  const fixed = MONOLITH_FIXED.shellm_system_tokens + MONOLITH_FIXED.shellm_sections_tokens;
+  const prompts = withRoute.filter((l, i) => l !== lines[i]).length;
+  return { tokens: rendered + fixed + overhead, rendered, fixed, route_prompts: prompts, lines: withRoute };
 }
 
 /** Headlong's file for a life: the header line, then its steps in Headlong's kinds. */
@@ -198,7 +221,7 @@ function median(ms) {
  * over Headlong's own filtered stream, as recap keys it; they are written as its
  * sealed rollup files so `recap --context` needs no model.
  */
-export function runHeadlong({ headlongDir, root, life, trajId, makeSummaries, runs, log }) {
+export function runHeadlong({ headlongDir, root, life, trajId, makeSummaries, runs, log, routeLines }) {
   const bin = join(headlongDir, "bin");
   const trajs = join(root, "trajectories");
   const { dir, file, lines } = writeHeadlong(trajs, life, trajId);
@@ -296,6 +319,21 @@ export function runHeadlong({ headlongDir, root, life, trajId, makeSummaries, ru
   if (scans.length) out.scan = { median_ms: median(scans), per_wake_ms: Math.round(median(scans) * 2), runs: scans.length, found: last };
   if (out.scan && !out.scan.error && !out.scan.found) out.scan.error = "found no work step (traj cat printed nothing?)";
   log(`  whole-log scan: ${out.scan.error ?? `${out.scan.median_ms} ms each, two per wake`}`);
+  // The monolith's render checked by Headlong's own bin/context: the same log with each wake's prompt step its route prompt (monolithFirstCall's lines).
+  if (routeLines) {
+    const routeTrajs = join(root, "route-trajectories");
+    const routeDir = join(routeTrajs, `${trajId.slice(0, 8)}-monolith`);
+    mkdirSync(join(routeDir, "blobs"), { recursive: true });
+    writeFileSync(join(routeDir, "trajectory.jsonl"), `${routeLines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    for (const [blob, text] of life.blobs) writeFileSync(join(routeDir, "blobs", blob), text);
+    const r = sh("bash", [join(bin, "context"), "--traj_dir", routeTrajs, ...ctxArgs.slice(3)], env, 60_000);
+    try {
+      out.route_context = r.ok ? { messages: JSON.parse(r.stdout) } : { error: r.error };
+    } catch {
+      out.route_context = { error: "bin/context printed no JSON" };
+    }
+    log(`  bin/context with route prompts: ${out.route_context.error ?? "rendered"}`);
+  }
   out.file = file;
   return out;
 }

@@ -2,9 +2,11 @@
 // Benchmark: assembling a wake's context (lib/context: the staircase of sealed
 // summaries plus the verbatim tail) on generated 1k, 10k and 100k-step lives.
 // Measures cold assembly (a fresh TokenCounter), incremental assembly (one
-// more step, one counter kept), the tokens of an idle wake's context at steady
-// state against a Headlong-style renderer of the same log and against the
-// whole first call of Headlong's monolith (a lower bound), and cold assembly
+// more step, one counter kept), the tokens of an idle wake's first call at
+// steady state — its lean first look, made by the same function the inner
+// life hands its run (lib/mind/thinkers/first-look.ts) — against a
+// Headlong-style renderer of the same log and against the whole first call of
+// Headlong's monolith (a lower bound), and cold assembly
 // from IndexedDB as a starting mind does it (bench/context-cold.mjs: the
 // sealed summaries from the tiers table, the sealed past placed from their
 // seqs, the index read only after it, the tail, the staircase), under Node
@@ -33,6 +35,8 @@ const { arraySource, buildContext, DEFAULT_BUDGET, IDLE_BUDGET, inStream } = awa
 const { completeBlocks, DEFAULT_TIERS, plan, alignCut } = await tsImport(new URL("staircase.ts", CONTEXT_DIR).href, import.meta.url);
 const { TokenCounter, MESSAGE_OVERHEAD } = await tsImport(new URL("tokens.ts", CONTEXT_DIR).href, import.meta.url);
 const { instructionsFor, taskText } = await tsImport("../lib/mind/prompt.ts", import.meta.url);
+// What the inner life gives an idle wake's first call (lib/mind/thinkers/inner-life.ts hands it to its run): measured as the mind sends it.
+const { idleFirstLook } = await tsImport("../lib/mind/thinkers/first-look.ts", import.meta.url);
 const { commandList } = await tsImport("../lib/shell/commands/registry.ts", import.meta.url);
 const { ReverieDb } = await tsImport("../lib/store/db.ts", import.meta.url);
 const { countSteps, tailSteps } = await tsImport("../lib/store/steps.ts", import.meta.url);
@@ -122,6 +126,11 @@ log(`generating a life of ${(maxSize + 4 * APPENDS).toLocaleString()} steps (see
 const whole = makeLife({ steps: maxSize + 4 * APPENDS, taskText });
 const instructions = instructionsFor({ name: SELF, persona: PERSONA }, { commands: commandList(), skills: [] });
 const instructionTokens = new TokenCounter().count(instructions);
+const look = idleFirstLook(instructions);
+if (!look) throw new Error("the standing instructions have no first look: lib/mind/prompt.ts firstLookParts could not split them");
+const lookInstructionTokens = new TokenCounter().count(look.instructions);
+const IDENTITY = { name: SELF, persona: PERSONA };
+const LEAN_RUNS = Number(process.env.LEAN_RUNS ?? 5);
 log("summaries are generated text, not model output: one first-person line per complete block stands in for the summarizer.\n");
 
 const results = [];
@@ -199,8 +208,17 @@ for (const N of SIZES) {
   const idleStream = [...stream, ...wakeSteps.filter(inStream)];
   const prompt = wakeSteps[2];
   const idleCounter = new TokenCounter();
-  // An idle (scheduled) wake's first call has its own, smaller budget (lib/mind/thinkers/inner-life.ts).
-  const idle = buildContext(arraySource(idleStream), options(idleCounter, summaries, { pinned: prompt, budget: IDLE_BUDGET }));
+  // An idle (scheduled) wake's first call: its lean look (lib/mind/thinkers/first-look.ts), as run.ts builds it for iteration 1.
+  const leanOpts = options(idleCounter, summaries, { pinned: prompt, budget: look.budget });
+  const idle = look.build(arraySource(idleStream), leanOpts);
+  const leanMs = [];
+  for (let i = 0; i < LEAN_RUNS; i++) {
+    const t = performance.now();
+    look.build(arraySource(idleStream), leanOpts);
+    leanMs.push(performance.now() - t);
+  }
+  // Before the lean look: the full instructions and the plain staircase at IDLE_BUDGET.
+  const before = buildContext(arraySource(idleStream), options(idleCounter, summaries, { pinned: prompt, budget: IDLE_BUDGET }));
   const lean = buildContext(arraySource(idleStream), options(idleCounter, summaries, { pinned: prompt, maxVerbatim: 20 }));
   // What run.ts does today: the last 300 raw steps, no summaries (the past elided).
   const tail = idleRaw.slice(-DEFAULT_RUN_LIMITS.contextSteps);
@@ -210,9 +228,10 @@ for (const N of SIZES) {
   const hlMessages = headlongMessages(hlLines, new Map([...whole.blobs].map(([k, v]) => [`blobs/${k}`, v])));
   const hlTokens = tokensOf(hlMessages, idleCounter, MESSAGE_OVERHEAD);
   const recent = recentStream(hlLines);
-  // Headlong's monolith on the same wake: its route prompt in the prompt step (the life section: the same summaries ours shows), plus its fixed texts.
-  const lifeText = idle.parts.filter((p) => p.kind === "tier").map((p) => `[tier ${p.tier + 1}] ${summaries.get(p)?.content ?? ""}`).join("\n");
-  const monolith = monolithFirstCall(hlLines, new Map([...whole.blobs].map(([k, v]) => [`blobs/${k}`, v])), prompt.step_id, lifeText, idleCounter, MESSAGE_OVERHEAD);
+  // Headlong's monolith on the same wake: its route prompt in each wake's prompt step (the life section: the same summaries, the whole staircase as recap's covers the whole life), plus its fixed texts.
+  const lifeText = cold.parts.filter((p) => p.kind === "tier").map((p) => `[tier ${p.tier + 1}] ${summaries.get(p)?.content ?? ""}`).join("\n");
+  const monolith = monolithFirstCall(hlLines, new Map([...whole.blobs].map(([k, v]) => [`blobs/${k}`, v])), prompt.step_id, lifeText, idleCounter, MESSAGE_OVERHEAD, IDENTITY);
+  const sum = (kinds) => idle.parts.filter((p) => kinds.includes(p.kind)).reduce((n, p) => n + p.tokens, 0);
 
   results.push({
     steps: N,
@@ -227,17 +246,33 @@ for (const N of SIZES) {
       tokens: idle.tokens,
       parts: idle.parts.length,
       tiers: idle.parts.filter((p) => p.kind === "tier").length,
+      elisions: idle.parts.filter((p) => p.kind === "elided").length,
       verbatim_steps: idle.parts.filter((p) => p.kind === "verbatim").reduce((n, p) => n + p.step_ids.length, 0),
-      staircase_tokens: idle.parts.filter((p) => p.kind === "tier").reduce((n, p) => n + p.tokens, 0),
+      // The breakdown: the life (summaries and the elisions that name what they leave out), the tail (verbatim and the pinned task), the framing.
+      life_tokens: sum(["tier", "elided"]),
+      tail_tokens: sum(["verbatim", "pinned"]),
+      framing_tokens: idle.tokens - sum(["tier", "elided", "verbatim", "pinned"]),
+      staircase_tokens: cold.parts.filter((p) => p.kind === "tier").reduce((n, p) => n + p.tokens, 0),
+      staircase_tiers: cold.parts.filter((p) => p.kind === "tier").length,
+      build_ms: stats(leanMs),
+      before_tokens: before.tokens,
       lean_tokens: lean.tokens,
       today_tokens: today.tokens,
-      instruction_tokens: instructionTokens,
+      instruction_tokens: lookInstructionTokens,
+      full_instruction_tokens: instructionTokens,
     },
     headlong_style: { tokens: hlTokens, messages: hlMessages.length, recent_stream_tokens: idleCounter.count(recent) },
     // Like with like: our first call's instructions (their system message included) and context, against the monolith's whole first call.
-    first_call: { ours: idle.tokens + instructionTokens + MESSAGE_OVERHEAD, monolith: monolith.tokens, monolith_rendered: monolith.rendered, monolith_fixed: monolith.fixed },
+    first_call: {
+      ours: idle.tokens + lookInstructionTokens + MESSAGE_OVERHEAD,
+      ours_before: before.tokens + instructionTokens + MESSAGE_OVERHEAD,
+      monolith: monolith.tokens,
+      monolith_rendered: monolith.rendered,
+      monolith_fixed: monolith.fixed,
+      monolith_route_prompts: monolith.route_prompts,
+    },
   });
-  idleLives.set(N, { steps: idleRaw, trajId });
+  idleLives.set(N, { steps: idleRaw, trajId, routeLines: monolith.lines });
 }
 
 // IndexedDB, the past elided (before a mind's sealed past is read) and the whole stream read row by row: fake-indexeddb under Node.
@@ -340,10 +375,12 @@ if (headlongAvailable(HEADLONG_DIR)) {
   try {
     for (const r of results) {
       log(`\nHeadlong (${HEADLONG_DIR}) on the ${r.steps.toLocaleString()}-step life (measured here):`);
-      const { steps, trajId } = idleLives.get(r.steps);
-      const m = runHeadlong({ headlongDir: HEADLONG_DIR, root: join(root, String(r.steps)), life: { steps, blobs: whole.blobs }, trajId, makeSummaries, runs: HEADLONG_RUNS, log });
+      const { steps, trajId, routeLines } = idleLives.get(r.steps);
+      const m = runHeadlong({ headlongDir: HEADLONG_DIR, root: join(root, String(r.steps)), life: { steps, blobs: whole.blobs }, trajId, makeSummaries, runs: HEADLONG_RUNS, log, routeLines });
       const counter = new TokenCounter();
       if (m.context?.messages) m.context.tokens = tokensOf(m.context.messages, counter, MESSAGE_OVERHEAD);
+      if (m.route_context?.messages) m.route_context.tokens = tokensOf(m.route_context.messages, counter, MESSAGE_OVERHEAD);
+      delete m.route_context?.messages;
       if (m.recap?.text) m.recap.tokens = counter.count(m.recap.text);
       delete m.context?.messages;
       const text = m.recap?.text;
@@ -380,25 +417,29 @@ log(
     : "Headlong figures: reference (issue text), not measured here — bin/context 90–105 ms per call (ratios use 90 ms), recap --context 0.5 s at 10k and 2.5 s at 100k, per-wake scans 1.2 s at 100k. Set HEADLONG_DIR to measure them.",
 );
 
-log(`\nAn idle wake's context at steady state (tokens, o200k_base; instructions ${instructionTokens.toLocaleString()} tokens on top)`);
-log(`${"steps".padStart(8)} ${cell("ours", 7)} ${cell("tiers", 6)} ${cell("verbatim", 9)} ${cell("Headlong-style", 15)} ${cell("ratio", 7)} ${cell("target", 7)}${headlong ? ` ${cell("real context", 13)} ${cell("real recap", 11)}` : ""}`);
+log(`\nAn idle wake's first look at steady state: its context (tokens, o200k_base; the first look's instructions, ${lookInstructionTokens.toLocaleString()} tokens, on top), against a Headlong-style render of the same log`);
+log(`${"steps".padStart(8)} ${cell("ours", 7)} ${cell("life", 6)} ${cell("tiers", 6)} ${cell("elided", 7)} ${cell("tail", 6)} ${cell("verbatim", 9)} ${cell("build ms", 9)} ${cell("Headlong-style", 15)} ${cell("ratio", 7)} ${cell("target", 7)}${headlong ? ` ${cell("real context", 13)} ${cell("real recap", 11)}` : ""}`);
 for (const r of results) {
   const ratio = r.idle.tokens / r.headlong_style.tokens;
   const m = measured(r.steps);
   const real = headlong ? ` ${cell(m?.context?.tokens?.toLocaleString() ?? "failed", 13)} ${cell(m?.recap?.tokens?.toLocaleString() ?? "failed", 11)}` : "";
-  log(`${cell(r.steps.toLocaleString(), 8)} ${cell(r.idle.tokens.toLocaleString(), 7)} ${cell(r.idle.tiers, 6)} ${cell(r.idle.verbatim_steps, 9)} ${cell(r.headlong_style.tokens.toLocaleString(), 15)} ${cell(fx(ratio), 7)} ${cell(ratio <= 0.1 ? "0.1 ✓" : "0.1 ✗", 7)}${real}`);
+  log(`${cell(r.steps.toLocaleString(), 8)} ${cell(r.idle.tokens.toLocaleString(), 7)} ${cell(r.idle.life_tokens, 6)} ${cell(r.idle.tiers, 6)} ${cell(r.idle.elisions, 7)} ${cell(r.idle.tail_tokens, 6)} ${cell(r.idle.verbatim_steps, 9)} ${cell(fx(r.idle.build_ms.median, 1), 9)} ${cell(r.headlong_style.tokens.toLocaleString(), 15)} ${cell(fx(ratio), 7)} ${cell(ratio <= 0.1 ? "0.1 ✓" : "0.1 ✗", 7)}${real}`);
 }
+log("life: the summaries kept and the elisions that name the stretches left out (`traj show`/`traj search` reach them); tail: the open block verbatim, the wake's task last; build ms: the first look's assembly (median of LEAN_RUNS, the counter warm).");
 log("Headlong-style renderer (re-implemented from its documented behaviour): first step + last 50 + pinned, `[N steps elided]`, same-role messages joined, fields over 2048 bytes cut to head and tail, bookkeeping fields (run ids, timings, token counts) shown.");
-for (const r of results) log(`  ${r.steps.toLocaleString()}: lean idle tail (maxVerbatim 20) ${r.idle.lean_tokens.toLocaleString()} tokens (ratio ${fx(r.idle.lean_tokens / r.headlong_style.tokens)}); run.ts today (tail 300, no summaries) ${r.idle.today_tokens.toLocaleString()}; Headlong's monolith also puts its "Recent stream" block (${r.headlong_style.recent_stream_tokens.toLocaleString()} tokens) in the prompt`);
+for (const r of results) log(`  ${r.steps.toLocaleString()}: before the lean look (full instructions, the staircase at IDLE_BUDGET ${IDLE_BUDGET.toLocaleString()}) ${r.idle.before_tokens.toLocaleString()} tokens; maxVerbatim 20 at the full budget ${r.idle.lean_tokens.toLocaleString()}; the tail 300 with no summaries ${r.idle.today_tokens.toLocaleString()}; Headlong's monolith also puts its "Recent stream" block (${r.headlong_style.recent_stream_tokens.toLocaleString()} tokens) in the prompt`);
 
-log(`\nAn idle wake's first call, whole (tokens: instructions + context, against Headlong's monolith: shellm's system prompt and usage text, monolith/prompt.md, and the per-call render whose prompt step is the route prompt — life section, recent stream, signals; laude-institute/headlong ${MONOLITH_FIXED.commit}; identity, skills and tools list not counted, so a lower bound)`);
-log(`${"steps".padStart(8)} ${cell("ours", 7)} ${cell("monolith ≥", 11)} ${cell("of it fixed", 12)} ${cell("ratio", 7)} ${cell("target", 7)}`);
+log(`\nAn idle wake's first call, whole (tokens: instructions + context + the system message's framing), against Headlong's monolith on the same wake (laude-institute/headlong ${MONOLITH_FIXED.commit}): shellm's system prompt (its fixed texts and usage text, ${MONOLITH_FIXED.shellm_system_tokens.toLocaleString()} tokens, and the fixed words of its run and machine sections, ${MONOLITH_FIXED.shellm_sections_tokens}), and bin/context's render of the log in which each wake's prompt step is its route prompt (identity, life section, recent stream, signals, prompt.md), cut at 2,048 bytes as bin/context cuts every field; the tools list, skills and the sections' values not counted, so a lower bound`);
+log(`${"steps".padStart(8)} ${cell("ours", 7)} ${cell("instr", 6)} ${cell("life", 6)} ${cell("tail", 6)} ${cell("before", 7)} ${cell("monolith ≥", 11)} ${cell("of it fixed", 12)} ${cell("routes", 7)} ${cell("ratio", 7)} ${cell("target", 7)}${headlong ? ` ${cell("render", 7)} ${cell("real render", 12)}` : ""}`);
 for (const r of results) {
   const f = r.first_call;
   const ratio = f.ours / f.monolith;
-  log(`${cell(r.steps.toLocaleString(), 8)} ${cell(f.ours.toLocaleString(), 7)} ${cell(f.monolith.toLocaleString(), 11)} ${cell(f.monolith_fixed.toLocaleString(), 12)} ${cell(fx(ratio), 7)} ${cell(ratio <= 0.1 ? "0.1 ✓" : "0.1 ✗", 7)}`);
+  const real = headlong ? ` ${cell(f.monolith_rendered.toLocaleString(), 7)} ${cell(measured(r.steps)?.route_context?.tokens?.toLocaleString() ?? "failed", 12)}` : "";
+  log(`${cell(r.steps.toLocaleString(), 8)} ${cell(f.ours.toLocaleString(), 7)} ${cell(r.idle.instruction_tokens, 6)} ${cell(r.idle.life_tokens, 6)} ${cell(r.idle.tail_tokens, 6)} ${cell(f.ours_before.toLocaleString(), 7)} ${cell(f.monolith.toLocaleString(), 11)} ${cell(f.monolith_fixed.toLocaleString(), 12)} ${cell(f.monolith_route_prompts, 7)} ${cell(fx(ratio), 7)} ${cell(ratio <= 0.1 ? "0.1 ✓" : "0.1 ✗", 7)}${real}`);
 }
-for (const r of results) log(`  ${r.steps.toLocaleString()}: a tenth of the monolith is ${Math.round(r.first_call.monolith / 10).toLocaleString()} tokens; our instructions alone are ${instructionTokens.toLocaleString()}, the staircase that covers the whole life ${r.idle.staircase_tokens.toLocaleString()} (${r.idle.tiers} summaries)`);
+if (headlong) log("render: the monolith's per-call render as re-implemented here; real render: Headlong's own bin/context on the same file (the two must agree).");
+log(`instr: the first look's instructions (persona in full, the reply format, the command names; the full ones are ${instructionTokens.toLocaleString()}); before: the first call before the lean look (full instructions, the staircase at IDLE_BUDGET); routes: route prompts in the monolith's rendered tail.`);
+for (const r of results) log(`  ${r.steps.toLocaleString()}: a tenth of the monolith is ${Math.round(r.first_call.monolith / 10).toLocaleString()} tokens; the staircase that covers the whole life is ${r.idle.staircase_tokens.toLocaleString()} tokens (${r.idle.staircase_tiers} summaries), of which the first look keeps ${r.idle.tiers}`);
 
 log("\nWhere a warm call's time goes (mean of 20 calls on an unchanged stream; ids() and the tokenizer timed inside them)");
 log(`${"steps".padStart(8)} ${cell("build ms", 9)} ${cell("ids ms", 7)} ${cell("ids calls", 10)} ${cell("ids copied", 11)} ${cell("tokenizer ms", 13)} ${cell("plan ms", 8)} ${cell("parts", 6)} ${cell("filter ms", 10)}`);
@@ -440,6 +481,7 @@ const result = {
   ],
   budget: DEFAULT_BUDGET,
   instruction_tokens: instructionTokens,
+  first_look_instruction_tokens: lookInstructionTokens,
   node: process.version,
   when: new Date().toISOString(),
 };

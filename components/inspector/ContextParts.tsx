@@ -54,7 +54,7 @@ export function ContextParts({ lines, total, budget, onShowStep }: { lines: read
       <tbody>
         {lines.map((line, i) => (
           <tr key={i} data-testid="context-part" data-kind={line.kind} data-tokens={line.tokens} className="border-b border-stone-100 align-baseline dark:border-stone-900">
-            <td className="py-1 pr-3">{line.label}</td>
+            <td className="py-1 pr-3">{line.kind === "first-look" ? "first look (an idle wake's lean instructions; its next call has the full ones)" : line.label}</td>
             <td className="py-1 pr-3 text-right font-mono" data-testid="context-part-tokens">
               {line.tokens.toLocaleString("en")}
             </td>

@@ -17,8 +17,8 @@ import { renderStep, type ChatMessage } from "./project";
 import { blockRange, type BlockRef } from "./staircase";
 import { MESSAGE_OVERHEAD, type TokenCounter } from "./tokens";
 
-/** The parts of the standing instructions (lib/mind/prompt.ts); "instructions" when they could not be split. */
-export const SystemKind = z.enum(["persona", "how-to-act", "commands", "people", "skills", "instructions"]);
+/** The parts of the standing instructions (lib/mind/prompt.ts); "first-look": an idle wake's first call, which has lean ones; "instructions" when they could not be split. */
+export const SystemKind = z.enum(["persona", "how-to-act", "commands", "people", "skills", "first-look", "instructions"]);
 export type SystemKind = z.infer<typeof SystemKind>;
 
 export interface SystemPart {

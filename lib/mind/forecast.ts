@@ -1,17 +1,17 @@
 // What a mind would cost if nothing ever happened to it again: every wake an
 // idle wake at the pacing cap, forever. That is the floor of its spend while
 // it runs, and what its caps must at least allow. Pure.
-import { IDLE_BUDGET } from "../context/build";
+import { LEAN_BUDGET } from "../context/lean";
 import type { RunSpan, Timeline } from "../trajectory/timeline";
 import type { BudgetConfig, PacingConfig } from "../trajectory/schema";
 
 /**
- * A typical idle wake when the mind has none on record yet: one call that
- * sees its idle look (IDLE_BUDGET) plus its instructions (bench/results/context.json
- * measures the first call at ~2,470 tokens in all) and answers with a short
- * block that sets FINAL to idle.
+ * A typical idle wake when the mind has none on record yet: one call, its
+ * lean first look (a LEAN_BUDGET context plus ~200 tokens of lean
+ * instructions; bench/results/context.json measures the whole call at ~790
+ * tokens), answered with a short block that sets FINAL to idle.
  */
-export const TYPICAL_IDLE_WAKE = { inputTokens: IDLE_BUDGET + 500, outputTokens: 80 } as const;
+export const TYPICAL_IDLE_WAKE = { inputTokens: LEAN_BUDGET + 250, outputTokens: 80 } as const;
 
 /**
  * `history`: the average of the mind's own idle wakes; `price`: a typical idle

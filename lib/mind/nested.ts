@@ -35,6 +35,9 @@ export function nestedShellm(deps: RunDeps, parent: RunScope, reasoning: () => s
       const outcome = await shellmRun(
         {
           ...deps,
+          // A child's first call is its task's, not an idle wake's first look.
+          firstCallBudget: undefined,
+          firstLook: undefined,
           depth,
           ancestors,
           limits: { ...deps.limits, maxIterations: deps.nesting.childIterations },

@@ -49,6 +49,45 @@ export function instructionsFor(mind: { name: string; persona: string }, extras:
 }
 
 /**
+ * An idle wake's first look: the reply format, what to do when nothing needs
+ * doing, and the commands by name. The look decides whether anything needs
+ * doing; once the mind acts, its next call has the full instructions (the
+ * whole command list, people, skills), so this says only what that decision
+ * needs. The functions are glossed here, once, rather than in every
+ * scheduled wake's task: a task is a step, and the newest steps are shown again.
+ */
+const FIRST_LOOK = `
+
+A first look: does anything need doing?
+- No: say so in a sentence, then a \`\`\`bash block with FINAL=idle.
+- Yes: a few sentences, then ONE \`\`\`bash block; you see its output, and your next call has your full instructions. FINAL="<function>: <one line>" in a block ends the run (think, act, learn: mem add, recall: mem search, goals: focus).
+Your commands, besides the usual shell tools (each takes --help): `;
+
+/** The command names of a command list (`- name …` a line), in its order. */
+export function commandNames(commands: string): string[] {
+  const names: string[] = [];
+  for (const line of commands.split("\n")) {
+    const name = /^- (\S+)/.exec(line)?.[1];
+    if (name && !names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
+/**
+ * The first look's instructions, made from the standing ones: the persona in
+ * full, the first look's text, the command names. Undefined when the
+ * instructions are not of the standard shape (a test's, a future format):
+ * then there is nothing to make a first look from.
+ */
+export function firstLookParts(instructions: string): SystemPart[] | undefined {
+  const parts = splitInstructions(instructions);
+  const persona = parts.find((p) => p.kind === "persona");
+  const commands = parts.find((p) => p.kind === "commands");
+  if (!persona || !commands) return undefined;
+  return [persona, { kind: "first-look", text: FIRST_LOOK }, { kind: "commands", text: `${commandNames(commands.text).join(", ")}.` }];
+}
+
+/**
  * Instructions as a run holds them (one string) back in their parts, for
  * "what the model saw". The fixed texts mark the cuts; instructions that are
  * not of this shape (a test's, a future format) are one part. Joined, the
@@ -57,6 +96,15 @@ export function instructionsFor(mind: { name: string; persona: string }, extras:
 export function splitInstructions(text: string): SystemPart[] {
   const how = text.indexOf(HOW_TO_ACT);
   const people = how < 0 ? -1 : text.indexOf(PEOPLE, how + HOW_TO_ACT.length);
+  const look = how < 0 ? text.indexOf(FIRST_LOOK) : -1;
+  if (look >= 0) {
+    const lookParts: SystemPart[] = [
+      { kind: "persona", text: text.slice(0, look) },
+      { kind: "first-look", text: FIRST_LOOK },
+      { kind: "commands", text: text.slice(look + FIRST_LOOK.length) },
+    ];
+    return lookParts.filter((p) => p.text);
+  }
   if (how < 0 || people < 0) return [{ kind: "instructions", text }];
   const parts: SystemPart[] = [
     { kind: "persona", text: text.slice(0, how) },
@@ -89,7 +137,8 @@ export function taskText(task: WakeTask): string {
     case "start":
       return `You are starting up. Look around (your workspace, your recent trajectory, your goals) and choose your first thought.\n\n${FUNCTIONS}`;
     case "scheduled":
-      return `A spontaneous wake (idle level ${task.level}); nothing new arrived.\n\n${FUNCTIONS}`;
+      // Short: the first look's instructions gloss the functions, and this task is shown again with the newest steps of later wakes.
+      return `A spontaneous wake (idle level ${task.level}); nothing new arrived. Choose ONE function (think, act, learn, recall, goals, idle) and end with FINAL="<function>: <one line>"; nothing to do: FINAL="idle".`;
     case "retry":
       return `Trying again after ${task.failures} failed attempt(s) to reach your model. Carry on where you were.\n\n${FUNCTIONS}`;
     case "message":

@@ -3,7 +3,7 @@
 // the run. Never throws for the model or the shell: every ending is a step
 // (final, error, thought). The run's scope (its appender) is handed in; the
 // shell state it ends with is handed back.
-import { arraySource, buildContext, DEFAULT_BUDGET, inStream, type BuildOptions, type Summary } from "../context/build";
+import { arraySource, buildContext, DEFAULT_BUDGET, inStream, type BuildOptions, type BuiltContext, type ContextSource, type Summary } from "../context/build";
 import { seenCall, type SeenCall } from "../context/replay";
 import { DEFAULT_TIERS } from "../context/staircase";
 import { TokenCounter } from "../context/tokens";
@@ -68,6 +68,8 @@ export interface RunDeps {
   ancestors?: readonly Step[];
   /** The first model call's token budget, when it should be smaller (an idle wake choosing what to do). */
   firstCallBudget?: number;
+  /** The first model call's own instructions and context cut, when it is a lean first look (an idle wake: lib/mind/thinkers/first-look.ts); later calls get `instructions` and the whole budget. */
+  firstLook?: { instructions: string; build: (src: ContextSource, opts: BuildOptions) => BuiltContext };
   /** Token counts cached across calls (one per mind); a fresh one when not given. */
   counter?: TokenCounter;
   /** Where what each model call saw is recorded, keyed by the step the call led to. */
@@ -162,6 +164,7 @@ async function iterate(
   const repeat = { text: "", count: 0 };
   // The run's instructions do not change between its calls: split them once.
   const system = deps.contexts ? splitInstructions(deps.instructions) : [];
+  const firstSystem = deps.contexts && deps.firstLook ? splitInstructions(deps.firstLook.instructions) : system;
 
   for (let i = 1; i <= limits.maxIterations; i++) {
     if (deps.signal.aborted) return stopped();
@@ -177,15 +180,16 @@ async function iterate(
       budget: i === 1 && deps.firstCallBudget ? deps.firstCallBudget : limits.contextTokens,
       tiers: past?.tiers ?? DEFAULT_TIERS,
       summary: lookups ? lookups.summary : () => undefined,
-      ...(lookups ? { missing: lookups.missing } : { before: Math.max(0, total - tail.length) }),
+      ...(lookups ? { missing: lookups.missing, plan: past?.plan } : { before: Math.max(0, total - tail.length) }),
       counter: deps.counter as TokenCounter,
       pinned: prompt,
       ancestors: deps.ancestors,
     };
-    const built = buildContext(source, opts);
+    const look = i === 1 ? deps.firstLook : undefined;
+    const built = (look?.build ?? buildContext)(source, opts);
     const { messages } = built;
-    if (deps.contexts) seen = seenCall(built, opts, source, { step_id: "", run_id: run.runId, traj_id: log.trajId, iteration: i, system });
-    const reply = await deps.model.complete({ instructions: deps.instructions, messages, signal: deps.signal, onDelta: deps.onPartial });
+    if (deps.contexts) seen = seenCall(built, opts, source, { step_id: "", run_id: run.runId, traj_id: log.trajId, iteration: i, system: look ? firstSystem : system });
+    const reply = await deps.model.complete({ instructions: look?.instructions ?? deps.instructions, messages, signal: deps.signal, onDelta: deps.onPartial });
     deps.onPartial?.("");
     if (!reply.ok) {
       // A spend cap refused the call before it went out: it saw nothing.

@@ -198,16 +198,17 @@ describe("recorded by the running mind, stored, and replayed", () => {
       const rebuilt = replay(call, await replayLookups(db, mind.id, call));
       expect(rebuilt.missing).toEqual([]);
       expect([{ role: "system", content: rebuilt.system }, ...rebuilt.messages]).toEqual(inner[i]?.messages);
-      expect(call.system.map((s) => s.kind)).toEqual(["persona", "how-to-act", "commands", "people"]);
+      // The third call is the next wake's, a scheduled one: its first look has lean instructions of its own (lib/mind/thinkers/first-look.ts).
+      expect(call.system.map((s) => s.kind)).toEqual(i < 2 ? ["persona", "how-to-act", "commands", "people"] : ["persona", "first-look", "commands"]);
     }
     const firstRun = (ledTo[0] as { run_id: string }).run_id;
     expect((await contextsOfRun(db, mind.id, firstRun)).map((s) => [s.call.iteration, s.call.step_id])).toEqual([
       [1, ledTo[0]?.step_id],
       [2, ledTo[1]?.step_id],
     ]);
-    // The instructions were the same for all three calls: their text is stored once.
+    // Each instruction text is stored once: the first wake's four parts for its two calls, and the first look's own two (its persona is the same text).
     const texts = (await db.settings.toArray()).filter((r) => r.key.startsWith("seen-text:"));
-    expect(texts).toHaveLength(4);
+    expect(texts).toHaveLength(6);
   });
 
   it("the inspector opens a run at the call that led to the step, at its first from the prompt, at its last from a step no call led to", () => {

@@ -38,7 +38,9 @@ const FUNCTIONS = `Choose ONE function for this wake and end with FINAL="<functi
 - goals: tend your goals (focus)
 - idle: nothing needs doing; say so honestly (FINAL="idle")`;
 const START_PROMPT = `You are starting up. Look around (your workspace, your recent trajectory, your goals) and choose your first thought.\n\n${FUNCTIONS}`;
-const scheduledPrompt = (level: number) => `A spontaneous wake (idle level ${level}); nothing new arrived.\n\n${FUNCTIONS}`;
+// Short: an idle wake's first look glosses the functions in its instructions (lib/mind/thinkers/first-look.ts).
+const scheduledPrompt = (level: number) =>
+  `A spontaneous wake (idle level ${level}); nothing new arrived. Choose ONE function (think, act, learn, recall, goals, idle) and end with FINAL="<function>: <one line>"; nothing to do: FINAL="idle".`;
 const retryPrompt = (failures: number) => `Trying again after ${failures} failed attempt(s) to reach your model. Carry on where you were.\n\n${FUNCTIONS}`;
 const messagePrompt = (...ms: Message[]) =>
   `New message${ms.length > 1 ? "s" : ""} (above): ${ms.map((m) => `${m.step_id.slice(0, 8)} from ${m.from}`).join(", ")}.\n\nYour responder answers people, once per message; you do not reply here. Let what they said feed your inner life (you may write to someone first with chat send when you have a reason).\n\n${FUNCTIONS}`;

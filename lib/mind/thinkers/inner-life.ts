@@ -13,7 +13,8 @@ import { taskText, type WakeTask } from "../prompt";
 import { AWAY_NOTE_AFTER_S, formatDuration } from "../recovery";
 import { IDLE_BUDGET } from "../../context/build";
 import { TokenCounter } from "../../context/tokens";
-import { DEFAULT_NESTING, shellmRun, type Nesting, type RunLimits, type RunOutcome, type ShellState } from "../run";
+import { DEFAULT_NESTING, shellmRun, type Nesting, type RunDeps, type RunLimits, type RunOutcome, type ShellState } from "../run";
+import { idleFirstLook } from "./first-look";
 
 export const INNER_LIFE = "monolith";
 
@@ -178,27 +179,27 @@ export class InnerLife {
     const workBefore = journal.workCount();
     deps.onStatus({ state: "thinking" });
     const run = await journal.openRun({ model: deps.model.name, trigger_step: trigger ?? wakeStep.step_id, wake: wakeStep.step_id, launched_by: INNER_LIFE });
-    const outcome = await shellmRun(
-      {
-        model: deps.model,
-        shell: deps.shell,
-        selfName: deps.selfName,
-        instructions: typeof deps.instructions === "string" ? deps.instructions : await deps.instructions(),
-        limits: deps.limits,
-        nesting: deps.nesting ?? DEFAULT_NESTING,
-        depth: 0,
-        replies: false,
-        counter: this.counter,
-        contexts: deps.contexts,
-        // A spontaneous wake looks around cheaply first; once it works, its calls get the whole budget.
-        ...(task.reason === "scheduled" ? { firstCallBudget: IDLE_BUDGET } : {}),
-        signal: this.stopController.signal,
-        onIteration: (runId, iteration) => deps.onStatus({ state: "thinking", runId, iteration }),
-        onPartial: deps.onPartial,
-      },
-      run,
-      { prompt: taskText(task), shell: this.shell },
-    );
+    const instructions = typeof deps.instructions === "string" ? deps.instructions : await deps.instructions();
+    // A spontaneous wake looks around cheaply first (lean instructions, the life at its coarsest, the last few steps); once it acts, its calls get the whole budget.
+    const look = task.reason === "scheduled" ? idleFirstLook(instructions) : undefined;
+    const runDeps: RunDeps = {
+      model: deps.model,
+      shell: deps.shell,
+      selfName: deps.selfName,
+      instructions,
+      limits: deps.limits,
+      nesting: deps.nesting ?? DEFAULT_NESTING,
+      depth: 0,
+      replies: false,
+      counter: this.counter,
+      contexts: deps.contexts,
+      // Instructions of another shape (a test's) have no lean form: the first call then only has the smaller budget.
+      ...(look ? { firstCallBudget: look.budget, firstLook: look } : task.reason === "scheduled" ? { firstCallBudget: IDLE_BUDGET } : {}),
+      signal: this.stopController.signal,
+      onIteration: (runId, iteration) => deps.onStatus({ state: "thinking", runId, iteration }),
+      onPartial: deps.onPartial,
+    };
+    const outcome = await shellmRun(runDeps, run, { prompt: taskText(task), shell: this.shell });
     this.shell = outcome.shell;
     if (outcome.end === "final" && outcome.answer !== undefined) {
       const record = functionStep(outcome.answer);
