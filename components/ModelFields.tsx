@@ -3,13 +3,13 @@
 // price, and a connection test. Shared by the new-mind form and the settings
 // panel. The host's proxy is offered only when the host has one; it needs no
 // key, and its models and prices come from the proxy itself.
-import { useState, type MouseEvent } from "react";
-import { testConnection, type ConnectionResult } from "@/lib/llm/connection";
+import { useState } from "react";
 import { modelLabel } from "@/lib/llm/model";
 import type { PriceTable } from "@/lib/llm/price";
 import type { ProxyOffer } from "@/lib/llm/proxy";
 import { PROVIDER_LABELS, PROVIDERS, type ModelSettings, type Provider } from "@/lib/llm/settings";
 import { PRICE_INPUT_FIELD, PRICE_OUTPUT_FIELD, readPriceFields } from "./money-form";
+import { ConnectionTest } from "./onboarding/ConnectionTest";
 
 export const inputClass =
   "mt-1 w-full rounded border border-stone-300 bg-white px-2 py-1.5 text-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500 dark:border-stone-700 dark:bg-stone-900";
@@ -34,11 +34,12 @@ export function ModelFields(props: {
   proxy?: ProxyOffer;
   /** This browser's price table, for the model typed. */
   prices?: PriceTable;
+  /** The connection test's button and result ids (default: the prefixed model-test and model-test-result). */
+  connectionTestIds?: { button: string; result: string };
 }) {
   const { provider, proxy } = props;
   const id = (name: string) => `${props.testIdPrefix ?? ""}${name}`;
   const [model, setModel] = useState(props.initial?.model ?? "");
-  const [test, setTest] = useState<ConnectionResult | "testing" | null>(null);
   const proxyModels = proxy?.available ? proxy.models : [];
   // The proxy first when the host has one; a mind already on it keeps it listed even if the host dropped it.
   const offered = PROVIDERS.filter((p) => p !== "proxy" || proxy?.available || props.initial?.provider === "proxy");
@@ -46,14 +47,6 @@ export function ModelFields(props: {
   const isProxy = provider === "proxy";
   const proxyModel = isProxy ? (proxyModels.find((m) => m.id === model) ?? proxyModels[0]) : undefined;
   const initialPrice = props.initial?.provider === provider && props.initial.price ? props.initial.price : provider === "openai-compatible" ? { input: 0, output: 0 } : undefined;
-
-  async function onTest(e: MouseEvent<HTMLButtonElement>) {
-    const form = e.currentTarget.form;
-    if (!form) return;
-    setTest("testing");
-    const f = new FormData(form);
-    setTest(await testConnection(readModelFields(f, provider, props.savedKey).settings, { origin: window.location.origin }));
-  }
 
   return (
     <fieldset className="grid gap-3 sm:grid-cols-2">
@@ -65,10 +58,7 @@ export function ModelFields(props: {
           data-testid={id("model-provider")}
           className={inputClass}
           value={provider}
-          onChange={(e) => {
-            setTest(null);
-            props.onProvider(e.target.value as Provider);
-          }}
+          onChange={(e) => props.onProvider(e.target.value as Provider)}
         >
           {offered.map((p) => (
             <option key={p} value={p}>
@@ -132,27 +122,13 @@ export function ModelFields(props: {
           <PriceInput side="output" name={PRICE_OUTPUT_FIELD} testId={id("model-price-output")} initial={initialPrice?.output} known={known?.output} />
         </fieldset>
       )}
-      <div className="flex flex-wrap items-center gap-2 text-sm sm:col-span-2">
-        <button
-          type="button"
-          data-testid={id("model-test")}
-          onClick={onTest}
-          disabled={test === "testing"}
-          className="rounded border border-stone-300 px-3 py-1 hover:bg-stone-100 disabled:opacity-50 dark:border-stone-700 dark:hover:bg-stone-900"
-        >
-          {test === "testing" ? "Testing…" : "Test connection"}
-        </button>
-        {test && test !== "testing" && (
-          <span
-            role="status"
-            data-testid={id("model-test-result")}
-            data-ok={test.ok}
-            className={test.ok ? "text-green-700 dark:text-green-400" : "text-red-700 dark:text-red-400"}
-          >
-            {test.ok ? test.detail : `failed: ${test.error}`}
-          </span>
-        )}
-      </div>
+      {/* Keyed by provider: a result says nothing about another provider's settings. */}
+      <ConnectionTest
+        key={provider}
+        read={(form) => readModelFields(new FormData(form), provider, props.savedKey).settings}
+        buttonTestId={props.connectionTestIds?.button ?? id("model-test")}
+        resultTestId={props.connectionTestIds?.result ?? id("model-test-result")}
+      />
     </fieldset>
   );
 }

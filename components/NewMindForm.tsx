@@ -1,7 +1,15 @@
 "use client";
+// A mind in under a minute: a name, a persona (from a preset or by hand) and
+// the first thought it starts from, a model with a connection test, caps and
+// pacing with what they would cost, permissions. Everything is checked at
+// once on "Create and start"; a problem is listed and nothing typed is lost.
 import { useRouter } from "next/navigation";
-import { useEffect, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from "react";
+import { modelLabel } from "@/lib/llm/model";
+import type { PriceTable } from "@/lib/llm/price";
+import type { ProxyOffer } from "@/lib/llm/proxy";
 import { settingsProblems, type Provider } from "@/lib/llm/settings";
+import { DEFAULT_PACING } from "@/lib/mind/pacing";
 import { db, requestPersistence } from "@/lib/store/db";
 import { createMind, NewMindInput } from "@/lib/store/minds";
 import { inputClass as input, ModelFields, readModelFields } from "./ModelFields";
@@ -10,8 +18,24 @@ import { readPermissionFields } from "./permissions-form";
 import { BudgetFields } from "./BudgetFields";
 import { priceProblems, readBudgetFields, withProxyPrice } from "./money-form";
 import { usePriceTable, useProxyOffer } from "./money-hooks";
+import { draftForecast, draftPrice } from "./onboarding/forecast-draft";
+import { OnboardingForecast } from "./onboarding/OnboardingForecast";
+import { PacingFields } from "./onboarding/PacingFields";
+import { readPacingFields } from "./onboarding/pacing-form";
+import { FIRST_THOUGHT_FIELD, PersonaFields } from "./onboarding/PersonaFields";
 
-const DEFAULT_PERSONA = "Curious and patient. You like to understand how things work, keep notes in your workspace, and answer people kindly and briefly.";
+/** What the fields typed so far imply, for the live pacing sentence and cost forecast. */
+function draftOf(f: FormData, provider: Provider, proxy: ProxyOffer | undefined, table: PriceTable) {
+  const { settings } = readModelFields(f, provider);
+  const pacing = readPacingFields(f);
+  const budget = readBudgetFields(f);
+  const price = draftPrice(settings, proxy, table);
+  return {
+    pacing,
+    model: settings.model ? modelLabel(settings) : "",
+    forecast: pacing.ok ? draftForecast(pacing.pacing, price, budget.ok ? budget.budget : undefined) : null,
+  };
+}
 
 export function NewMindForm() {
   const router = useRouter();
@@ -25,6 +49,19 @@ export function NewMindForm() {
   }, [proxy, picked]);
   const [errors, setErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  const errorsRef = useRef<HTMLUListElement>(null);
+  const [snapshot, setSnapshot] = useState<FormData | null>(null);
+  const refresh = useCallback(() => {
+    if (formRef.current) setSnapshot(new FormData(formRef.current));
+  }, []);
+  // Read again once the fields a provider, the proxy's offer or the price table bring have rendered.
+  useEffect(refresh, [refresh, provider, proxy, prices]);
+  const draft = useMemo(() => (snapshot ? draftOf(snapshot, provider, proxy, prices ?? {}) : null), [snapshot, provider, proxy, prices]);
+  // The list of problems takes the focus, so a keyboard user hears and reaches it; the fields keep what was typed.
+  useEffect(() => {
+    if (errors.length) errorsRef.current?.focus();
+  }, [errors]);
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -33,9 +70,12 @@ export function NewMindForm() {
     const perms = readPermissionFields(f);
     const model = readModelFields(f, provider);
     const budget = readBudgetFields(f);
+    const pacing = readPacingFields(f);
     const parsed = NewMindInput.safeParse({
       name: field("name"),
       persona: field("persona"),
+      first_thought: field(FIRST_THOUGHT_FIELD),
+      pacing: pacing.ok ? pacing.pacing : undefined,
       model: withProxyPrice(model.settings, proxy),
       permissions: perms.ok ? perms.permissions : undefined,
       // A missing or non-positive cap is a problem below, never a silent default.
@@ -47,6 +87,7 @@ export function NewMindForm() {
       ...model.problems,
       ...(perms.ok ? [] : perms.problems),
       ...(budget.ok ? [] : budget.problems),
+      ...(pacing.ok ? [] : pacing.problems),
     ];
     if (!parsed.success || problems.length) {
       setErrors(problems);
@@ -70,15 +111,12 @@ export function NewMindForm() {
       <h2 id="new-mind-heading" className="text-lg font-medium">
         New mind
       </h2>
-      <form onSubmit={onSubmit} className="mt-3 grid gap-4 rounded border border-stone-200 p-4 dark:border-stone-800" noValidate>
+      <form ref={formRef} onSubmit={onSubmit} onChange={refresh} className="mt-3 grid gap-4 rounded border border-stone-200 p-4 dark:border-stone-800" noValidate>
         <label className="block text-sm">
           Name
           <input name="name" data-testid="new-mind-name" className={input} placeholder="Ada" required maxLength={60} autoComplete="off" />
         </label>
-        <label className="block text-sm">
-          Persona
-          <textarea name="persona" data-testid="new-mind-persona" className={`${input} h-24`} defaultValue={DEFAULT_PERSONA} />
-        </label>
+        <PersonaFields />
         <ModelFields
           provider={provider}
           onProvider={(p) => {
@@ -87,16 +125,19 @@ export function NewMindForm() {
           }}
           proxy={proxy}
           prices={prices}
+          connectionTestIds={{ button: "connection-test", result: "connection-result" }}
         />
-        <BudgetFields />
-        <PermissionsFields />
         <p className="text-xs text-stone-500 dark:text-stone-400">
           {provider === "proxy"
             ? "The mind calls the model through this host's proxy: no key of yours is needed, and the host's key never reaches this browser."
             : "The key stays in this browser's storage. The mind calls the model directly from this tab."}
         </p>
+        <BudgetFields />
+        <PacingFields typed={draft?.pacing ?? { ok: true, pacing: DEFAULT_PACING }} />
+        <OnboardingForecast forecast={draft ? draft.forecast : null} model={draft?.model ?? ""} />
+        <PermissionsFields />
         {errors.length > 0 && (
-          <ul role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200" data-testid="form-errors">
+          <ul ref={errorsRef} tabIndex={-1} role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200" data-testid="form-errors">
             {errors.map((e) => (
               <li key={e}>{e}</li>
             ))}

@@ -42,6 +42,10 @@ export const NewMindInput = z.object({
   permissions: Permissions.default(DEFAULT_PERMISSIONS),
   /** The form always sends the caps its human set (a non-positive one is refused); callers that leave them out get the offered defaults. */
   budget: BudgetConfig.default(DEFAULT_BUDGET),
+  /** How it backs off when idle; left out, Headlong's (5 s, doubling every 3 quiet wakes, up to 300 s). */
+  pacing: PacingConfig.refine((p) => p.cap_s >= p.base_s, "The longest pause cannot be shorter than the first one.").default(DEFAULT_PACING),
+  /** Its opening thought (the form draws one from the persona): written as a `thought` step from `seed` before its first wake. Blank: none. */
+  first_thought: z.string().trim().max(4_000, "Keep the first thought under 4,000 characters.").optional(),
 });
 export type NewMindInput = z.infer<typeof NewMindInput>;
 
@@ -103,15 +107,19 @@ export async function updateSettings(db: ReverieDb, id: string, input: z.input<t
 
 export async function createMind(db: ReverieDb, input: z.input<typeof NewMindInput>, now = Date.now()): Promise<Mind> {
   const id = crypto.randomUUID();
-  const mind: Mind = Mind.parse({ id, ...NewMindInput.parse(input), created_at: formatTs(now), running: true });
+  const { first_thought, ...settings } = NewMindInput.parse(input);
+  const mind: Mind = Mind.parse({ id, ...settings, created_at: formatTs(now), running: true });
   const ts = formatTs(now);
   const first: Step = { type: "trajectory", step_id: id, ts, name: mind.name, source: "system" };
   const config = configStep(mind, now);
+  // After the config, so the log reads: who it is, how it is set up, what it thought first.
+  const seed = first_thought ? stampStep({ type: "thought", content: first_thought, source: "seed" }, { id: crypto.randomUUID(), now }) : undefined;
   await db.transaction("rw", db.minds, db.steps, db.trajectories, async () => {
     await db.minds.add({ id, json: mind });
     await db.trajectories.add({ mind_id: id, traj_id: id, name: mind.name, dir: "" });
     await appendStep(db, id, first);
     await appendStep(db, id, config);
+    if (seed) await appendStep(db, id, seed);
   });
   return mind;
 }

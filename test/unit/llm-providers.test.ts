@@ -9,7 +9,6 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelPort } from "../../lib/llm/complete";
-import { testConnection } from "../../lib/llm/connection";
 import { createModel, modelLabel, proxyBaseUrl } from "../../lib/llm/model";
 import { discoverProxy } from "../../lib/llm/proxy";
 import { PROVIDERS, settingsProblems, type ModelSettings } from "../../lib/llm/settings";
@@ -144,18 +143,6 @@ describe("calls through the real provider code", () => {
     const other = await ask({ provider: "openai-compatible", model: "scripted", baseURL: scripted.url });
     expect(other).toMatchObject({ ok: false, retryAfterS: 7 });
     expect(other.ok === false && other.paused).toBeUndefined();
-  });
-});
-
-describe("the connection test", () => {
-  it("says ok with the model's answer, or the provider's error", async () => {
-    scripted.enqueue({ text: "ok" });
-    const ok = await testConnection({ provider: "openai-compatible", model: "scripted", baseURL: scripted.url });
-    expect(ok).toEqual({ ok: true, detail: expect.stringMatching(/^ok: scripted answered in \d+\.\d s \("ok"\)$/) });
-    scripted.enqueue({ status: 401, errorBody: "Incorrect API key provided" });
-    const bad = await testConnection({ provider: "openai", model: "gpt-4o-mini", apiKey: "wrong", baseURL: scripted.url });
-    expect(bad).toEqual({ ok: false, error: `HTTP 401 from ${scripted.url}/chat/completions: Incorrect API key provided` });
-    expect(await testConnection({ provider: "anthropic", model: "claude-haiku-4-5" })).toEqual({ ok: false, error: "Anthropic needs an API key." });
   });
 });
 
