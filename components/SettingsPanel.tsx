@@ -1,6 +1,7 @@
 "use client";
-// A mind's settings, changed only by its human: the model, the pacing, the
-// iteration limit, the spend caps and the permissions. Saving records a `config` step and restarts the loop.
+// A mind's settings (its page's Settings tab), changed only by its human: the
+// model, the pacing, the iteration limit, the spend caps and the permissions.
+// Saving records a `config` step and restarts the loop; the recent ones are listed below the form.
 import { useState, type FormEvent } from "react";
 import { settingsProblems, type Provider } from "@/lib/llm/settings";
 import { db } from "@/lib/store/db";
@@ -12,6 +13,7 @@ import { BudgetFields } from "./BudgetFields";
 import { priceProblems, readBudgetFields, withProxyPrice } from "./money-form";
 import { usePriceTable, useProxyOffer } from "./money-hooks";
 import { PricesEditor } from "./PricesEditor";
+import { ConfigHistory } from "./settings/ConfigHistory";
 
 // The running tab's worker sees the `config` step and restarts with the new settings.
 export function SettingsPanel({ mind }: { mind: Mind }) {
@@ -60,7 +62,7 @@ export function SettingsPanel({ mind }: { mind: Mind }) {
   );
 
   return (
-    <div className="grid gap-3">
+    <div className="flex min-h-0 flex-1 flex-col gap-3 overflow-y-auto py-3">
       <form onSubmit={onSubmit} onChange={() => setSaved(false)} className="grid gap-3 rounded border border-stone-200 p-3 dark:border-stone-800" data-testid="settings-panel" noValidate>
         <ModelFields provider={provider} onProvider={setProvider} testIdPrefix="settings-" initial={mind.model} keepKeyHint savedKey={savedKey} proxy={proxy} prices={prices} />
         <label className="block text-sm">
@@ -94,6 +96,7 @@ export function SettingsPanel({ mind }: { mind: Mind }) {
           )}
         </div>
       </form>
+      <ConfigHistory mindId={mind.id} />
       <PricesEditor />
     </div>
   );

@@ -35,9 +35,9 @@ describe("the dashboard", () => {
       await expect.poll(wakes, { timeout: 30_000 }).toBeGreaterThanOrEqual(before + 3);
       await stopMind(page);
 
-      // Arrow keys from the stream reach Timeline (Stream → Chat → Files → Timeline).
+      // Arrow keys from the stream reach Timeline (Stream → Chat → Timeline).
       await page.getByTestId("tab-stream").focus();
-      for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
+      for (let i = 0; i < 2; i++) await page.keyboard.press("ArrowRight");
       await expect(page.getByTestId("tab-timeline").getAttribute("aria-selected")).resolves.toBe("true");
       await expect(page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).resolves.toBe("tab-timeline");
       const timeline = page.getByTestId("timeline");
@@ -81,8 +81,9 @@ describe("the dashboard", () => {
       await page.locator(`[data-testid="step"][data-step-id="${stepId}"][data-selected]`).waitFor({ timeout: 10_000 });
 
       // Usage: the table's current hour and day are the spend line's figures (the page reads both every 2 s).
+      // Stream → Chat → Timeline → Usage.
       await page.getByTestId("tab-stream").focus();
-      await page.keyboard.press("End");
+      for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
       await expect(page.getByTestId("tab-usage").getAttribute("aria-selected")).resolves.toBe("true");
       const view = page.getByTestId("usage-view");
       await view.waitFor();

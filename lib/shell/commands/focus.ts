@@ -1,27 +1,17 @@
 // focus: the mind's goals, kept as a Markdown checklist in /workspace/focus.md
 // so the mind (and its human) can also read and edit it by hand. Only the
 // checklist lines are touched; notes between them stay as they were.
+import { FOCUS_FILE, focusLines, NO_ID, openThenDone, parseGoals as parse, type Goal as Item } from "../focus-file";
 import { WORKSPACE } from "../limits";
 import type { ClockPort, IdsPort } from "../ports";
 import { defineAgentCommand, fail, ok, usageError, type CommandIO, type CommandResult } from "./command";
 
-export const FOCUS_FILE = `${WORKSPACE}/focus.md`;
+export { FOCUS_FILE };
 
 const USAGE = `usage: focus list              open goals, then done ones: <id> [ ] <goal> / <id> [x] <goal> (done <date>)
        focus set <goal…>       add a goal (text from stdin when none is given); prints it with its id
        focus done <id>         mark a goal done
 Goals are the checklist in ${FOCUS_FILE} ("- [ ] <id> <goal>"); other lines there are left alone.`;
-
-// `- [ ] 1a2b goal`; a hand-written item without an id is given one on the next write.
-const ITEM = /^- \[([ xX])\] (?:([0-9a-f]{4}) )?(.*)$/;
-const NO_ID = "----";
-
-interface Item {
-  line: number;
-  id: string;
-  done: boolean;
-  goal: string;
-}
 
 export const focus = defineAgentCommand<{ clock: ClockPort; ids: IdsPort }>({
   name: "focus",
@@ -36,8 +26,7 @@ export const focus = defineAgentCommand<{ clock: ClockPort; ids: IdsPort }>({
       case "list": {
         if (rest.length) return usageError(focus, `list takes no arguments, not '${rest.join(" ")}'`);
         if (!items.length) return ok("no goals yet; focus set <goal> adds one\n");
-        const ordered = [...items.filter((i) => !i.done), ...items.filter((i) => i.done)];
-        return ok(ordered.map((i) => `${i.id} [${i.done ? "x" : " "}] ${i.goal}\n`).join(""));
+        return ok(openThenDone(items).map((i) => `${i.id} [${i.done ? "x" : " "}] ${i.goal}\n`).join(""));
       }
       case "set": {
         const goal = (rest.length ? rest.join(" ") : io.stdin).replace(/\s+/g, " ").trim();
@@ -70,19 +59,7 @@ export const focus = defineAgentCommand<{ clock: ClockPort; ids: IdsPort }>({
 
 async function readLines(io: CommandIO): Promise<string[]> {
   if (!(await io.fs.exists(FOCUS_FILE))) return [];
-  const text = await io.fs.readFile(FOCUS_FILE);
-  const lines = text.split("\n");
-  if (lines.at(-1) === "") lines.pop(); // the file's final newline, not an empty line
-  return lines;
-}
-
-function parse(lines: string[]): Item[] {
-  const items: Item[] = [];
-  lines.forEach((text, line) => {
-    const m = ITEM.exec(text.replace(/\r$/, ""));
-    if (m) items.push({ line, id: m[2] ?? NO_ID, done: m[1] !== " ", goal: m[3] as string });
-  });
-  return items;
+  return focusLines(await io.fs.readFile(FOCUS_FILE));
 }
 
 /** Ids for hand-written items, so every goal can be marked done; false when none could be found. */

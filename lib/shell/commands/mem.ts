@@ -1,12 +1,12 @@
 // mem: the mind's long-term notes, one Markdown file each in /workspace/memory,
 // so the mind can also read, grep and edit them with ordinary tools. The file
 // name is the id; front matter carries the time and tags.
-import { fieldList, fieldText, formatFrontMatter, parseFrontMatter } from "../front-matter";
-import { WORKSPACE } from "../limits";
+import { formatFrontMatter } from "../front-matter";
+import { MEMORY_DIR, memoryMatches, newestFirst, parseMemory, type Memory } from "../memory-file";
 import type { ClockPort, IdsPort } from "../ports";
 import { defineAgentCommand, fail, ok, usageError, type CommandIO, type CommandResult } from "./command";
 
-export const MEMORY_DIR = `${WORKSPACE}/memory`;
+export { MEMORY_DIR };
 const MIN_PREFIX = 4;
 const LINE_CHARS = 80;
 
@@ -17,13 +17,6 @@ const USAGE = `usage: mem add <text…> [--tags a,b]   remember text (or stdin w
        mem forget <id>                delete a memory
 An <id> may be shortened to a unique prefix of ${MIN_PREFIX} or more characters.
 Memories are files ${MEMORY_DIR}/<id>.md; times are UTC.`;
-
-interface Memory {
-  id: string;
-  created: string;
-  tags: string[];
-  text: string;
-}
 
 export const mem = defineAgentCommand<{ clock: ClockPort; ids: IdsPort }>({
   name: "mem",
@@ -41,8 +34,7 @@ export const mem = defineAgentCommand<{ clock: ClockPort; ids: IdsPort }>({
       case "search": {
         const text = rest.join(" ").trim();
         if (!text) return usageError(mem, "search needs the text to look for");
-        const needle = text.toLowerCase();
-        const hits = (await readAll(io)).filter((m) => `${m.text}\n${m.tags.join("\n")}`.toLowerCase().includes(needle));
+        const hits = (await readAll(io)).filter((m) => memoryMatches(m, text));
         return hits.length ? listing(hits, "") : fail(`mem search: nothing matches '${text}'`);
       }
       case "show":
@@ -107,11 +99,9 @@ async function readAll(io: CommandIO): Promise<Memory[]> {
     const path = `${MEMORY_DIR}/${name}`;
     const stat = await io.fs.stat(path);
     if (!stat.isFile) continue;
-    const { fields, body } = parseFrontMatter(await io.fs.readFile(path));
-    const created = fieldText(fields, "created") ?? stat.mtime.toISOString();
-    out.push({ id: name.slice(0, -3), created, tags: fieldList(fields, "tags"), text: body });
+    out.push(parseMemory(name.slice(0, -3), await io.fs.readFile(path), stat.mtime.toISOString()));
   }
-  return out.sort((a, b) => (time(b.created) || 0) - (time(a.created) || 0) || (a.id < b.id ? -1 : 1));
+  return newestFirst(out);
 }
 
 async function find(io: CommandIO, sub: string, given: string): Promise<Memory | CommandResult> {

@@ -1,0 +1,28 @@
+// A mind's `config` steps (one per change its human made in Settings), newest
+// first, found by the keys-only [mind_id+traj_id+seq+type+step_id] index so
+// the rows of other kinds are never read or parsed.
+import Dexie from "dexie";
+import { isKind, type StepOf } from "../trajectory/schema";
+import type { ReverieDb } from "./db";
+import { parseRows } from "./steps";
+
+export type ConfigStep = StepOf<"config">;
+
+/** The newest `limit` config steps of the mind's own trajectory, newest first. */
+export async function recentConfigSteps(db: ReverieDb, mindId: string, limit: number): Promise<ConfigStep[]> {
+  const ids: string[] = [];
+  await db.steps
+    .where("[mind_id+traj_id+seq+type+step_id]")
+    // A shorter key sorts before every longer one it begins: [mind, traj, 0] is below all of the trajectory's entries.
+    .between([mindId, mindId, 0], [mindId, mindId, Dexie.maxKey])
+    .reverse()
+    .until(() => ids.length >= limit)
+    .eachKey((key) => {
+      const [, , , type, stepId] = key as [string, string, number, string, string];
+      if (type === "config") ids.push(stepId);
+    });
+  if (!ids.length) return [];
+  const rows = await db.steps.where("[mind_id+step_id]").anyOf(ids.map((id) => [mindId, id])).toArray();
+  const steps = parseRows(rows.sort((a, b) => (b.seq ?? 0) - (a.seq ?? 0))).steps;
+  return steps.filter((s): s is ConfigStep => isKind(s, "config"));
+}
