@@ -1,13 +1,15 @@
 // The mind's Web Worker: receives start/stop from its page and reports status.
 // All the wiring is in ./host; this file only speaks lib/protocol.
 /// <reference lib="webworker" />
-import type { FromWorker, MindStatus, ToWorker } from "../lib/protocol";
+import type { FromWorker, MindStatus, ToWorker, WorkerLogLevel } from "../lib/protocol";
 import { isRuntimeReply, RuntimeBridge } from "../lib/shell/webcontainer/bridge";
 import { ReverieDb } from "../lib/store/db";
 import { runMind, type RunningMind } from "./host";
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 const post = (msg: FromWorker) => scope.postMessage(msg);
+/** One line for the page's recent log (what a bug report carries). */
+const log = (level: WorkerLogLevel, text: string) => post({ type: "log", level, text });
 
 // The page's WebContainer, for node/npm/npx: one bridge for the worker's life, across restarts.
 const runtime = new RuntimeBridge(post);
@@ -79,6 +81,7 @@ scope.onmessage = (event: MessageEvent<ToWorker>) => {
 function restart(mindId: string): void {
   enqueue(async () => {
     if (!running) return;
+    log("info", "settings changed: restarting the mind with them");
     await stop();
     running = start(mindId);
     await running;
@@ -87,12 +90,14 @@ function restart(mindId: string): void {
 
 async function stop(): Promise<void> {
   const mind = await running;
+  if (mind) log("info", "stopping the mind");
   await mind?.stop();
   running = null;
 }
 
 async function start(mindId: string): Promise<RunningMind | null> {
   postStatus({ state: "starting" });
+  log("info", "starting the mind");
   try {
     const mind = await runMind(database, mindId, {
         onConfigChanged: () => restart(mindId),
@@ -113,9 +118,12 @@ async function start(mindId: string): Promise<RunningMind | null> {
       },
       { runtime },
     );
+    log("info", "the mind is running");
     return mind;
   } catch (e) {
-    post({ type: "fatal", error: e instanceof Error ? e.message : String(e) });
+    const error = e instanceof Error ? e.message : String(e);
+    log("error", `could not start the mind: ${error}`);
+    post({ type: "fatal", error });
     running = null;
     return null;
   }

@@ -1,9 +1,11 @@
 "use client";
 // One conversation: each of the person's messages, the line saying what
-// became of it, and the mind's reply under it. Everything is rendered as text.
+// became of it, and the mind's reply under it. Message texts are Markdown
+// that never passes HTML through (../markdown).
 import { useEffect, useRef } from "react";
 import type { ChatEntry, Conversation } from "@/lib/trajectory/chat";
 import type { StepOf } from "@/lib/trajectory/schema";
+import { Markdown } from "../markdown/Markdown";
 import { statusText } from "./status";
 
 type Message = StepOf<"message">;
@@ -21,11 +23,7 @@ function Bubble({ message, mine, testId }: { message: Message; mine: boolean; te
       <span className="text-xs text-stone-500 dark:text-stone-400">
         {message.from} · <time dateTime={message.ts}>{new Date(message.ts).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}</time>
       </span>
-      <p
-        className={`max-w-[80%] whitespace-pre-wrap break-words rounded-lg px-3 py-1.5 text-sm ${mine ? "bg-indigo-50 dark:bg-indigo-950" : "bg-stone-100 dark:bg-stone-900"}`}
-      >
-        {message.content}
-      </p>
+      <Markdown text={message.content} className={`max-w-[80%] rounded-lg px-3 py-1.5 ${mine ? "bg-indigo-50 dark:bg-indigo-950" : "bg-stone-100 dark:bg-stone-900"}`} />
     </div>
   );
 }

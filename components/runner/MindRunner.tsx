@@ -7,7 +7,8 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { mindLockName, type FromWorker, type ToWorker } from "@/lib/protocol";
 import { useMindControls } from "@/lib/store/hooks";
-import { forgetRunner, offerPanic, runnerState, updateRunner, type Role } from "./runner-store";
+import type { MindStatus } from "@/lib/protocol";
+import { forgetRunner, logRunner, offerPanic, runnerState, updateRunner, type Role } from "./runner-store";
 import { linkWorkerRuntime, type RuntimeLink } from "./webcontainer-host";
 
 interface Running {
@@ -16,17 +17,47 @@ interface Running {
   runtime: RuntimeLink;
 }
 
+/** A status as one log line; null when it only moves on within the same state (the next iteration, a new countdown). */
+function statusLine(status: MindStatus, before: MindStatus): string | null {
+  const errorOf = (s: MindStatus) => ("lastError" in s ? s.lastError : undefined);
+  const runOf = (s: MindStatus) => (s.state === "thinking" ? s.runId : undefined);
+  if (status.state === before.state && runOf(status) === runOf(before) && errorOf(status) === errorOf(before)) return null;
+  const parts: string[] = [status.state];
+  if (status.state === "thinking" && status.runId) parts.push(`run ${status.runId.slice(0, 8)}`);
+  if (status.state === "waiting") parts.push(`level ${status.level}, next wake in ${Math.max(0, Math.round((status.nextWakeAt - Date.now()) / 1000))} s`);
+  if (status.state === "paused") parts.push(`${status.scope} cap ${status.cap} (${status.limitUsd} USD)`);
+  const error = errorOf(status);
+  if (error) parts.push(`last error: ${error}`);
+  return `status: ${parts.join(", ")}`;
+}
+
 function spawnWorker(mindId: string): Running {
   const w = new Worker(new URL("../../workers/mind.worker.ts", import.meta.url), { type: "module", name: `mind-${mindId}` });
-  const runtime = linkWorkerRuntime(mindId, (msg) => send(w, msg), (status) => updateRunner(mindId, { runtime: status }));
+  logRunner(mindId, { level: "info", from: "runner", text: "worker started" });
+  const runtime = linkWorkerRuntime(mindId, (msg) => send(w, msg), (status) => {
+    updateRunner(mindId, { runtime: status });
+    logRunner(mindId, { level: status.state === "unavailable" ? "warn" : "info", from: "runner", text: `real Node: ${status.state}${status.state === "unavailable" ? ` (${status.reason})` : ""}` });
+  });
   w.onmessage = (e: MessageEvent<FromWorker>) => {
     const msg = e.data;
     if (runtime.onWorkerMessage(msg)) return;
-    if (msg.type === "status") updateRunner(mindId, { status: msg.status });
-    else if (msg.type === "partial") updateRunner(mindId, { partial: msg.text });
-    else if (msg.type === "fatal") updateRunner(mindId, { fatal: msg.error, status: { state: "stopped", lastError: msg.error } });
+    if (msg.type === "status") {
+      const line = statusLine(msg.status, runnerState(mindId).status);
+      if (line) logRunner(mindId, { level: "lastError" in msg.status && msg.status.lastError ? "warn" : "info", from: "worker", text: line });
+      updateRunner(mindId, { status: msg.status });
+    } else if (msg.type === "partial") updateRunner(mindId, { partial: msg.text });
+    else if (msg.type === "log") logRunner(mindId, { level: msg.level, from: "worker", text: msg.text });
+    else if (msg.type === "fatal") {
+      logRunner(mindId, { level: "error", from: "worker", text: `fatal: ${msg.error}` });
+      updateRunner(mindId, { fatal: msg.error, status: { state: "stopped", lastError: msg.error } });
+    }
   };
-  w.onerror = (e) => updateRunner(mindId, { fatal: `The mind's worker failed: ${e.message || "unknown error"}` });
+  w.onerror = (e) => {
+    const fatal = `The mind's worker failed: ${e.message || "unknown error"}`;
+    logRunner(mindId, { level: "error", from: "runner", text: `${fatal}${e.filename ? ` (${e.filename}:${e.lineno}:${e.colno})` : ""}` });
+    updateRunner(mindId, { fatal });
+  };
+  w.onmessageerror = () => logRunner(mindId, { level: "error", from: "runner", text: "a message from the worker could not be read (messageerror)" });
   return { worker: w, runtime };
 }
 
@@ -46,6 +77,7 @@ export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindI
   const panic = useCallback(() => {
     const running = worker.current;
     worker.current = null;
+    logRunner(mindId, { level: "warn", from: "runner", text: "panic stop: worker terminated" });
     running?.runtime.close();
     running?.worker.terminate();
     const status = runnerState(mindId).status;
@@ -64,6 +96,7 @@ export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindI
     const hold = async () => {
       if (abort.signal.aborted) return;
       updateRunner(mindId, { role: "runner" });
+      logRunner(mindId, { level: "info", from: "runner", text: "this tab runs the mind" });
       setRole("runner");
       // Hold the lock until this tab goes away (or the mind is forgotten).
       await new Promise<void>((resolve) => {
@@ -84,6 +117,7 @@ export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindI
         .request(name, { ifAvailable: true }, async (lock) => {
           if (lock) return hold();
           updateRunner(mindId, { role: "viewer", status: { state: "viewing" } });
+          logRunner(mindId, { level: "info", from: "runner", text: "another tab runs the mind; this one views" });
           setRole("viewer");
           // Wait in line; take over when the runner's tab goes away.
           navigator.locks.request(name, { signal: abort.signal }, hold).catch(() => undefined);
@@ -109,10 +143,12 @@ export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindI
     } else if (shouldRun) {
       worker.current ??= spawnWorker(mindId);
       updateRunner(mindId, { fatal: null });
+      logRunner(mindId, { level: "info", from: "runner", text: "start sent" });
       send(worker.current.worker, { type: "start", mindId });
     } else if (worker.current) {
       // "stopped" is shown when the worker says so: after the cut run's last step is written.
       send(worker.current.worker, { type: "stop" });
+      logRunner(mindId, { level: "info", from: "runner", text: "stop sent" });
       updateRunner(mindId, { partial: "" });
     } else {
       updateRunner(mindId, { status: { state: "stopped" } });

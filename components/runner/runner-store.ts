@@ -4,6 +4,7 @@
 // streaming reply re-renders only what shows it.
 import { useSyncExternalStore } from "react";
 import type { MindStatus } from "@/lib/protocol";
+import type { ReportLogEntry } from "@/lib/report/bug-report";
 import type { RuntimeStatus } from "@/lib/shell/ports";
 
 export type Role = "pending" | "runner" | "viewer";
@@ -50,6 +51,30 @@ export function useRunnerState(mindId: string): RunnerState {
 /** What the runner reports now (outside React: for handlers that need the run in flight). */
 export function runnerState(mindId: string): RunnerState {
   return states.get(mindId) ?? INITIAL;
+}
+
+// The recent worker log of each mind, as this tab saw it: what its runner and
+// worker reported (roles, status changes, errors, restarts, real Node), kept
+// for a bug report. Bounded, so a mind that runs for weeks costs a fixed amount.
+
+export const LOG_LIMIT = 500;
+
+/** One line: when, how bad, who said it ("runner": this tab about its worker; "worker": the worker about itself). */
+export type LogEntry = ReportLogEntry;
+
+const logs = new Map<string, LogEntry[]>();
+
+/** Add to a mind's log; the oldest entry goes once it holds LOG_LIMIT. Kept across the runner's unmounts (forgetRunner). */
+export function logRunner(mindId: string, entry: Omit<LogEntry, "at"> & { at?: number }): void {
+  let log = logs.get(mindId);
+  if (!log) logs.set(mindId, (log = []));
+  log.push({ at: entry.at ?? Date.now(), level: entry.level, from: entry.from, text: entry.text });
+  if (log.length > LOG_LIMIT) log.splice(0, log.length - LOG_LIMIT);
+}
+
+/** A copy of a mind's log, oldest first. */
+export function runnerLog(mindId: string): LogEntry[] {
+  return [...(logs.get(mindId) ?? [])];
 }
 
 // The panic stop of the tab that runs a mind, so a button on its page can end the worker at once.

@@ -1,10 +1,15 @@
 "use client";
-// The body of one step. Everything a mind wrote is untrusted: it is shown as
-// text (React escapes it), never as HTML.
+// The body of one step. Everything a mind wrote is untrusted: prose (thoughts,
+// messages, answers) is shown as Markdown that never passes HTML through
+// (../markdown), and commands, outputs and JSON as verbatim text.
 import { useState } from "react";
 import type { Step } from "@/lib/trajectory/schema";
 import { stepText } from "@/lib/trajectory/summary";
 import type { InspectTarget } from "../inspector/useSeenContext";
+import { Markdown } from "../markdown/Markdown";
+
+/** Kinds whose main text is the mind's prose; the others' (errors, wakes, config) are shown verbatim. */
+const PROSE = new Set(["thought", "action", "observation", "idle", "feedback", "final", "prompt", "run-summary"]);
 
 const mono = "mt-1 max-h-[32rem] overflow-auto whitespace-pre-wrap break-words rounded bg-stone-100 px-2 py-1 font-mono text-xs dark:bg-stone-900";
 
@@ -48,7 +53,7 @@ export function StepBody({ step, actions }: { step: Step; actions: BodyActions }
     case "reasoning":
       return (
         <>
-          {str("thought") && <p className="whitespace-pre-wrap break-words text-sm">{str("thought")}</p>}
+          {str("thought") && <Markdown text={str("thought")} />}
           <pre tabIndex={0} className={mono}>{str("cmd")}</pre>
         </>
       );
@@ -74,11 +79,13 @@ export function StepBody({ step, actions }: { step: Step; actions: BodyActions }
       );
     case "message":
       return (
-        <p className="whitespace-pre-wrap break-words text-sm">
-          <span className="font-medium">{str("from")}</span>
-          <span className="text-stone-500 dark:text-stone-400"> → {str("to")}: </span>
-          {str("content")}
-        </p>
+        <div className="flex flex-wrap items-baseline gap-x-1 text-sm">
+          <span className="shrink-0">
+            <span className="font-medium">{str("from")}</span>
+            <span className="text-stone-500 dark:text-stone-400"> → {str("to")}: </span>
+          </span>
+          <Markdown text={str("content")} className="min-w-0 flex-1" />
+        </div>
       );
     case "fork":
       return (
@@ -89,7 +96,7 @@ export function StepBody({ step, actions }: { step: Step; actions: BodyActions }
     case "merge":
       return (
         <>
-          <p className="whitespace-pre-wrap break-words text-sm">{str("content")}</p>
+          <Markdown text={str("content")} />
           <button type="button" className="text-xs text-indigo-600 underline dark:text-indigo-400" onClick={() => actions.openTrajectory(str("from_traj"), str("from_step"))}>
             merged from {str("from_traj").slice(0, 8)}
           </button>
@@ -104,7 +111,8 @@ export function StepBody({ step, actions }: { step: Step; actions: BodyActions }
         );
       }
       const text = stepText(step);
-      return text ? <p className="whitespace-pre-wrap break-words text-sm">{text}</p> : <KnownFields step={s} />;
+      if (!text) return <KnownFields step={s} />;
+      return PROSE.has(step.type) ? <Markdown text={text} /> : <p className="whitespace-pre-wrap break-words text-sm">{text}</p>;
     }
   }
 }

@@ -80,7 +80,11 @@ export type FromWorker =
   /** Run a command in the page's WebContainer; answered by `runtime-result`. */
   | { type: "runtime-spawn"; id: number; req: SpawnRequestWire }
   /** The block was stopped: end that command (its result still comes). */
-  | { type: "runtime-cancel"; id: number };
+  | { type: "runtime-cancel"; id: number }
+  /** What the worker did (started, stopped, restarted for new settings, failed): one line for the page's recent log (bug reports). */
+  | { type: "log"; level: WorkerLogLevel; text: string };
+
+export type WorkerLogLevel = "info" | "warn" | "error";
 
 /** The Web Lock that makes one tab the runner of a mind. */
 export function mindLockName(mindId: string): string {
