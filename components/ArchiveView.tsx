@@ -12,7 +12,7 @@ export function ArchiveView({ id }: { id: string }) {
   const source = useLocalSource(id, "archive");
   if (archive === null) return <NotFound what="imported trajectory" />;
   return (
-    <main className="mx-auto flex h-screen max-w-5xl flex-col gap-3 px-4 py-3">
+    <main className="mx-auto flex h-app max-w-5xl flex-col gap-3 px-4 py-3">
       <header className="flex flex-wrap items-baseline gap-3 border-b border-stone-200 pb-3 dark:border-stone-800">
         <Link href="/" className="text-sm text-stone-500 dark:text-stone-400 hover:underline">
           ← home
@@ -24,7 +24,12 @@ export function ArchiveView({ id }: { id: string }) {
             {archive.stats.skipped ? ` · ${archive.stats.skipped} lines skipped` : ""}
           </span>
         )}
-        <span className="ml-auto">{archive && <ExportButton owner={id} name={archive.name} />}</span>
+        <span className="ml-auto flex items-baseline gap-3">
+          <Link href={`/replay/view/${id}`} data-testid="replay-link" className="text-sm text-indigo-700 underline dark:text-indigo-300">
+            Replay
+          </Link>
+          {archive && <ExportButton owner={id} name={archive.name} />}
+        </span>
       </header>
       <Suspense fallback={<p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}>
         <TrajectoryViewer source={source} />

@@ -1,4 +1,5 @@
 "use client";
+import Link from "next/link";
 import { useArchives, useMinds } from "@/lib/store/hooks";
 import { ImportPanel } from "./ImportPanel";
 import { NewMindForm } from "./NewMindForm";
@@ -8,7 +9,7 @@ export function Home() {
   const minds = useMinds();
   const archives = useArchives();
   return (
-    <main className="mx-auto max-w-3xl px-4 py-10">
+    <main className="mx-auto max-w-3xl px-4 pt-4 pb-10 sm:pt-6">
       <h1 className="text-3xl font-semibold tracking-tight">Reverie</h1>
       <p className="mt-2 text-stone-600 dark:text-stone-400">
         A persistent mind in a browser tab. It keeps thinking on its own, acts by writing bash in a sandbox, and records its whole
@@ -55,6 +56,13 @@ export function Home() {
           />
         </section>
       )}
+
+      <footer className="mt-10 border-t border-stone-200 pt-3 text-sm dark:border-stone-800">
+        <Link href="/classroom" data-testid="classroom-link" className="text-indigo-700 underline dark:text-indigo-300">
+          Classroom
+        </Link>
+        <span className="text-stone-500 dark:text-stone-400">: replay a mind&apos;s life, and compare harnesses on a scripted day.</span>
+      </footer>
     </main>
   );
 }

@@ -63,19 +63,19 @@ export function ImportPanel() {
         aria-labelledby="import-heading"
         accept=".jsonl,.ndjson,.json,.zip,.tar.gz,.tgz,.tar,application/zip,application/gzip"
         disabled={state.phase === "running"}
-        className="mt-2 block text-sm file:mr-3 file:rounded file:border-0 file:bg-stone-200 file:px-3 file:py-1.5 dark:file:bg-stone-800"
+        className="mt-2 block w-full max-w-full text-sm file:mr-3 file:min-h-10 file:rounded file:border-0 file:bg-stone-200 file:px-3 file:py-1.5 sm:file:min-h-0 dark:file:bg-stone-800"
         onChange={(e) => {
           const f = e.target.files?.[0];
           if (f) void onFile(f);
         }}
       />
       {state.phase === "running" && (
-        <div className="mt-2 flex items-center gap-3 text-sm" data-testid="import-progress" role="status" aria-live="polite">
-          <progress max={100} value={pct} className="w-64" aria-label={`Importing ${state.name}`} />
+        <div className="mt-2 flex flex-wrap items-center gap-3 text-sm" data-testid="import-progress" role="status" aria-live="polite">
+          <progress max={100} value={pct} className="w-64 max-w-full" aria-label={`Importing ${state.name}`} />
           <span>
             {pct}% · {state.steps.toLocaleString()} steps
           </span>
-          <button type="button" data-testid="import-cancel" className="rounded border border-stone-300 px-2 py-0.5 dark:border-stone-700" onClick={() => abort.current?.abort()}>
+          <button type="button" data-testid="import-cancel" className="min-h-10 rounded border border-stone-300 px-2 py-0.5 sm:min-h-0 dark:border-stone-700" onClick={() => abort.current?.abort()}>
             Cancel
           </button>
         </div>

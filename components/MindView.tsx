@@ -1,12 +1,16 @@
 "use client";
 import Link from "next/link";
-import { Suspense, useState } from "react";
+import { Suspense, useMemo, useRef, useState } from "react";
 import { useLocalMessaging, useLocalSource, useMind, useMindControls } from "@/lib/store/hooks";
+import { BugReportButton } from "./BugReportButton";
 import { ExportButton } from "./ExportButton";
+import { replayHref } from "./replay/ReplaySources";
 import { NotFound } from "./OwnerList";
 import { panicHere, useRunnerState } from "./runner/runner-store";
 import { WebContainerStatus } from "./runner/WebContainerStatus";
 import { ChatView } from "./chat/ChatView";
+import { ContextTab } from "./context-tab/ContextTab";
+import { MemoryView } from "./memory/MemoryView";
 import { MessageBox } from "./MessageBox";
 import { SettingsPanel } from "./SettingsPanel";
 import { SpendSummary } from "./SpendSummary";
@@ -31,44 +35,56 @@ export function MindView({ mindId }: { mindId: string }) {
   const panic = () => {
     if (!panicHere(mindId)) void controls.requestPanic();
   };
-  const [showSettings, setShowSettings] = useState(false);
   const [tab, setTab] = useState<MindTab>("stream");
+  // The header's Settings button opens the Settings tab; pressed again, it goes back to where the reader was.
+  const beforeSettings = useRef<MindTab>("stream");
+  const toggleSettings = () => {
+    if (tab === "settings") return setTab(beforeSettings.current);
+    beforeSettings.current = tab;
+    setTab("settings");
+  };
 
+  // One element for the mind's life: the partial reply re-renders itself, not the stream around it.
+  const partial = useMemo(() => <PartialReply mindId={mindId} />, [mindId]);
   if (mind === null) return <NotFound what="mind" />;
 
-  const partial = runner.partial ? (
-    <p data-testid="partial-reply" className="mt-2 whitespace-pre-wrap border-l-2 border-dashed border-indigo-300 pl-3 text-sm text-stone-500 dark:text-stone-400">
-      {runner.partial}
-    </p>
-  ) : null;
 
   return (
-    <main className="mx-auto flex h-screen max-w-5xl flex-col gap-3 px-4 py-3">
-      <header className="flex flex-col gap-2 border-b border-stone-200 pb-3 dark:border-stone-800">
-        <div className="flex items-baseline gap-3">
-          <Link href="/" className="text-sm text-stone-500 dark:text-stone-400 hover:underline">
+    // On a phone (under the sm breakpoint) the header may grow tall: it scrolls within itself, so the tabs keep their room,
+    // and every button in it is at least 40 px tall for a finger.
+    <main className="mx-auto flex h-app w-full max-w-5xl flex-col gap-3 px-3 py-3 sm:px-4">
+      <header className="flex max-h-[45vh] shrink-0 flex-col gap-2 overflow-y-auto border-b border-stone-200 pb-3 sm:max-h-none sm:overflow-visible dark:border-stone-800 [&_button]:min-h-10 [&_select]:min-h-10 sm:[&_button]:min-h-0 sm:[&_select]:min-h-0">
+        <div className="flex flex-wrap items-baseline gap-x-3 gap-y-2">
+          <Link href="/" className="inline-flex min-h-10 items-center text-sm text-stone-500 hover:underline sm:min-h-0 dark:text-stone-400">
             ← minds
           </Link>
-          <h1 className="text-xl font-semibold">{mind?.name ?? "…"}</h1>
+          <h1 className="min-w-0 break-words text-xl font-semibold">{mind?.name ?? "…"}</h1>
           {mind && (
-            <span className="truncate text-xs text-stone-500 dark:text-stone-400">
+            <span className="min-w-0 max-w-full truncate text-xs text-stone-500 dark:text-stone-400">
               {mind.model.provider}/{mind.model.model}
             </span>
           )}
-          <span className="ml-auto flex items-center gap-2">
+          <span className="ml-auto flex flex-wrap items-center gap-2">
             <button
               type="button"
               data-testid="mind-settings"
-              aria-expanded={showSettings}
-              onClick={() => setShowSettings((v) => !v)}
+              aria-pressed={tab === "settings"}
+              onClick={toggleSettings}
               className="rounded border border-stone-300 px-3 py-1 text-sm hover:bg-stone-100 dark:border-stone-700 dark:hover:bg-stone-900"
             >
               Settings
             </button>
             <ExportButton owner={mindId} name={mind?.name ?? "mind"} />
+            <Link
+              href={replayHref.mind(mindId)}
+              data-testid="replay-link"
+              className="inline-flex min-h-10 items-center rounded border border-stone-300 px-3 py-1 text-sm hover:bg-stone-100 sm:min-h-0 dark:border-stone-700 dark:hover:bg-stone-900"
+            >
+              Replay
+            </Link>
+            <BugReportButton mindId={mindId} />
           </span>
         </div>
-        {showSettings && mind && <SettingsPanel mind={mind} />}
         <StatusBar status={runner.status} role={runner.role} running={mind?.running} onStart={() => setRun(true)} onStop={() => setRun(false)} onPanic={panic} />
         {mind && <SpendSummary mindId={mindId} budget={mind.budget} />}
         {mind && <PermissionsSummary permissions={mind.permissions} />}
@@ -89,6 +105,7 @@ export function MindView({ mindId }: { mindId: string }) {
           </Suspense>
         }
         chat={mind ? <ChatView mindId={mindId} mindName={mind.name} /> : null}
+        memory={<MemoryView mindId={mindId} />}
         files={<FilesView mindId={mindId} readOnly={filesReadOnly(mind?.running, runner)} />}
         timeline={
           <Suspense fallback={<p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}>
@@ -96,8 +113,24 @@ export function MindView({ mindId }: { mindId: string }) {
           </Suspense>
         }
         usage={mind ? <UsageView mind={mind} /> : null}
+        context={
+          <Suspense fallback={<p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}>
+            <ContextTab mindId={mindId} onShowStream={() => setTab("stream")} />
+          </Suspense>
+        }
+        settings={mind ? <SettingsPanel key={mind.id} mind={mind} /> : null}
       />
       <footer className="border-t border-stone-200 pt-3 dark:border-stone-800">{mind && <MessageBox mindName={mind.name} messaging={messaging} />}</footer>
     </main>
   );
+}
+
+/** The model's reply as it streams in (the runner posts it at most ten times a second). */
+function PartialReply({ mindId }: { mindId: string }) {
+  const { partial } = useRunnerState(mindId);
+  return partial ? (
+    <p data-testid="partial-reply" className="mt-2 whitespace-pre-wrap border-l-2 border-dashed border-indigo-300 pl-3 text-sm text-stone-500 dark:text-stone-400">
+      {partial}
+    </p>
+  ) : null;
 }

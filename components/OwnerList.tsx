@@ -7,9 +7,9 @@ export function OwnerList({ items, testId }: { items: { id: string; href: string
     <ul className="mt-2 divide-y divide-stone-200 rounded border border-stone-200 dark:divide-stone-800 dark:border-stone-800" data-testid={testId}>
       {items.map((it) => (
         <li key={it.id}>
-          <Link href={it.href} className="flex items-baseline justify-between gap-4 px-3 py-2 hover:bg-stone-100 focus:bg-stone-100 focus:outline-none dark:hover:bg-stone-900 dark:focus:bg-stone-900">
-            <span className="font-medium">{it.name}</span>
-            <span className="truncate text-xs text-stone-500 dark:text-stone-400">{it.detail}</span>
+          <Link href={it.href} className="flex min-h-10 flex-col gap-0.5 px-3 py-2 hover:bg-stone-100 sm:flex-row sm:items-baseline sm:justify-between sm:gap-4 focus:bg-stone-100 focus:outline-none dark:hover:bg-stone-900 dark:focus:bg-stone-900">
+            <span className="min-w-0 truncate font-medium">{it.name}</span>
+            <span className="min-w-0 truncate text-xs text-stone-500 dark:text-stone-400">{it.detail}</span>
           </Link>
         </li>
       ))}

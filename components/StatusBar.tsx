@@ -1,6 +1,7 @@
 "use client";
 import { useEffect, useState } from "react";
 import type { MindStatus } from "@/lib/protocol";
+import { useShortcut } from "./shortcuts/useShortcut";
 import type { Role } from "./runner/runner-store";
 
 function useNow(active: boolean): number {
@@ -60,6 +61,15 @@ export function StatusBar(props: { status: MindStatus; role: Role; running: bool
   // which the runner (in another tab) follows.
   const isStopped = role === "runner" ? status.state === "stopped" : props.running === false;
   const canControl = role === "runner" || (role === "viewer" && props.running !== undefined);
+  // "." is no browser's shortcut, and one key stops a mind in a hurry (Panic stop stays a click).
+  useShortcut(
+    ".",
+    () => {
+      if (!canControl || isStopped) return false;
+      props.onStop();
+    },
+    "Stop the mind (winds the run down)",
+  );
   return (
     <div className="flex flex-wrap items-center gap-3 text-sm">
       <span
@@ -78,16 +88,17 @@ export function StatusBar(props: { status: MindStatus; role: Role; running: bool
           data-testid="mind-start"
           onClick={props.onStart}
           disabled={!canControl || !isStopped}
-          className="rounded border border-stone-300 px-3 py-1 hover:bg-stone-100 disabled:opacity-40 dark:border-stone-700 dark:hover:bg-stone-900"
+          className="min-h-10 rounded border border-stone-300 px-3 py-1 hover:bg-stone-100 disabled:opacity-40 sm:min-h-0 dark:border-stone-700 dark:hover:bg-stone-900"
         >
           Start
         </button>
         <button
           type="button"
           data-testid="mind-stop"
+          aria-keyshortcuts="."
           onClick={props.onStop}
           disabled={!canControl || isStopped}
-          className="rounded border border-stone-300 px-3 py-1 hover:bg-stone-100 disabled:opacity-40 dark:border-stone-700 dark:hover:bg-stone-900"
+          className="min-h-10 rounded border border-stone-300 px-3 py-1 hover:bg-stone-100 disabled:opacity-40 sm:min-h-0 dark:border-stone-700 dark:hover:bg-stone-900"
         >
           Stop
         </button>
@@ -97,7 +108,7 @@ export function StatusBar(props: { status: MindStatus; role: Role; running: bool
           onClick={props.onPanic}
           disabled={!canControl || isStopped}
           aria-label="Panic stop: end the run in flight at once, even a hung command or model call"
-          className="rounded bg-red-600 px-3 py-1 font-medium text-white hover:bg-red-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-red-600 disabled:opacity-40"
+          className="min-h-10 rounded bg-red-600 px-3 py-1 font-medium text-white sm:min-h-0 hover:bg-red-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-red-600 disabled:opacity-40"
         >
           Panic stop
         </button>

@@ -17,7 +17,7 @@ export function LinkList({ links, server, onRevoke, disabled }: { links: LocalLi
         return (
           <li key={l.id} data-testid="share-link-item" data-link-kind={l.kind} data-revoked={revoked ? "true" : "false"} className="flex flex-wrap items-center gap-2">
             <span className="rounded bg-stone-100 px-1 dark:bg-stone-800">{KIND_LABEL[l.kind]}{l.kind === "snapshot" && l.at_seq !== null ? ` @${l.at_seq}` : ""}</span>
-            <span className={`truncate font-mono ${revoked ? "text-stone-600 dark:text-stone-400 line-through" : ""}`} title={l.url}>
+            <span className={`min-w-0 max-w-full truncate font-mono ${revoked ? "text-stone-600 dark:text-stone-400 line-through" : ""}`} title={l.url}>
               {l.url}
             </span>
             <span className="text-stone-500 dark:text-stone-400">made {when(l.created_at)}</span>

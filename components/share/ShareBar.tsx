@@ -12,7 +12,7 @@ import { LinkList } from "./LinkList";
 /** How often the server's list (revocations, guests) is read while a link is open. */
 const LINKS_POLL_MS = 3000;
 
-const btn = "rounded border border-stone-300 px-2 py-0.5 text-xs hover:bg-stone-100 disabled:opacity-40 dark:border-stone-700 dark:hover:bg-stone-900";
+const btn = "min-h-10 rounded border border-stone-300 px-2 py-0.5 text-xs sm:min-h-0 hover:bg-stone-100 disabled:opacity-40 dark:border-stone-700 dark:hover:bg-stone-900";
 
 export function ShareBar({ mindId }: { mindId: string }) {
   const status = useSyncStatus(mindId);

@@ -2,6 +2,7 @@
 // A mind shown through a link (/s/<token>): its name, a read-only banner, the
 // same trajectory viewer over the server, and for an invite, a box to write
 // to the mind under a name. Unknown and revoked links look the same.
+import Link from "next/link";
 import { Suspense, useState } from "react";
 import { MessageBox } from "../MessageBox";
 import { TrajectoryViewer } from "../viewer/TrajectoryViewer";
@@ -28,7 +29,7 @@ export function SharedView({ token }: { token: string }) {
         <p role="alert" className="text-sm text-red-700 dark:text-red-300">
           The link could not be opened: {link.message}
         </p>
-        <button type="button" onClick={link.retry} className="mt-3 rounded border border-stone-300 px-3 py-1 text-sm dark:border-stone-700">
+        <button type="button" onClick={link.retry} className="mt-3 min-h-10 rounded border border-stone-300 px-3 py-1 text-sm dark:border-stone-700">
           Try again
         </button>
       </main>
@@ -45,7 +46,7 @@ export function SharedView({ token }: { token: string }) {
         : `${shared.name}'s thought stream, live. You are invited to write to ${shared.name}; you cannot change anything else.`;
 
   return (
-    <main className="mx-auto flex h-screen max-w-5xl flex-col gap-3 px-4 py-3">
+    <main className="mx-auto flex h-app max-w-5xl flex-col gap-3 px-4 py-3">
       <header className="flex flex-col gap-1 border-b border-stone-200 pb-3 dark:border-stone-800">
         <h1 className="text-xl font-semibold" data-testid="shared-mind-name">
           {shared.name}
@@ -53,6 +54,11 @@ export function SharedView({ token }: { token: string }) {
         <p data-testid="share-banner" data-link-kind={shared.kind} className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900 dark:bg-amber-950 dark:text-amber-200">
           {banner}
         </p>
+        {!revoked && (
+          <Link href={`/replay/s/${token}`} data-testid="replay-link" className="self-start text-sm text-indigo-700 underline dark:text-indigo-300">
+            Replay from the first step
+          </Link>
+        )}
       </header>
       {revoked ? (
         <p role="alert" data-testid="share-revoked" className="rounded bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">

@@ -1,10 +1,12 @@
 "use client";
 // One uPlot bar chart over UTC buckets, drawn in the browser only (uPlot
 // needs a canvas). The canvas is hidden from screen readers: the usage table
-// beside it says the same in words. Colours follow the system theme.
+// beside it says the same in words. Colours follow the page's theme (the
+// toggle, or the system while it is on System).
 import { useEffect, useRef } from "react";
 import type uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import { useTheme } from "../theme/theme-store";
 
 export interface ChartSeries {
   label: string;
@@ -13,7 +15,6 @@ export interface ChartSeries {
   colour: string;
 }
 
-const DARK = "(prefers-color-scheme: dark)";
 const HEIGHT = 160;
 
 export function UsageChart({ title, x, series, format, testId }: { title: string; x: number[]; series: ChartSeries[]; format: (v: number) => string; testId: string }) {
@@ -22,20 +23,20 @@ export function UsageChart({ title, x, series, format, testId }: { title: string
   data.current = [x.map((t) => t / 1000), ...series.map((s) => s.values)];
   const plot = useRef<uPlot | null>(null);
   const shape = `${title}|${series.map((s) => `${s.label}:${s.colour}`).join(",")}`;
+  const dark = useTheme().scheme === "dark";
 
-  // Build the chart once per shape and theme; new figures only replace its data.
+  // Build the chart once per shape and theme (a theme change rebuilds it); new figures only replace its data.
   useEffect(() => {
     const el = box.current;
     if (!el) return;
     let cancelled = false;
     let resize: ResizeObserver | null = null;
-    const media = window.matchMedia(DARK);
     const build = async () => {
       const { default: UPlot } = await import("uplot");
       if (cancelled) return;
       plot.current?.destroy();
-      const ink = media.matches ? "#a8a29e" : "#57534e"; // stone-400 / stone-600
-      const grid = media.matches ? "rgba(168,162,158,0.15)" : "rgba(87,83,78,0.12)";
+      const ink = dark ? "#a8a29e" : "#57534e"; // stone-400 / stone-600
+      const grid = dark ? "rgba(168,162,158,0.15)" : "rgba(87,83,78,0.12)";
       const bars = UPlot.paths.bars?.({ size: [0.7, 24] });
       const opts: uPlot.Options = {
         width: Math.max(200, el.clientWidth),
@@ -51,25 +52,21 @@ export function UsageChart({ title, x, series, format, testId }: { title: string
         series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.colour, fill: `${s.colour}99`, paths: bars, points: { show: false }, value: (_u: uPlot, v: number | null) => (v === null ? "—" : format(v)) }))],
       };
       plot.current = new UPlot(opts, data.current, el);
+      // Which theme's colours the drawn chart has (canvas pixels are not in the DOM).
+      el.dataset.scheme = dark ? "dark" : "light";
       resize = new ResizeObserver(() => plot.current?.setSize({ width: Math.max(200, el.clientWidth), height: HEIGHT }));
       resize.observe(el);
     };
     void build();
-    const rebuild = () => {
-      resize?.disconnect();
-      void build();
-    };
-    media.addEventListener("change", rebuild);
     return () => {
       cancelled = true;
-      media.removeEventListener("change", rebuild);
       resize?.disconnect();
       plot.current?.destroy();
       plot.current = null;
     };
     // `format` and `series` are read through `shape`: a new array of the same series must not rebuild the chart.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [shape]);
+  }, [shape, dark]);
 
   useEffect(() => {
     plot.current?.setData(data.current);

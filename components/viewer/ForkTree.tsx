@@ -33,7 +33,7 @@ export const ForkTree = memo(function ForkTree({ trajectories, current, onOpen }
     </li>
   );
   return (
-    <nav data-testid="fork-tree" aria-label="Fork tree" className="w-56 shrink-0 rounded border border-stone-200 p-1 dark:border-stone-800">
+    <nav data-testid="fork-tree" aria-label="Fork tree" className="max-h-32 w-full shrink-0 overflow-y-auto rounded border sm:max-h-none sm:w-56 sm:overflow-visible border-stone-200 p-1 dark:border-stone-800">
       {path.length > 0 && (
         <p className="mb-1 truncate px-1 text-[11px] text-stone-500 dark:text-stone-400" data-testid="traj-ancestors">
           {path.map((n) => n.name).join(" › ")} ›

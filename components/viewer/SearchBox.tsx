@@ -3,6 +3,7 @@
 // Shift+Enter to the previous one; the query is kept in the URL.
 import { memo, useEffect, useRef, useState } from "react";
 import type { SearchHit, StepSource } from "@/lib/store/view";
+import { useShortcut } from "../shortcuts/useShortcut";
 
 export const SearchBox = memo(function SearchBox(props: {
   source: StepSource;
@@ -19,17 +20,17 @@ export const SearchBox = memo(function SearchBox(props: {
   const running = useRef<AbortController | null>(null);
   const input = useRef<HTMLInputElement>(null);
 
-  // "/" anywhere on the page (outside a text field) jumps to the search box.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement | null;
-      if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey || t?.closest("input,textarea,select,[contenteditable]")) return;
-      e.preventDefault();
-      input.current?.focus();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  // "/" anywhere on the page (outside a text field) jumps to the search box, when the stream is shown.
+  useShortcut(
+    "/",
+    () => {
+      const el = input.current;
+      if (!el || el.offsetParent === null) return false;
+      el.focus();
+      el.select();
+    },
+    "Search the stream",
+  );
 
   async function run(query: string): Promise<SearchHit[]> {
     running.current?.abort();
@@ -70,14 +71,15 @@ export const SearchBox = memo(function SearchBox(props: {
   }
 
   return (
-    <div className="flex items-center gap-2">
+    <div className="flex min-w-0 items-center gap-2">
       <input
         ref={input}
         type="search"
         data-testid="step-search"
+        aria-keyshortcuts="/"
         aria-label="Search steps and outputs"
         placeholder="Search steps and outputs ( / )"
-        className="w-full max-w-md rounded border border-stone-300 bg-white px-2 py-1 text-sm dark:border-stone-700 dark:bg-stone-900"
+        className="min-h-10 w-full min-w-0 max-w-md rounded border border-stone-300 bg-white px-2 py-1 text-sm dark:border-stone-700 dark:bg-stone-900"
         value={q}
         onChange={(e) => setQ(e.target.value)}
         title="Enter: next hit · Shift+Enter: previous · Escape: leave the box"
@@ -89,7 +91,7 @@ export const SearchBox = memo(function SearchBox(props: {
           }
         }}
       />
-      <span className="text-xs text-stone-500 dark:text-stone-400" data-testid="search-status" aria-live="polite">
+      <span className="shrink-0 text-xs text-stone-500 dark:text-stone-400" data-testid="search-status" aria-live="polite">
         {busy ? "searching…" : result ? (result.hits.length === 0 ? "no matches" : `${at >= 0 ? at + 1 : "–"} / ${result.hits.length}${result.truncated ? "+" : ""}`) : ""}
       </span>
     </div>

@@ -4,11 +4,12 @@
 // on demand, virtualized past a few hundred rows, with the fork tree, search,
 // type filters and the selected step kept in the URL.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import type { TrajectoryRow } from "@/lib/store/db";
 import type { SearchHit, StepSource } from "@/lib/store/view";
 import { buildRows, rowIndexOf, type DisplayRow } from "@/lib/trajectory/rows";
 import { ContextInspector } from "../inspector/ContextInspector";
+import { useShortcut } from "../shortcuts/useShortcut";
 import type { InspectTarget } from "../inspector/useSeenContext";
 import { ForkTree } from "./ForkTree";
 import { SearchBox } from "./SearchBox";
@@ -22,7 +23,8 @@ import { useViewerUrl } from "./useViewerUrl";
 /** Up to this many rows are all in the page; beyond, only those on screen. */
 const PLAIN_LIMIT = 600;
 
-export function TrajectoryViewer({ source, footer }: { source: StepSource; footer?: React.ReactNode }) {
+// Memoized: the mind's page re-renders on every status (ten a second), and a 10,000-step stream need not.
+export const TrajectoryViewer = memo(function TrajectoryViewer({ source, footer }: { source: StepSource; footer?: React.ReactNode }) {
   const [url, setUrl] = useViewerUrl();
   const [trajs, setTrajs] = useState<TrajectoryRow[] | null>(null);
   const trajId = url.traj ?? trajs?.find((t) => !t.parent_traj || !trajs.some((p) => p.traj_id === t.parent_traj))?.traj_id ?? source.root;
@@ -144,16 +146,37 @@ export function TrajectoryViewer({ source, footer }: { source: StepSource; foote
     });
   }, []);
 
-  // j / k move the selection; Escape clears it and follows the stream again.
+  // The stream's own shortcuts apply only while it is on screen (a mind's other tabs hide it).
+  const shown = () => scroller.current !== null && scroller.current.offsetParent !== null;
+  const stepRows = () => rows.filter((r): r is Extract<DisplayRow, { kind: "step" }> => r.kind === "step");
+  const move = (by: 1 | -1) => {
+    if (!shown()) return false;
+    const steps = stepRows();
+    const at = steps.findIndex((r) => r.entry.id === url.step);
+    const next = steps[by === 1 ? Math.min(steps.length - 1, at + 1) : Math.max(0, at < 0 ? steps.length - 1 : at - 1)];
+    if (!next) return false;
+    select(next.entry.id);
+  };
+  useShortcut("j", () => move(1), "Select the next step");
+  useShortcut("k", () => move(-1), "Select the previous step");
+
+  // The newest step the type filter shows, even inside a collapsed run or an idle fold (selecting it opens them).
+  const jumpNewest = () => {
+    const newest = index.entries.findLast((e) => !url.types || url.types.has(e.type));
+    if (!newest) return false;
+    if (newest.id === url.step) {
+      // Already selected: bring it back into view.
+      scrollToRow(rowIndexOf(rows, newest.id), "center");
+      return;
+    }
+    select(newest.id);
+  };
+  useShortcut(["End", "G"], () => (shown() ? jumpNewest() : false), "Jump to the newest step");
+
+  // Escape clears the selection and follows the stream again.
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if ((e.target as HTMLElement).closest("input,textarea,select")) return;
-    const steps = rows.filter((r): r is Extract<DisplayRow, { kind: "step" }> => r.kind === "step");
-    const at = steps.findIndex((r) => r.entry.id === url.step);
-    if (e.key === "j" || e.key === "k") {
-      const next = steps[e.key === "j" ? Math.min(steps.length - 1, at + 1) : Math.max(0, at < 0 ? steps.length - 1 : at - 1)];
-      if (next) select(next.entry.id);
-      e.preventDefault();
-    } else if (e.key === "Escape") {
+    if (e.key === "Escape") {
       setUrl({ step: null });
       follow.current = true;
     }
@@ -197,7 +220,7 @@ export function TrajectoryViewer({ source, footer }: { source: StepSource; foote
         <div className="flex min-w-0 flex-1 flex-col gap-2">
           <SearchBox source={source} initial={url.q} onQuery={setQuery} onHit={openHit} onMatches={setMatches} />
           <TypeFilter counts={typeCounts} selected={url.types} onChange={setTypes} />
-          <div className="flex gap-3 text-xs text-stone-500 dark:text-stone-400">
+          <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-stone-500 dark:text-stone-400">
             <span data-testid="step-count">
               {index.entries.length} step{index.entries.length === 1 ? "" : "s"}
               {!index.complete && index.loaded ? " (loading older…)" : ""}
@@ -212,6 +235,16 @@ export function TrajectoryViewer({ source, footer }: { source: StepSource; foote
                 </button>
               </>
             )}
+            <button
+              type="button"
+              data-testid="jump-newest"
+              aria-keyshortcuts="End G"
+              disabled={index.entries.length === 0}
+              onClick={jumpNewest}
+              className="ml-auto min-h-10 rounded border border-stone-300 px-2 text-stone-700 hover:bg-stone-100 disabled:opacity-40 sm:min-h-0 sm:py-0.5 dark:border-stone-700 dark:text-stone-300 dark:hover:bg-stone-900"
+            >
+              Newest ↓
+            </button>
           </div>
         </div>
       </div>
@@ -258,4 +291,4 @@ export function TrajectoryViewer({ source, footer }: { source: StepSource; foote
       </div>
     </div>
   );
-}
+});

@@ -1,10 +1,13 @@
 // An accessibility scan (axe-core, in Debian's Chromium) of every page and
 // tab, in the light and the dark colour scheme: the home page, a mind's page
 // with each tab, Settings and the context inspector open, an imported
-// archive's view, a shared link and an invite. Each scan fails listing every
-// serious or critical violation: its rule, impact, the elements and the help.
+// archive's view, a shared link and an invite, the keyboard shortcuts
+// overlay, and the toggle's Light and Dark against either system scheme.
+// Each scan fails listing every serious or critical violation: its rule,
+// impact, the elements and the help. Each also saves a full-page screenshot,
+// test-results/screenshots/<scheme>-<what>.png, for a person to look at.
 import { readFileSync } from "node:fs";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,10 +30,14 @@ interface Violation {
   nodes: { target: unknown[] }[];
 }
 
-/** The page's serious and critical violations, one line each. */
-async function scan(page: Page): Promise<string[]> {
+const SHOTS = join(process.cwd(), "test-results", "screenshots");
+
+/** The page's serious and critical violations, one line each; `shot` names its screenshot. */
+async function scan(page: Page, shot: string): Promise<string[]> {
   // Two frames, so what the last click or query changed is painted before axe reads colours.
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await mkdir(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
   if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: AXE });
   const violations = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: Violation[] }> } }).axe;
@@ -72,7 +79,7 @@ for (const colorScheme of SCHEMES) {
     it("the home page, with the list of minds and the new-mind form", async () => {
       await page.goto(baseUrl);
       await page.getByTestId("new-mind-name").waitFor();
-      expect(await scan(page)).toEqual([]);
+      expect(await scan(page, `${colorScheme}-home`)).toEqual([]);
     });
 
     it("a mind's page, on each tab", async () => {
@@ -80,10 +87,10 @@ for (const colorScheme of SCHEMES) {
       await waitForRowAfter(page, { type: "reasoning" });
       await stopMind(page);
       const found: string[] = [];
-      for (const tab of ["stream", "chat", "timeline", "usage", "files"]) {
+      for (const tab of ["stream", "chat", "timeline", "usage", "memory", "files", "context", "settings"]) {
         await page.getByTestId(`tab-${tab}`).click();
         await page.locator(`[data-testid="tab-${tab}"][aria-selected="true"]`).waitFor();
-        found.push(...(await scan(page)).map((v) => `tab-${tab}: ${v}`));
+        found.push(...(await scan(page, `${colorScheme}-mind-${tab}`)).map((v) => `tab-${tab}: ${v}`));
       }
       expect(found).toEqual([]);
     });
@@ -92,14 +99,56 @@ for (const colorScheme of SCHEMES) {
       await page.goto(mindUrl);
       await page.getByTestId("mind-settings").click();
       await page.getByTestId("settings-panel").waitFor();
-      expect(await scan(page)).toEqual([]);
+      expect(await scan(page, `${colorScheme}-mind-settings-button`)).toEqual([]);
+    });
+
+    it("the classroom, the harness comparison, a mind's replay, and each in presentation mode", async () => {
+      const mindId = new URL(mindUrl).pathname.split("/").pop() ?? "";
+      const found: string[] = [];
+      const pages = [
+        { name: "classroom", url: `${baseUrl}/classroom`, ready: "classroom-harnesses" },
+        { name: "harnesses", url: `${baseUrl}/classroom/harnesses`, ready: "harness-total" },
+        { name: "replay", url: `${baseUrl}/replay/mind/${mindId}`, ready: "replay-position" },
+      ];
+      for (const presenting of [false, true]) {
+        for (const p of pages) {
+          await page.goto(p.url);
+          await page.getByTestId(p.ready).first().waitFor({ timeout: 30_000 });
+          const toggle = page.getByTestId("presentation-toggle");
+          if ((await toggle.getAttribute("aria-pressed")) !== String(presenting)) await toggle.click();
+          await page.locator(`[data-testid="presentation-toggle"][aria-pressed="${presenting}"]`).waitFor();
+          const shot = `${colorScheme}-${p.name}${presenting ? "-presenting" : ""}`;
+          found.push(...(await scan(page, shot)).map((v) => `${shot}: ${v}`));
+        }
+      }
+      // Presentation mode is remembered: leave it off for the pages after these.
+      await page.getByTestId("presentation-toggle").click();
+      expect(found).toEqual([]);
     });
 
     it("a mind's page with the context inspector open", async () => {
       await page.goto(mindUrl);
       await page.locator('[data-testid="step"][data-step-type="reasoning"]').first().getByTestId("inspect-context").click();
       await page.getByTestId("context-inspector").getByTestId("context-message").first().waitFor({ timeout: 30_000 });
-      expect(await scan(page)).toEqual([]);
+      expect(await scan(page, `${colorScheme}-mind-inspector`)).toEqual([]);
+    });
+
+    it("a mind's page with the keyboard shortcuts overlay open, and in each theme the toggle picks", async () => {
+      await page.goto(mindUrl);
+      await page.getByTestId("shortcuts-button").click();
+      await page.getByTestId("shortcuts-help").getByTestId("shortcut-item").first().waitFor();
+      const found = (await scan(page, `${colorScheme}-shortcuts`)).map((v) => `shortcuts overlay: ${v}`);
+      await page.keyboard.press("Escape");
+      await page.getByTestId("shortcuts-help").waitFor({ state: "detached" });
+      // The toggle cycles System → Light → Dark → System; each explicit choice, against this system scheme.
+      for (const choice of ["light", "dark"]) {
+        await page.getByTestId("theme-toggle").click();
+        await page.locator(`html[data-theme="${choice}"]`).waitFor({ state: "attached" });
+        found.push(...(await scan(page, `${colorScheme}-theme-${choice}`)).map((v) => `theme ${choice}: ${v}`));
+      }
+      await page.getByTestId("theme-toggle").click();
+      await page.locator('html[data-theme="system"]').waitFor({ state: "attached" });
+      expect(found).toEqual([]);
     });
 
     it("a shared live link and an invite", async () => {
@@ -112,16 +161,16 @@ for (const colorScheme of SCHEMES) {
       await page.getByTestId("invite-link").waitFor({ timeout: 30_000 });
       inviteUrl = await page.getByTestId("invite-link").inputValue();
       // The share bar with its links, on the host's page.
-      const found = (await scan(page)).map((v) => `share bar: ${v}`);
+      const found = (await scan(page, `${colorScheme}-share-bar`)).map((v) => `share bar: ${v}`);
 
       const viewer = await visitor.newPage();
       await viewer.goto(liveUrl);
       await viewer.getByTestId("thought-stream").waitFor({ timeout: 30_000 });
       await viewer.locator('[data-testid="step"]').first().waitFor({ timeout: 30_000 });
-      found.push(...(await scan(viewer)).map((v) => `/s/ live: ${v}`));
+      found.push(...(await scan(viewer, `${colorScheme}-shared-live`)).map((v) => `/s/ live: ${v}`));
       await viewer.goto(inviteUrl);
       await viewer.getByTestId("message-input").waitFor({ timeout: 30_000 });
-      found.push(...(await scan(viewer)).map((v) => `/s/ invite: ${v}`));
+      found.push(...(await scan(viewer, `${colorScheme}-shared-invite`)).map((v) => `/s/ invite: ${v}`));
       await viewer.close();
       expect(found).toEqual([]);
     });
@@ -132,7 +181,7 @@ for (const colorScheme of SCHEMES) {
       await page.waitForURL(/\/view\/[0-9a-f-]{36}/, { timeout: 60_000 });
       await page.locator('[data-testid="step"]').first().waitFor();
       await page.getByTestId("fork-tree").waitFor();
-      expect(await scan(page)).toEqual([]);
+      expect(await scan(page, `${colorScheme}-archive`)).toEqual([]);
     });
   });
 }
