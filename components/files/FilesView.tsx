@@ -23,9 +23,10 @@ export function FilesView({ mindId, readOnly }: { mindId: string; readOnly: stri
     });
   }, []);
 
+  // On a phone the tree sits above the file, so the file keeps the whole width.
   return (
-    <div data-testid="files-view" className="flex min-h-[50vh] flex-1 gap-3 overflow-hidden">
-      <nav aria-label="Workspace" className="w-64 shrink-0 overflow-auto rounded border border-stone-200 p-1 dark:border-stone-800">
+    <div data-testid="files-view" className="flex min-h-[50vh] flex-1 flex-col gap-3 overflow-hidden sm:flex-row">
+      <nav aria-label="Workspace" className="max-h-48 shrink-0 overflow-auto rounded sm:max-h-none sm:w-64 border border-stone-200 p-1 dark:border-stone-800">
         {entries === undefined ? (
           <p className="p-1 text-sm text-stone-500 dark:text-stone-400">Loading…</p>
         ) : roots.length === 0 ? (

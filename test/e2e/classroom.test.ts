@@ -75,18 +75,25 @@ describe("replay", () => {
       expect(total).toBeGreaterThan(12);
       expect(await page.getByTestId("replay-scrubber").getAttribute("max")).toBe(String(total));
 
-      // Play at 1000× of real time: the cursor moves on by itself; pause stops it.
-      await page.getByTestId("replay-speed").selectOption("1000");
+      // Play step by step (one step a beat, so it cannot reach the end before the pause): the cursor moves on by itself; pause stops it.
+      await page.getByTestId("replay-speed").selectOption("step");
       await page.getByTestId("replay-play").click();
       await expect(page.getByTestId("replay-play").getAttribute("aria-pressed")).resolves.toBe("true");
-      await expect.poll(() => shown(page), { timeout: 20_000 }).toBeGreaterThanOrEqual(8);
+      await expect.poll(() => shown(page), { timeout: 20_000 }).toBeGreaterThanOrEqual(4);
       await page.getByTestId("replay-play").click();
       await expect(page.getByTestId("replay-play").getAttribute("aria-pressed")).resolves.toBe("false");
       const paused = await shown(page);
-      await page.waitForTimeout(500);
+      expect(paused).toBeLessThan(total);
+      await page.waitForTimeout(1500);
       expect(await shown(page)).toBe(paused);
       await expectTogether(page, paused);
       const midWakes = await replayWakes(page);
+
+      // At 1000× of real time it plays on to the last step and stops there by itself.
+      await page.getByTestId("replay-speed").selectOption("1000");
+      await page.getByTestId("replay-play").click();
+      await expect.poll(() => shown(page), { timeout: 30_000 }).toBe(total);
+      await expect.poll(() => page.getByTestId("replay-play").getAttribute("aria-pressed")).toBe("false");
 
       // The scrubber, by keyboard: End is the last step, and the timeline then has every wake the mind's Timeline had.
       const scrubber = page.getByTestId("replay-scrubber");
