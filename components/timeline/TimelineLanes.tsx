@@ -89,15 +89,16 @@ function Lane({ lane, label, marks, from, to, x, onOpen, onFocus }: { lane: Lane
 function Axis({ from, to }: { from: number; to: number }) {
   const ticks = Array.from({ length: AXIS_TICKS }, (_, i) => from + ((to - from) * i) / (AXIS_TICKS - 1));
   const long = to - from > 86_400_000;
-  // A span of minutes (a short replay) needs its seconds, or every tick reads the same.
+  // A span of minutes (a short replay) needs its seconds, and one of seconds its milliseconds, or every tick reads the same.
   const short = to - from < 600_000;
+  const tiny = to - from < 20_000;
   return (
     <div aria-hidden className="flex items-center gap-2">
       <span className="w-20 shrink-0" />
       <div className="relative h-4 flex-1 text-[10px] text-stone-500 dark:text-stone-400">
         {ticks.map((t, i) => (
           <span key={i} className={`absolute ${i === 0 ? "" : i === AXIS_TICKS - 1 ? "-translate-x-full" : "-translate-x-1/2"}`} style={{ left: `${((t - from) / Math.max(1, to - from)) * 100}%` }}>
-            {long ? new Date(t).toISOString().slice(5, 10) : short ? utcTime(t) : utcTime(t).slice(0, 5)}
+            {long ? new Date(t).toISOString().slice(5, 10) : tiny ? new Date(t).toISOString().slice(11, 23) : short ? utcTime(t) : utcTime(t).slice(0, 5)}
           </span>
         ))}
       </div>
