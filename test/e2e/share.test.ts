@@ -201,6 +201,26 @@ describe("sharing a mind with links", () => {
     await page.close();
   });
 
+  it("a live link replays from its page: the scrubber runs over the steps the link showed, and the stream follows it", async () => {
+    const page = await viewerContext.newPage();
+    await page.goto(liveUrl);
+    await page.locator('[data-testid="step"]').first().waitFor({ timeout: 30_000 });
+    await page.getByTestId("replay-link").click();
+    await page.waitForURL(new RegExp(`/replay/s/${new URL(liveUrl).pathname.split("/").pop()}$`));
+    const position = page.getByTestId("replay-position");
+    await expect.poll(() => position.textContent(), { timeout: 30_000 }).toMatch(/^step 1 of \d+ · /);
+    const total = Number(/of (\d+)/.exec((await position.textContent()) ?? "")?.[1]);
+    expect(total).toBeGreaterThan(3);
+    await expect.poll(() => page.getByTestId("step-count").textContent()).toBe("1 step");
+    await page.getByTestId("replay-scrubber").focus();
+    await page.keyboard.press("End");
+    await expect.poll(() => position.getAttribute("data-shown")).toBe(String(total));
+    await expect.poll(() => page.getByTestId("step-count").textContent(), { timeout: 10_000 }).toBe(`${total} steps`);
+    // Read-only, like the link itself: no message box on a replay.
+    expect(await page.getByTestId("message-input").count()).toBe(0);
+    await page.close();
+  });
+
   it("a guest on an invite sends a message as a name and sees the mind's reply; the host sees who is talking", async () => {
     inviteUrl = await createLink(host, "invite");
     await guest.goto(inviteUrl);
