@@ -3,7 +3,7 @@
 // page already uses: a mind in this browser, an imported archive, a shared link.
 import { useArchive, useLocalSource, useMind } from "@/lib/store/hooks";
 import { NotFound } from "../OwnerList";
-import { LinkNotFound } from "../share/SharedView";
+import { LinkError, LinkNotFound } from "../share/SharedView";
 import { useSharedLink } from "../share/use-shared-link";
 import { ReplayView } from "./ReplayView";
 
@@ -31,14 +31,7 @@ export function ReplayArchive({ id }: { id: string }) {
 export function ReplayShared({ token }: { token: string }) {
   const link = useSharedLink(token);
   if (link.state === "missing") return <LinkNotFound />;
-  if (link.state === "error")
-    return (
-      <main className="mx-auto max-w-xl px-4 py-16 text-center">
-        <p role="alert" className="text-sm text-red-700 dark:text-red-300">
-          The link could not be opened: {link.message}
-        </p>
-      </main>
-    );
+  if (link.state === "error") return <LinkError message={link.message} retry={link.retry} />;
   if (link.state === "ready" && link.revoked)
     return (
       <main className="mx-auto max-w-xl px-4 py-16 text-center">

@@ -18,22 +18,26 @@ export function LinkNotFound() {
   );
 }
 
+/** The link's server could not be asked (offline, a 5xx): say why, and offer another try. */
+export function LinkError({ message, retry }: { message: string; retry: () => void }) {
+  return (
+    <main className="mx-auto max-w-xl px-4 py-16 text-center">
+      <p role="alert" className="text-sm text-red-700 dark:text-red-300">
+        The link could not be opened: {message}
+      </p>
+      <button type="button" onClick={retry} className="mt-3 min-h-10 rounded border border-stone-300 px-3 py-1 text-sm dark:border-stone-700">
+        Try again
+      </button>
+    </main>
+  );
+}
+
 export function SharedView({ token }: { token: string }) {
   const link = useSharedLink(token);
   const [revokedHere, setRevokedHere] = useState(false);
 
   if (link.state === "missing") return <LinkNotFound />;
-  if (link.state === "error")
-    return (
-      <main className="mx-auto max-w-xl px-4 py-16 text-center">
-        <p role="alert" className="text-sm text-red-700 dark:text-red-300">
-          The link could not be opened: {link.message}
-        </p>
-        <button type="button" onClick={link.retry} className="mt-3 min-h-10 rounded border border-stone-300 px-3 py-1 text-sm dark:border-stone-700">
-          Try again
-        </button>
-      </main>
-    );
+  if (link.state === "error") return <LinkError message={link.message} retry={link.retry} />;
   if (link.state === "loading") return <p className="px-4 py-16 text-center text-sm text-stone-500 dark:text-stone-400">Loading…</p>;
 
   const { shared } = link;
