@@ -3,7 +3,8 @@ import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: [".next/**", "node_modules/**", ".data/**", "next-env.d.ts", "bench/results/**"] },
+  // bench/*.tmp.mjs: throwaway probes, never committed.
+  { ignores: [".next/**", "node_modules/**", ".data/**", "next-env.d.ts", "bench/results/**", "bench/*.tmp.mjs"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

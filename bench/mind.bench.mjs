@@ -13,9 +13,9 @@
 //   npm run bench -- mind               (STEPS=10000 of history, MEASURE=300 iterations there)
 //   REVERIE_BENCH_REUSE_BUILD=1 npm run bench -- mind
 //   PROFILE=1 npm run bench -- mind     (then CPU profiles of the worker at that size, stream shown and page on the list, after the measured windows; and of the page itself while it shows the stream)
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { chromium } from "playwright-core";
+import { startDetachableChromium } from "./detached-chromium.mjs";
 import { startInstantModel } from "./mind-model.mjs";
 import { gaps, joinCalls, readTarGz, rootSteps, stats } from "./mind-trajectory.mjs";
 import { startApp, waitUp } from "./app-server.mjs";
@@ -46,15 +46,11 @@ const { app, base } = await startApp(env);
 // The machine's load, before and after: these figures are only comparable under like loads.
 const loadBefore = loadavg().map((l) => Math.round(l * 100) / 100);
 const model = await startInstantModel();
-let browser;
+let chrome;
 try {
   await waitUp(base, app);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
+  chrome = await startDetachableChromium();
+  let { context, page } = await chrome.attach();
 
   // A new mind on the instant model, as a person makes one.
   await page.goto(base);
@@ -95,6 +91,12 @@ try {
   await page.getByText("Saved; the change is recorded").waitFor();
   await page.getByTestId("mind-settings").click();
   const calls = (n) => until(`${n} model calls`, () => model.calls.length >= n, 600_000);
+  // A measured window runs with Playwright detached (bench/detached-chromium.mjs): the page is left as it is, the mind thinks on, and the model server counts the calls.
+  const detached = async (n) => {
+    await chrome.detach();
+    await calls(n);
+    ({ context, page } = await chrome.attach());
+  };
   // Each size of history is measured twice: with the mind's page showing the
   // live stream (its main thread renders every step), and with the page on the
   // list of minds (the mind thinks on, unseen). Windows are ranges of calls.
@@ -103,17 +105,21 @@ try {
     await page.getByRole("link", { name: "← minds" }).click();
     await page.getByTestId("mind-list").waitFor();
   };
+  const toStream = async () => {
+    await page.getByTestId("mind-list").getByRole("link").first().click();
+    await page.waitForURL(/\/mind\//);
+    await page.waitForFunction(() => /^\d+ steps?$/.test(document.querySelector('[data-testid="step-count"]')?.textContent?.trim() ?? ""), null, { timeout: 120_000 });
+  };
   console.log(`settings saved after ${model.calls.length} calls; a fresh mind, stream shown…`);
-  await calls(model.calls.length + ITERATIONS + 20); // the first 100-iteration run (found in the trajectory below)
+  await detached(model.calls.length + ITERATIONS + 20); // the first 100-iteration run (found in the trajectory below)
   await toList();
   windows.fresh_list = { from: model.calls.length + 5, to: model.calls.length + 5 + ITERATIONS };
   console.log("…page on the list of minds…");
-  await calls(windows.fresh_list.to + 1);
+  await detached(windows.fresh_list.to + 1);
   // Profiled windows come after the measured ones: the profiler's own cost stays out of the figures.
-  const profiler = PROFILE ? await workerProfiler(context, page) : null;
-  const pageSide = PROFILE ? await pageProfiler(context, page) : null;
-  // With `withPage`, the page's main thread is profiled over the same window (it shares the cores with the worker).
   const profiled = async (what, withPage = false) => {
+    const profiler = await workerProfiler(context, page);
+    const pageSide = withPage ? await pageProfiler(context, page) : null;
     const from = model.calls.length;
     await profiler.start();
     if (withPage) await pageSide.start();
@@ -140,26 +146,26 @@ try {
   const fillRate = (model.calls.length - fillCalls) / fillS;
   console.log(`${steps.toLocaleString()} steps; ${MEASURE} iterations with the page on the list…`);
   windows.full_list = { from: model.calls.length, to: model.calls.length + MEASURE + 5 };
-  await calls(windows.full_list.to + 1);
+  await detached(windows.full_list.to + 1);
+  // The same with Playwright attached, as the e2e tests and earlier runs of this bench measured: what DevTools' instrumentation costs.
+  console.log(`…${MEASURE} more with DevTools attached…`);
+  windows.full_list_devtools = { from: model.calls.length, to: model.calls.length + MEASURE + 5 };
+  await calls(windows.full_list_devtools.to + 1);
   console.log(`…and ${MEASURE} with the stream shown`);
-  await page.getByTestId("mind-list").getByRole("link").first().click();
-  await page.waitForURL(/\/mind\//);
-  await page.waitForFunction(() => /^\d+ steps?$/.test(document.querySelector('[data-testid="step-count"]')?.textContent?.trim() ?? ""), null, { timeout: 120_000 });
+  await toStream();
   windows.full_stream = { from: model.calls.length + 10, to: model.calls.length + 10 + MEASURE + 5 };
-  await calls(windows.full_stream.to + 1);
+  await detached(windows.full_stream.to + 1);
 
   if (PROFILE) {
     await profiled("worker-stream", true);
     await toList();
     await profiled("worker-list");
-    await page.getByTestId("mind-list").getByRole("link").first().click();
-    await page.waitForURL(/\/mind\//);
+    await toStream();
   }
 
   await page.getByTestId("mind-stop").click();
   await page.getByTestId("mind-status").filter({ hasText: "stopped" }).waitFor({ timeout: 30_000 });
-  const [download] = await Promise.all([page.waitForEvent("download", { timeout: 120_000 }), page.getByTestId("export-mind").click()]);
-  const trajectory = rootSteps(readTarGz(readFileSync(await download.path())));
+  const trajectory = rootSteps(readTarGz(await chrome.download(() => page.getByTestId("export-mind").click())));
 
   const rows = joinCalls(trajectory, model.calls);
   const unmatched = rows.filter((r) => r.history === null).length;
@@ -176,6 +182,7 @@ try {
     fresh_stream: all.filter((g) => g.runId === firstRun),
     fresh_list: all.filter(inWindow(windows.fresh_list)),
     [`steps_${STEPS}_list`]: all.filter((g) => inWindow(windows.full_list)(g) && g.history >= STEPS).slice(0, MEASURE),
+    [`steps_${STEPS}_list_devtools`]: all.filter((g) => inWindow(windows.full_list_devtools)(g) && g.history >= STEPS).slice(0, MEASURE),
     [`steps_${STEPS}_stream`]: all.filter((g) => inWindow(windows.full_stream)(g) && g.history >= STEPS).slice(0, MEASURE),
   };
   const ratio = (ms, ref) => Math.round((ref / ms) * 100) / 100;
@@ -209,10 +216,11 @@ try {
   for (const [key, p] of Object.entries(result).filter(([k]) => k in measured)) {
     const h = p.history.from === null ? "n/a" : `${p.history.from.toLocaleString()}–${p.history.to.toLocaleString()}`;
     console.log(
-      `${h.padEnd(16)}${(key.endsWith("stream") ? "stream" : "list").padEnd(8)}${cell(p.iterations, 6)}${cell(p.harness_ms.median.toFixed(1), 8)}${cell(p.harness_ms.p90.toFixed(1), 8)}${cell(`< ${TARGET_MS}`, 8)}${cell(`${p.ratio_to_target.toFixed(2)}×`, 7)}${cell(`${p.ratio_to_headlong.toFixed(0)}×`, 12)}${cell(`≥ ${VS_HEADLONG}×`, 8)}${cell(p.call_to_call_ms.median.toFixed(1), 10)}${cell(p.exec_ms.median, 6)}`,
+      `${h.padEnd(16)}${(key.endsWith("stream") ? "stream" : key.endsWith("devtools") ? "list+dt" : "list").padEnd(8)}${cell(p.iterations, 6)}${cell(p.harness_ms.median.toFixed(1), 8)}${cell(p.harness_ms.p90.toFixed(1), 8)}${cell(`< ${TARGET_MS}`, 8)}${cell(`${p.ratio_to_target.toFixed(2)}×`, 7)}${cell(`${p.ratio_to_headlong.toFixed(0)}×`, 12)}${cell(`≥ ${VS_HEADLONG}×`, 8)}${cell(p.call_to_call_ms.median.toFixed(1), 10)}${cell(p.exec_ms.median, 6)}`,
     );
   }
-  console.log(`page: "stream" = the mind's page showing the live stream; "list" = the page on the list of minds`);
+  console.log(`page: "stream" = the mind's page showing the live stream; "list" = the page on the list of minds; both with no DevTools client attached`);
+  console.log(`"list+dt" = the list again with Playwright attached (DevTools' Network domain on, reporting each request's body), as in the e2e tests`);
   console.log(`load average (1, 5, 15 min): ${result.load_average.before.join(", ")} at the start, ${result.load_average.after.join(", ")} at the end`);
   console.log(`filling to ${steps.toLocaleString()} steps took ${Math.round(fillS)} s (${result.fill.calls_per_s} model calls/s)`);
   if (unmatched) console.log(`${unmatched} model call(s) left no reasoning step (cut by a restart or the stop)`);
@@ -221,7 +229,7 @@ try {
   // Every call, joined to its step (for a second look at the figures without running again).
   writeFileSync("bench/results/mind-calls.json", `${JSON.stringify({ windows, firstRun, rows })}\n`);
 } finally {
-  await browser?.close();
+  await chrome?.close();
   await model.close();
   app.kill("SIGTERM");
 }

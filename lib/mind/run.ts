@@ -289,7 +289,8 @@ async function recordOutput(run: RunScope, result: ShellResult, note: string): P
     stdout: stdout.inline,
     stderr: stderr.inline,
     exit: result.exit,
-    exec_s: Math.round(result.execS * 1000) / 1000,
+    // To the microsecond: a quick block takes well under a millisecond, and a rounded 0 would hide it.
+    exec_s: Math.round(result.execS * 1e6) / 1e6,
     timed_out: result.timedOut,
     ...blobFields("stdout", stdout),
     ...blobFields("stderr", stderr),
