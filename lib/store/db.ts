@@ -101,11 +101,14 @@ export interface TierRow {
  * What one model call was shown, keyed by the step the call produced: enough
  * to rebuild its exact messages (lib/context/replay.ts). The instructions'
  * text is kept once, in `settings` under `seen-text:<sha-256 hex>`; the parts
- * are parsed by replay's schema when read.
+ * are parsed when read. Most rows are a delta against their run's previous
+ * one, `base` (lib/store/seen-delta.ts), and store no instructions when they
+ * are the base's; rows without `base` stand alone (as every older row does).
  */
 export type ContextRow = Omit<SeenCall, "system" | "parts"> & {
   mind_id: string;
-  system: { kind: string; hash: string; tokens: number }[];
+  base?: string;
+  system?: { kind: string; hash: string; tokens: number }[];
   parts: unknown[];
 };
 

@@ -8,13 +8,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { arraySource, buildContext, inStream, type BuildOptions, type ContextSource, type Summary } from "@/lib/context/build";
 import { replay, seenCall, tokenLines, type SeenCall } from "@/lib/context/replay";
-import { completeBlocks, type BlockRef } from "@/lib/context/staircase";
+import { SealedPast } from "@/lib/context/sealed-past";
+import { blockRange, completeBlocks, DEFAULT_TIERS, type BlockRef } from "@/lib/context/staircase";
 import { TokenCounter } from "@/lib/context/tokens";
 import { instructionParts, splitInstructions } from "@/lib/mind/prompt";
 import type { ReverieDb } from "@/lib/store/db";
 import { contextOf, contextRecorder, contextsOfRun, replayLookups } from "@/lib/store/contexts";
 import { createMind } from "@/lib/store/minds";
-import { tailSteps } from "@/lib/store/steps";
+import { mindLog, tailSteps } from "@/lib/store/steps";
+import { readTiers, sealTier, streamEntriesAfter } from "@/lib/store/tiers";
 import type { Step } from "@/lib/trajectory/schema";
 import { runMind } from "@/workers/host";
 import { firstCall } from "@/components/inspector/useSeenContext";
@@ -209,6 +211,50 @@ describe("recorded by the running mind, stored, and replayed", () => {
     // Each instruction text is stored once: the first wake's four parts for its two calls, and the first look's own two (its persona is the same text).
     const texts = (await db.settings.toArray()).filter((r) => r.key.startsWith("seen-text:"));
     expect(texts).toHaveLength(6);
+  });
+
+  it("over a sealed past read from the store, as a running mind's is, each call of a run is stored small and replays its messages exactly", async () => {
+    const MIND = "00000000-0000-4000-8000-000000000001";
+    const log = mindLog(db, MIND);
+    const steps = life(460);
+    await log.appendAll?.(steps);
+    // Seal every complete block of the stream, as the summarizer does (lib/store/tiers.ts).
+    const stream = steps.filter(inStream);
+    for (const b of completeBlocks(stream.length, DEFAULT_TIERS)) {
+      const { from, to } = blockRange(b, DEFAULT_TIERS);
+      const at = (p: number) => (stream[p] as Step).step_id;
+      await sealTier(db, MIND, MIND, { ...b, content: `I went through block ${key(b)}.`, cites: [at(from + 1), at(to - 2)], first_step: at(from), last_step: at(to - 1), steps: to - from });
+    }
+    // The sealed past as the mind reads it: the stream's positions from the index, its summaries from the tiers rows.
+    const past = new SealedPast(DEFAULT_TIERS);
+    past.extend(await streamEntriesAfter(db, MIND, MIND, 0));
+    for (const t of (await readTiers(db, MIND, MIND)).tiers) past.accept(t);
+    const recorder = contextRecorder(db, MIND);
+    const mk = stepMaker({ tail: "eeeeeeeeeeee", start: Date.parse("2026-01-01T00:00:00Z") });
+    const built: { step: string; messages: unknown }[] = [];
+    for (let i = 1; i <= 4; i++) {
+      const tail = await tailSteps(db, MIND, 300);
+      const opts: BuildOptions = { selfName: SELF, budget: 6_000, tiers: DEFAULT_TIERS, summary: past.summary, missing: past.missing, counter: new TokenCounter() };
+      const source = past.source(tail);
+      const context = buildContext(source, opts);
+      expect(context.parts.some((p) => p.kind === "tier")).toBe(true);
+      const led = mk("reasoning", { thought: `Call ${i}.`, cmd: "echo" });
+      recorder.record(seenCall(context, opts, source, { step_id: led.step_id, run_id: id(4242), traj_id: MIND, iteration: i, system: SYSTEM }));
+      const output = mk("shell-output", { stdout: `${i}\n`, stderr: "", exit: 0, exec_s: 0, timed_out: false });
+      await log.appendAll?.([led, output]);
+      past.extend(await streamEntriesAfter(db, MIND, MIND, past.lastSeq));
+      built.push({ step: led.step_id, messages: context.messages });
+    }
+    await recorder.settled();
+    const rows = await db.contexts.where("[mind_id+run_id]").equals([MIND, id(4242)]).toArray();
+    expect(rows.filter((r) => r.base !== undefined)).toHaveLength(3);
+    for (const b of built) {
+      const seen = await contextOf(db, MIND, b.step);
+      expect(seen?.missing).toEqual([]);
+      const rebuilt = replay(seen?.call as SeenCall, await replayLookups(db, MIND, seen?.call as SeenCall));
+      expect(rebuilt.missing).toEqual([]);
+      expect(JSON.stringify(rebuilt.messages)).toBe(JSON.stringify(b.messages));
+    }
   });
 
   it("the inspector opens a run at the call that led to the step, at its first from the prompt, at its last from a step no call led to", () => {
