@@ -8,6 +8,7 @@
 //   node bench/mind-node.mjs                    (CALLS=600; CACHE=on)
 //   CACHE=off node bench/mind-node.mjs
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/mind-node.mjs
+//   node --expose-gc bench/mind-node.mjs        (and the heap still held after the calls, collected)
 import "fake-indexeddb/auto";
 import { tsImport } from "tsx/esm/api";
 import { startInstantModel } from "./mind-model.mjs";
@@ -59,10 +60,20 @@ for (const method of ["add", "bulkAdd"]) {
     }
   };
 }
+const collect = async () => {
+  for (let i = 0; i < 3; i++) {
+    globalThis.gc();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return process.memoryUsage().heapUsed;
+};
+const heapBefore = globalThis.gc ? await collect() : 0;
 const handle = await runMind(db, mind.id, { onStatus: () => {} }, { model: port });
 const t0 = performance.now();
 while (model.calls.length < CALLS) await new Promise((r) => setTimeout(r, 50));
 const wall = performance.now() - t0;
+// What the calls left behind while the mind still runs (a call's objects held after it ended show here), collected.
+const heapHeld = globalThis.gc ? (await collect()) - heapBefore : 0;
 await handle.stop();
 await handle.done;
 const cs = model.calls.slice(50, CALLS);
@@ -79,6 +90,7 @@ const inWindow = adds.filter((a) => a.start >= from && a.end <= ts.at(-1).end);
 const sizes = batches;
 console.log(`  step batches (db.steps.bulkAdd): ${(sizes.reduce((a, b) => a + b, 0) / Math.max(1, sizes.length)).toFixed(2)} steps each, ${sizes.length} batches in all`);
 console.log("  step writes (add or bulkAdd), ms:", stats(inWindow.map((a) => a.end - a.start)), `${(inWindow.length / (ts.length - 1)).toFixed(2)} a call`);
-console.log(`  ${await db.steps.count()} steps stored`);
+console.log(`  ${await db.steps.count()} steps stored; ${await db.tiers.count()} blocks sealed`);
+if (globalThis.gc) console.log(`  heap held with the mind running, collected: ${(heapHeld / 1e6).toFixed(1)} MB (${(heapHeld / CALLS / 1e3).toFixed(1)} kB a call)`);
 await model.close();
 db.close();

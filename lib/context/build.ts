@@ -4,7 +4,7 @@
 // Pure: the caller supplies the stream, the summaries and a token counter.
 import type { Step } from "../trajectory/schema";
 import { renderStep, type ChatMessage } from "./project";
-import { alignCut, planner, type BlockRef, type PlanPart, type SealedLookup, type TierConfig } from "./staircase";
+import { alignCut, planner, type BlockRef, type PlanPart, type Planner, type SealedLookup, type TierConfig } from "./staircase";
 import { MESSAGE_OVERHEAD, type TokenCounter } from "./tokens";
 
 /** The filtered stream: what the staircase is cut from. Positions are 0-based. */
@@ -97,27 +97,110 @@ interface Piece {
   part: ContextPart;
   /** Messages of this piece, in order. */
   messages: ChatMessage[];
-  /** A summary's piece again, with or without the hint on reading steps (only the context's first summary has it). */
-  hinted?: (hint: boolean) => Piece;
+  /** A summary's or an elision's piece: what it was made of, to tell whether a later call may use it again (`kept`). */
+  made?: Made;
+  /** What `total` needs of the messages, once worked out (or given: a verbatim tail tried while searching for the cut has no messages). */
+  runs?: Runs;
+}
+
+/**
+ * What a sequence of messages adds to a context's tokens, without the
+ * messages: their count, their runs of one role (each run is one message once
+ * joined) and the roles they start and end with (a run can go on across
+ * pieces).
+ */
+interface Runs {
+  tokens: number;
+  messages: number;
+  runs: number;
+  first: ChatMessage["role"] | null;
+  last: ChatMessage["role"] | null;
+}
+
+const NO_RUNS: Runs = { tokens: 0, messages: 0, runs: 0, first: null, last: null };
+
+/** `a` then `b`. */
+function chain(a: Runs, b: Runs): Runs {
+  if (!a.messages && !a.tokens) return b;
+  if (!b.messages && !b.tokens) return a;
+  if (!a.messages) return { ...b, tokens: a.tokens + b.tokens };
+  if (!b.messages) return { ...a, tokens: a.tokens + b.tokens };
+  return { tokens: a.tokens + b.tokens, messages: a.messages + b.messages, runs: a.runs + b.runs - (a.last === b.first ? 1 : 0), first: a.first, last: b.last };
+}
+
+function runsOf(piece: Piece): Runs {
+  if (piece.runs) return piece.runs;
+  let runs = 0;
+  let role: ChatMessage["role"] | null = null;
+  for (const m of piece.messages) {
+    if (m.role !== role) runs++;
+    role = m.role;
+  }
+  return (piece.runs = { tokens: piece.part.tokens, messages: piece.messages.length, runs, first: piece.messages[0]?.role ?? null, last: role });
 }
 
 /** The first and last id of [from, to): what a part's text names (not all of them: a block can cover 10,000s of steps). */
 const ends = (src: ContextSource, from: number, to: number) => [src.ids(from, from + 1)[0], src.ids(to - 1, to)[0]] as const;
+
+/** What a summary's or an elision's piece was made of. */
+interface Made {
+  from: number;
+  to: number;
+  first: string | undefined;
+  last: string | undefined;
+  counter: TokenCounter;
+  /** The source its `step_ids` are read from when asked for: the latest call's that used it (an older one's steps are not held on to). */
+  src: ContextSource;
+  /** A summary's piece: its block in the plan, its summary, and whether it carries the hint on reading steps. */
+  tier?: { plan: Extract<PlanPart, { kind: "tier" }>; summary: Summary; hint: boolean };
+}
+
+/**
+ * Pieces of summaries and elisions kept from one call to the next: between
+ * two calls of a run only a step or two is appended, and the staircase is
+ * mostly the same blocks, whose notes, token counts and parts were made again
+ * for every call. Two generations, by a summary or an elision's key: the
+ * pieces this call has used, and the last call's (what neither used is let
+ * go). A piece is used again only when it was made of the same things: the
+ * same summary object, block, counter and ends in the stream.
+ */
+const kept = { now: new Map<Summary | string, Piece[]>(), before: new Map<Summary | string, Piece[]>() };
+
+function nextGeneration(): void {
+  kept.before = kept.now;
+  kept.now = new Map();
+}
+
+function keep(key: Summary | string, piece: Piece): Piece {
+  const list = kept.now.get(key);
+  if (list) list.push(piece);
+  else kept.now.set(key, [piece]);
+  return piece;
+}
+
+function keptPiece(key: Summary | string, src: ContextSource, match: (m: Made) => boolean): Piece | undefined {
+  const fits = (p: Piece) => p.made !== undefined && match(p.made);
+  const now = kept.now.get(key)?.find(fits);
+  const piece = now ?? kept.before.get(key)?.find(fits);
+  if (!piece) return undefined;
+  (piece.made as Made).src = src;
+  return now ? piece : keep(key, piece);
+}
 
 /**
  * A part whose `step_ids` are read from the source when first asked for.
  * buildContext tries many cuts per call and a staircase covers the whole
  * stream: copying every id for each try was most of a call's time at 100k steps.
  */
-function coverRange<T extends ContextPart>(part: Omit<T, "step_ids">, src: ContextSource, from: number, to: number): T {
+function coverRange<T extends ContextPart>(part: Omit<T, "step_ids">, made: Pick<Made, "src" | "from" | "to">): T {
   let ids: string[] | undefined;
   const covered = {
     ...part,
     get step_ids() {
-      return (ids ??= src.ids(from, to));
+      return (ids ??= made.src.ids(made.from, made.to));
     },
   } as T;
-  spans.set(covered, { from, to });
+  spans.set(covered, { from: made.from, to: made.to });
   return covered;
 }
 
@@ -154,16 +237,21 @@ function summaryPiece(p: Extract<PlanPart, { kind: "tier" }>, s: Summary, src: C
   const known = both[slot];
   if (known) return known;
   const [first, last] = ends(src, p.from, p.to);
+  const again = keptPiece(s, src, (m) => m.tier !== undefined && m.tier.hint === hint && m.tier.plan.tier === p.tier && m.tier.plan.index === p.index && m.from === p.from && m.to === p.to && m.first === first && m.last === last && m.counter === counter);
+  if (again) return (both[slot] = again);
   const content = notes.summary(p.to - p.from, first, last, p.tier, s, hint);
-  const part = coverRange<Extract<ContextPart, { kind: "tier" }>>({ kind: "tier", tier: p.tier, index: p.index, cites: [...s.cites], tokens: counter.cached(`tier:${p.tier}:${p.index}${hint ? ":hint" : ""}`, content) }, src, p.from, p.to);
-  const piece: Piece = { part, messages: [{ role: "user", content }], hinted: (h) => (h === hint ? piece : summaryPiece(p, s, src, counter, h, memo)) };
-  return (both[slot] = piece);
+  const made: Made = { from: p.from, to: p.to, first, last, counter, src, tier: { plan: p, summary: s, hint } };
+  const part = coverRange<Extract<ContextPart, { kind: "tier" }>>({ kind: "tier", tier: p.tier, index: p.index, cites: [...s.cites], tokens: counter.cached(`tier:${p.tier}:${p.index}${hint ? ":hint" : ""}`, content) }, made);
+  return (both[slot] = keep(s, { part, messages: [{ role: "user", content }], made }));
 }
 
 /** The hint on reading steps on the first summary of the pieces, and on no other (replay.ts gives it to the first tier part the same way). */
-function hintFirst(pieces: Piece[]): Piece[] {
+function hintFirst(pieces: Piece[], src: ContextSource, counter: TokenCounter, memo: Memo): Piece[] {
   const first = pieces.findIndex((p) => p.part.kind === "tier");
-  return pieces.map((p, i) => (p.hinted ? p.hinted(i === first) : p));
+  return pieces.map((p, i) => {
+    const t = p.made?.tier;
+    return t && t.hint !== (i === first) ? summaryPiece(t.plan, t.summary, src, counter, i === first, memo) : p;
+  });
 }
 
 function elidedPiece(from: number, to: number, block: BlockRef, reason: string, src: ContextSource, counter: TokenCounter, memo: Memo): Piece {
@@ -171,11 +259,55 @@ function elidedPiece(from: number, to: number, block: BlockRef, reason: string, 
   const known = memo.elided.get(key);
   if (known) return known;
   const [first, last] = ends(src, from, to);
+  const again = keptPiece(key, src, (m) => m.tier === undefined && m.first === first && m.last === last && m.counter === counter);
+  if (again) {
+    memo.elided.set(key, again);
+    return again;
+  }
   const content = notes.elided(to - from, first, last, reason);
-  const part = coverRange<Extract<ContextPart, { kind: "elided" }>>({ kind: "elided", tier: block.tier, index: block.index, reason, tokens: counter.cached(`elided:${from}:${to}:${reason}`, content) }, src, from, to);
-  const piece: Piece = { part, messages: [{ role: "user", content }] };
+  const made: Made = { from, to, first, last, counter, src };
+  const part = coverRange<Extract<ContextPart, { kind: "elided" }>>({ kind: "elided", tier: block.tier, index: block.index, reason, tokens: counter.cached(`elided:${from}:${to}:${reason}`, content) }, made);
+  const piece = keep(key, { part, messages: [{ role: "user", content }], made });
   memo.elided.set(key, piece);
   return piece;
+}
+
+/** The verbatim tail from a cut to the end, as the search for the cut needs it. */
+interface Tail {
+  runs: Runs;
+  /** The first position not at hand (-1: none), and how many are not. */
+  gapFrom: number;
+  gaps: number;
+  /** Whether the run's pinned prompt is among the tail's steps. */
+  pinned: boolean;
+}
+
+/** The tail from `cut` (a block boundary) on: its first block, then the tail after it (kept in the memo: the next cut tried is a block earlier). */
+function tailFrom(src: ContextSource, cut: number, opts: BuildOptions, memo: Memo): Tail {
+  const F = opts.tiers.fanout;
+  let top = cut;
+  while (top < src.length && !memo.tails.has(top)) top += F;
+  let after: Tail = memo.tails.get(top) ?? { runs: NO_RUNS, gapFrom: -1, gaps: 0, pinned: false };
+  for (let from = top - F; from >= cut; from -= F) {
+    let runs = NO_RUNS;
+    let gapFrom = -1;
+    let gaps = 0;
+    let pinned = after.pinned;
+    for (let pos = from; pos < Math.min(from + F, src.length); pos++) {
+      const step = stepAt(src, pos, memo);
+      if (!step) {
+        if (gapFrom < 0) gapFrom = pos;
+        gaps++;
+        continue;
+      }
+      if (step.step_id === opts.pinned?.step_id) pinned = true;
+      const shown = shownOf(step, opts);
+      if (shown.message) runs = chain(runs, { tokens: shown.tokens, messages: 1, runs: 1, first: shown.message.role, last: shown.message.role });
+    }
+    after = { runs: chain(runs, after.runs), gapFrom: gapFrom >= 0 ? gapFrom : after.gapFrom, gaps: gaps + after.gaps, pinned };
+    memo.tails.set(from, after);
+  }
+  return after;
 }
 
 /** A step as the context shows it: its message (null: bookkeeping) and that message's tokens. */
@@ -195,9 +327,13 @@ interface Memo {
   tiers: [Piece | undefined, Piece | undefined][][];
   elided: Map<string, Piece>;
   plan: (n: number, cut: number) => PlanPart[];
+  /** The plan of a cut as stretches (`stretches`). */
+  stretches: (n: number, cut: number) => readonly Stretch[];
   fixed: { ancestors?: Piece; before?: Piece; pinned?: Piece };
   /** The source's steps as asked for (null: not at hand), by distance from its end (a dense array); each cut asks again for most of the last one's. */
   at: (Step | null | undefined)[];
+  /** The verbatim tail from each cut tried (tailFrom). */
+  tails: Map<number, Tail>;
 }
 
 function stepAt(src: ContextSource, pos: number, memo: Memo): Step | undefined {
@@ -213,7 +349,50 @@ export function sealedLookup(summary: BuildOptions["summary"], missing: BuildOpt
 }
 
 function newMemo(opts: BuildOptions): Memo {
-  return { tiers: [], elided: new Map(), plan: opts.plan ?? planner(opts.tiers, sealedLookup(opts.summary, opts.missing)), fixed: {}, at: [] };
+  const plan = opts.plan ?? planner(opts.tiers, sealedLookup(opts.summary, opts.missing));
+  const staircaseOf = (plan as Partial<Planner>).staircase;
+  // A planner's staircase for a cut is the same array from call to call (until an answer changes): its stretches are worked out once for it.
+  const ofCut = staircaseOf
+    ? (n: number, cut: number) => {
+        const staircase = keptStretches(staircaseOf.call(plan, cut));
+        return cut < n ? [...staircase, { part: { kind: "verbatim", from: cut, to: n } as const, to: n }] : staircase;
+      }
+    : (n: number, cut: number) => stretches(plan(n, cut));
+  return { tiers: [], elided: new Map(), plan, stretches: ofCut, fixed: {}, at: [], tails: new Map() };
+}
+
+/** A part of the plan as assembled: an elided block with the ones after it elided for the same reason (they read as one stretch, to `to`), or a part alone. */
+interface Stretch {
+  part: PlanPart;
+  to: number;
+}
+
+function stretches(parts: readonly PlanPart[]): Stretch[] {
+  const out: Stretch[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i] as PlanPart;
+    let to = p.to;
+    // Neighbouring blocks elided for the same reason read as one stretch.
+    if (p.kind === "elided") {
+      while (i + 1 < parts.length) {
+        const next = parts[i + 1] as PlanPart;
+        if (next.kind !== "elided" || next.reason !== p.reason) break;
+        to = next.to;
+        i++;
+      }
+    }
+    out.push({ part: p, to });
+  }
+  return out;
+}
+
+/** By a planner's staircase: its stretches. With a summarizer behind, a staircase is hundreds of elided blocks that read as one. */
+const stretchesOf = new WeakMap<readonly PlanPart[], Stretch[]>();
+
+function keptStretches(staircase: readonly PlanPart[]): Stretch[] {
+  let out = stretchesOf.get(staircase);
+  if (!out) stretchesOf.set(staircase, (out = stretches(staircase)));
+  return out;
 }
 
 /**
@@ -258,8 +437,12 @@ function stepsPiece(kind: "verbatim" | "pinned" | "ancestors", steps: readonly S
   return { part: { kind, step_ids: steps.map((s) => s.step_id), tokens }, messages };
 }
 
-/** The pieces for one choice of cut (verbatim from `cut` on). */
-function assemble(src: ContextSource, cut: number, opts: BuildOptions, memo: Memo): Piece[] {
+/**
+ * The pieces for one choice of cut (verbatim from `cut` on). While
+ * searching for the cut, only their tokens count: the verbatim tail is then
+ * its runs alone, without its messages.
+ */
+function assemble(src: ContextSource, cut: number, opts: BuildOptions, memo: Memo, search = false): Piece[] {
   const pieces: Piece[] = [];
   const { fixed } = memo;
   if (opts.ancestors?.length) pieces.push((fixed.ancestors ??= stepsPiece("ancestors", opts.ancestors, opts)));
@@ -273,20 +456,16 @@ function assemble(src: ContextSource, cut: number, opts: BuildOptions, memo: Mem
     );
   }
   const pinnedPiece = (pinned: Step) => (fixed.pinned ??= stepsPiece("pinned", [pinned], opts));
-  const parts = memo.plan(src.length, cut);
-  for (let i = 0; i < parts.length; i++) {
-    const p = parts[i] as PlanPart;
+  for (const st of memo.stretches(src.length, cut)) {
+    const p = st.part;
     if (p.kind === "tier") pieces.push(summaryPiece(p, opts.summary(p) as Summary, src, opts.counter, false, memo));
-    else if (p.kind === "elided") {
-      // Neighbouring blocks elided for the same reason read as one stretch.
-      let to = p.to;
-      while (i + 1 < parts.length) {
-        const next = parts[i + 1] as PlanPart;
-        if (next.kind !== "elided" || next.reason !== p.reason) break;
-        to = next.to;
-        i++;
-      }
-      pieces.push(elidedPiece(p.from, to, p, p.reason, src, opts.counter, memo));
+    else if (p.kind === "elided") pieces.push(elidedPiece(p.from, st.to, p, p.reason, src, opts.counter, memo));
+    else if (search) {
+      // Trying cuts: the tail's runs, tokens and gaps, worked out block by block from the end (each cut tried extends the last one's).
+      const v = tailFrom(src, p.from, opts, memo);
+      if (v.gapFrom >= 0) pieces.push(elidedPiece(v.gapFrom, p.from + v.gaps, { tier: 0, index: -1 }, "older than what is at hand", src, opts.counter, memo));
+      if (opts.pinned && !v.pinned) pieces.push(pinnedPiece(opts.pinned));
+      pieces.push({ part: { kind: "verbatim", step_ids: [], tokens: v.runs.tokens }, messages: [], runs: v.runs });
     } else {
       const steps: Step[] = [];
       let gapFrom = -1;
@@ -303,24 +482,24 @@ function assemble(src: ContextSource, cut: number, opts: BuildOptions, memo: Mem
     }
   }
   if (cut >= src.length && opts.pinned) pieces.push(pinnedPiece(opts.pinned));
-  return hintFirst(pieces);
+  return hintFirst(pieces, src, opts.counter, memo);
 }
 
 /** Tokens of the messages the pieces make: their parts, each message's own overhead, a token for each join. */
 function total(pieces: readonly Piece[]): number {
   let tokens = 0;
   let messages = 0;
-  let joins = 0;
-  let role: string | null = null;
+  let runs = 0;
+  let role: ChatMessage["role"] | null = null;
   for (const p of pieces) {
-    tokens += p.part.tokens;
-    for (const m of p.messages) {
-      if (m.role === role) joins++;
-      else messages++;
-      role = m.role;
-    }
+    const r = runsOf(p);
+    tokens += r.tokens;
+    if (!r.messages) continue;
+    messages += r.messages;
+    runs += r.runs - (r.first === role ? 1 : 0);
+    role = r.last;
   }
-  return tokens + messages * MESSAGE_OVERHEAD + joins;
+  return tokens + runs * MESSAGE_OVERHEAD + (messages - runs);
 }
 
 const toMessages = (pieces: readonly Piece[]) => joinMessages(pieces.flatMap((p) => p.messages));
@@ -353,27 +532,31 @@ export function buildContext(src: ContextSource, opts: BuildOptions): BuiltConte
   // Never show verbatim what is not at hand: the first block boundary at or after `held`.
   const floor = Math.min(Math.ceil((src.held ?? 0) / F) * F, alignCut(n, opts.tiers));
   let cut = Math.max(alignCut(n - minV, opts.tiers), floor);
+  nextGeneration();
   const memo = newMemo(opts);
-  let best = assemble(src, cut, opts, memo);
+  // The cut is searched for by tokens alone; only the one chosen is assembled.
+  const tokensAt = (c: number) => total(assemble(src, c, opts, memo, true));
+  let tokens = tokensAt(cut);
   // More verbatim while it fits.
   while (cut - F >= floor && n - (cut - F) <= maxV) {
-    const wider = assemble(src, cut - F, opts, memo);
-    if (total(wider) > opts.budget) break;
-    best = wider;
+    const wider = tokensAt(cut - F);
+    if (wider > opts.budget) break;
+    tokens = wider;
     cut -= F;
   }
   // Less verbatim while it does not fit (down to the last, partial block).
-  while (total(best) > opts.budget && cut + F < n) {
+  while (tokens > opts.budget && cut + F < n) {
     cut += F;
-    best = assemble(src, cut, opts, memo);
+    tokens = tokensAt(cut);
   }
+  let best = assemble(src, cut, opts, memo);
   // Still over: fold the oldest parts into one elision.
-  if (total(best) > opts.budget) best = foldOldest(best, src, opts);
+  if (total(best) > opts.budget) best = foldOldest(best, src, opts, memo);
   const messages = toMessages(best);
   return { messages, tokens: total(best), parts: best.map((p) => p.part) };
 }
 
-function foldOldest(pieces: Piece[], src: ContextSource, opts: BuildOptions): Piece[] {
+function foldOldest(pieces: Piece[], src: ContextSource, opts: BuildOptions, memo: Memo): Piece[] {
   const foldable = (p: Piece) => p.part.kind === "tier" || p.part.kind === "elided";
   let k = 0;
   let rest = pieces;
@@ -382,9 +565,9 @@ function foldOldest(pieces: Piece[], src: ContextSource, opts: BuildOptions): Pi
     // The folded parts are the oldest stretch of the stream, [0, to): counted by their spans, their ids read only if asked for.
     const to = Math.max(0, ...pieces.slice(0, k).map((p) => partSpan(p.part)?.to ?? 0));
     const content = notes.fold(to);
-    const part = coverRange<Extract<ContextPart, { kind: "elided" }>>({ kind: "elided", tier: -1, index: -1, reason: "over the token budget", tokens: opts.counter.count(content) }, src, 0, to);
+    const part = coverRange<Extract<ContextPart, { kind: "elided" }>>({ kind: "elided", tier: -1, index: -1, reason: "over the token budget", tokens: opts.counter.count(content) }, { src, from: 0, to });
     const note: Piece = { part, messages: [{ role: "user", content }] };
-    rest = hintFirst([...pieces.slice(0, k).filter((p) => !foldable(p)), note, ...pieces.slice(k)]);
+    rest = hintFirst([...pieces.slice(0, k).filter((p) => !foldable(p)), note, ...pieces.slice(k)], src, opts.counter, memo);
   }
   return rest;
 }

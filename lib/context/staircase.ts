@@ -46,7 +46,12 @@ export interface Planner {
   (n: number, cut: number): PlanPart[];
   /** The lookup's answer for this block changed (it was sealed, or why it is not changed): work out its cover, and its ancestors', again. */
   forget(block: BlockRef): void;
+  /** The parts that cover [0, cut): the same array for a cut until an answer changes (read-only). */
+  staircase(cut: number): readonly PlanPart[];
 }
+
+/** Staircases a planner keeps (one per cut), at most: a run's calls try some 20 cuts near the end of the stream. */
+const MAX_STAIRCASES = 256;
 
 /**
  * `plan` for many cuts of one stream: the blocks a cut starts with are the
@@ -74,17 +79,31 @@ export function planner(cfg: TierConfig, sealed: SealedLookup): Planner {
     if (!parts) cover({ tier, index }, (row[index] = parts = []));
     return parts;
   };
-  const planOf = (n: number, cut: number) => {
-    if (cut % F !== 0 || cut < 0 || cut > n) throw new Error(`cut ${cut} must be a multiple of ${F} within [0, ${n}]`);
-    const parts: PlanPart[] = [];
+  // By cut: the blocks that cover [0, cut). A run's calls try the same cuts again and again (a block boundary stays one); any change of an answer lets them all go.
+  let staircases = new Map<number, PlanPart[]>();
+  const staircaseOf = (cut: number): PlanPart[] => {
+    let parts = staircases.get(cut);
+    if (parts) return parts;
+    parts = [];
     let p = 0;
     while (p < cut) {
       // The coarsest block that starts at p and ends by the cut.
       let tier = 0;
-      while (p % F ** (tier + 2) === 0 && p + F ** (tier + 2) <= cut) tier++;
-      for (const part of coverOf(tier, p / F ** (tier + 1))) parts.push(part);
-      p += F ** (tier + 1);
+      let size = F;
+      while (p % (size * F) === 0 && p + size * F <= cut) {
+        tier++;
+        size *= F;
+      }
+      for (const part of coverOf(tier, p / size)) parts.push(part);
+      p += size;
     }
+    if (staircases.size >= MAX_STAIRCASES) staircases = new Map();
+    staircases.set(cut, parts);
+    return parts;
+  };
+  const planOf = (n: number, cut: number) => {
+    if (cut % F !== 0 || cut < 0 || cut > n) throw new Error(`cut ${cut} must be a multiple of ${F} within [0, ${n}]`);
+    const parts = staircaseOf(cut).slice();
     if (cut < n) parts.push({ kind: "verbatim", from: cut, to: n });
     return parts;
   };
@@ -95,7 +114,9 @@ export function planner(cfg: TierConfig, sealed: SealedLookup): Planner {
         const row = covers[tier];
         if (row) delete row[index];
       }
+      staircases = new Map();
     },
+    staircase: staircaseOf,
   });
 }
 

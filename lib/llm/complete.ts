@@ -60,15 +60,26 @@ export function modelPort(model: LanguageModel, name: string, opts: { timeoutMs?
       let inTokens: number | undefined;
       let outTokens: number | undefined;
       let usage: StepUsage | undefined;
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = AbortSignal.any([req.signal, timeout]);
+      // The call's own signal: the run's stop, or the timeout. Both let go when the call ends: a timeout signal
+      // left to run out (minutes, at a hundred calls a second) kept each call's stream, reader and request
+      // alive through their abort listeners, for the collector to mark again and again.
+      const call = new AbortController();
+      const signal = call.signal;
+      let timedOut = false;
+      const stop = () => call.abort(req.signal.reason);
+      const timer = setTimeout(() => {
+        timedOut = true;
+        call.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError"));
+      }, timeoutMs);
+      if (req.signal.aborted) stop();
+      else req.signal.addEventListener("abort", stop, { once: true });
       try {
         // One call, no hidden retries: the loop retries with visible backoff (error step, wake "retry").
         // A provider that ignores the signal must not hang the mind: every wait races it.
         const stopped = new Promise<never>((_, reject) => {
-          const stop = () => reject(signal.reason);
-          if (signal.aborted) stop();
-          else signal.addEventListener("abort", stop, { once: true });
+          const end = () => reject(signal.reason);
+          if (signal.aborted) end();
+          else signal.addEventListener("abort", end, { once: true });
         });
         stopped.catch(() => undefined);
         const result = await Promise.race([streamLanguageModelCall({ model, instructions: req.instructions, messages: req.messages, abortSignal: signal }), stopped]);
@@ -95,9 +106,12 @@ export function modelPort(model: LanguageModel, name: string, opts: { timeoutMs?
         }
       } catch (e) {
         failure = e;
+      } finally {
+        clearTimeout(timer);
+        req.signal.removeEventListener("abort", stop);
       }
       if (req.signal.aborted) return { ok: false, error: "aborted", aborted: true };
-      if (timeout.aborted) return { ok: false, error: `The model did not finish within ${timeoutMs / 1000} s (timed out).`, aborted: false };
+      if (timedOut) return { ok: false, error: `The model did not finish within ${timeoutMs / 1000} s (timed out).`, aborted: false };
       if (failure !== null) {
         const paused = spendCapPause(failure);
         if (paused) return { ok: false, error: pauseText(paused), aborted: false, paused };

@@ -84,7 +84,7 @@ describe("shellmRun: the FINAL contract", () => {
       header,
       promptStep,
       { type: "reasoning", step_id: jid(3), ts: formatTs(T0), ...inRun, thought: "I will finish now.", cmd: "echo hi\nFINAL=done", in_tok: 321, out_tok: 45, usage: { input_tokens: 321, output_tokens: 45, model: "mock/scripted" } },
-      { type: "shell-output", step_id: jid(4), ts: formatTs(T0 + 1500), ...inRun, stdout: "hi\n", stderr: "", exit: 0, exec_s: 1.235, timed_out: false },
+      { type: "shell-output", step_id: jid(4), ts: formatTs(T0 + 1500), ...inRun, stdout: "hi\n", stderr: "", exit: 0, exec_s: 1.23456, timed_out: false },
       { type: "final", step_id: jid(5), ts: formatTs(T0 + 1500), ...inRun, content: "done" },
     ]);
     expect(t.shell.calls).toEqual([{ code: "echo hi\nFINAL=done", env: {}, cwd: "/workspace" }]);
