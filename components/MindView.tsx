@@ -6,7 +6,7 @@ import { BugReportButton } from "./BugReportButton";
 import { ExportButton } from "./ExportButton";
 import { replayHref } from "./replay/ReplaySources";
 import { NotFound } from "./OwnerList";
-import { panicHere, useRunnerState } from "./runner/runner-store";
+import { panicHere, useRunnerPart } from "./runner/runner-store";
 import { WebContainerStatus } from "./runner/WebContainerStatus";
 import { ChatView } from "./chat/ChatView";
 import { ContextTab } from "./context-tab/ContextTab";
@@ -25,7 +25,10 @@ import { UsageView } from "./usage/UsageView";
 
 export function MindView({ mindId }: { mindId: string }) {
   const mind = useMind(mindId);
-  const runner = useRunnerState(mindId);
+  // Only what the page's frame shows: the status (ten a second while the mind runs) re-renders its own bar.
+  const role = useRunnerPart(mindId, (s) => s.role);
+  const fatal = useRunnerPart(mindId, (s) => s.fatal);
+  const runtime = useRunnerPart(mindId, (s) => s.runtime);
   const controls = useMindControls(mindId);
   const source = useLocalSource(mindId, "mind");
   const messaging = useLocalMessaging(mindId, mind?.name ?? "");
@@ -85,14 +88,14 @@ export function MindView({ mindId }: { mindId: string }) {
             <BugReportButton mindId={mindId} />
           </span>
         </div>
-        <StatusBar status={runner.status} role={runner.role} running={mind?.running} onStart={() => setRun(true)} onStop={() => setRun(false)} onPanic={panic} />
+        <MindStatusBar mindId={mindId} running={mind?.running} onStart={() => setRun(true)} onStop={() => setRun(false)} onPanic={panic} />
         {mind && <SpendSummary mindId={mindId} budget={mind.budget} />}
         {mind && <PermissionsSummary permissions={mind.permissions} />}
         {mind && <ShareBar mindId={mindId} />}
-        {mind?.permissions.webcontainer && runner.role === "runner" && <WebContainerStatus status={runner.runtime} />}
-        {runner.fatal && (
+        {mind?.permissions.webcontainer && role === "runner" && <WebContainerStatus status={runtime} />}
+        {fatal && (
           <p role="alert" data-testid="mind-fatal" className="rounded bg-red-50 px-2 py-1 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
-            {runner.fatal}
+            {fatal}
           </p>
         )}
       </header>
@@ -106,7 +109,7 @@ export function MindView({ mindId }: { mindId: string }) {
         }
         chat={mind ? <ChatView mindId={mindId} mindName={mind.name} /> : null}
         memory={<MemoryView mindId={mindId} />}
-        files={<FilesView mindId={mindId} readOnly={filesReadOnly(mind?.running, runner)} />}
+        files={<MindFiles mindId={mindId} running={mind?.running} />}
         timeline={
           <Suspense fallback={<p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}>
             <TimelineView mindId={mindId} onShowStream={() => setTab("stream")} />
@@ -125,9 +128,22 @@ export function MindView({ mindId }: { mindId: string }) {
   );
 }
 
+function MindStatusBar({ mindId, ...props }: { mindId: string; running: boolean | undefined; onStart: () => void; onStop: () => void; onPanic: () => void }) {
+  const status = useRunnerPart(mindId, (s) => s.status);
+  const role = useRunnerPart(mindId, (s) => s.role);
+  return <StatusBar status={status} role={role} {...props} />;
+}
+
+/** The files tab, read-only by the runner's state (mounted only while shown). */
+function MindFiles({ mindId, running }: { mindId: string; running: boolean | undefined }) {
+  const state = useRunnerPart(mindId, (s) => s.status.state);
+  const role = useRunnerPart(mindId, (s) => s.role);
+  return <FilesView mindId={mindId} readOnly={filesReadOnly(running, { role, status: { state } })} />;
+}
+
 /** The model's reply as it streams in (the runner posts it at most ten times a second). */
 function PartialReply({ mindId }: { mindId: string }) {
-  const { partial } = useRunnerState(mindId);
+  const partial = useRunnerPart(mindId, (s) => s.partial);
   return partial ? (
     <p data-testid="partial-reply" className="mt-2 whitespace-pre-wrap border-l-2 border-dashed border-indigo-300 pl-3 text-sm text-stone-500 dark:text-stone-400">
       {partial}

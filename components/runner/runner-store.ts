@@ -48,6 +48,18 @@ export function useRunnerState(mindId: string): RunnerState {
   );
 }
 
+/**
+ * One part of the runner's state (a field, or a value kept in it: never a new object), so that a
+ * component re-renders when that part changes, not on every status the runner posts (ten a second).
+ */
+export function useRunnerPart<T>(mindId: string, part: (state: RunnerState) => T): T {
+  return useSyncExternalStore(
+    subscribe,
+    () => part(states.get(mindId) ?? INITIAL),
+    () => part(INITIAL),
+  );
+}
+
 /** What the runner reports now (outside React: for handlers that need the run in flight). */
 export function runnerState(mindId: string): RunnerState {
   return states.get(mindId) ?? INITIAL;

@@ -7,7 +7,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import type { TrajectoryRow } from "@/lib/store/db";
 import type { SearchHit, StepSource } from "@/lib/store/view";
-import { buildRows, rowIndexOf, type DisplayRow } from "@/lib/trajectory/rows";
+import { rowIndexOf, type DisplayRow, type IndexEntry } from "@/lib/trajectory/rows";
 import { ContextInspector } from "../inspector/ContextInspector";
 import { useShortcut } from "../shortcuts/useShortcut";
 import type { InspectTarget } from "../inspector/useSeenContext";
@@ -16,12 +16,15 @@ import { SearchBox } from "./SearchBox";
 import type { BodyActions } from "./StepBody";
 import { StepRow } from "./StepRow";
 import { TypeFilter } from "./TypeFilter";
-import { useStepBodies } from "./useStepBodies";
+import { useBodyCache, useStepBodies } from "./useStepBodies";
+import { useRows, useTypeCounts } from "./useRows";
 import { useTrajectoryIndex } from "./useTrajectoryIndex";
 import { useViewerUrl } from "./useViewerUrl";
 
 /** Up to this many rows are all in the page; beyond, only those on screen. */
 const PLAIN_LIMIT = 600;
+/** New steps whose bodies are loaded before they are shown, while following (about a screenful). */
+const FOLLOWED_BODIES = 40;
 
 // Memoized: the mind's page re-renders on every status (ten a second), and a 10,000-step stream need not.
 export const TrajectoryViewer = memo(function TrajectoryViewer({ source, footer }: { source: StepSource; footer?: React.ReactNode }) {
@@ -29,13 +32,21 @@ export const TrajectoryViewer = memo(function TrajectoryViewer({ source, footer 
   const [trajs, setTrajs] = useState<TrajectoryRow[] | null>(null);
   const trajId = url.traj ?? trajs?.find((t) => !t.parent_traj || !trajs.some((p) => p.traj_id === t.parent_traj))?.traj_id ?? source.root;
   const traj = trajs?.find((t) => t.traj_id === trajId);
-  const index = useTrajectoryIndex(source, trajId);
+  // Following: kept at the newest step as the stream grows and rows are measured.
+  const follow = useRef(true);
+  const selected = useRef(url.step);
+  selected.current = url.step;
+  const bodyCache = useBodyCache(source);
+  // While following, new steps come with their bodies: each row is drawn once, not as a preview and then again.
+  const prepare = useCallback(
+    (fresh: IndexEntry[]) => (follow.current && !selected.current ? bodyCache.load(fresh.slice(-FOLLOWED_BODIES).map((e) => e.seq)) : Promise.resolve()),
+    [bodyCache],
+  );
+  const index = useTrajectoryIndex(source, trajId, prepare);
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
   const [openFolds, setOpenFolds] = useState<Set<string>>(new Set());
   const [matches, setMatches] = useState<ReadonlySet<string>>(new Set());
   const scroller = useRef<HTMLDivElement>(null);
-  // Following: kept at the newest step as the stream grows and rows are measured.
-  const follow = useRef(true);
   // When the reader last scrolled by hand; only their scrolling can stop the following.
   const userScrolledAt = useRef(0);
   const list = useRef<HTMLOListElement>(null);
@@ -50,10 +61,10 @@ export const TrajectoryViewer = memo(function TrajectoryViewer({ source, footer 
     };
   }, [source]);
 
-  const rows = useMemo(
-    () => buildRows(index.entries, { collapsedRuns: collapsed, openFolds, types: url.types }),
-    [index.entries, collapsed, openFolds, url.types],
-  );
+  // Extended as the stream grows: a batch of new steps costs what they cost, not the history.
+  const rows = useRows(index.entries, { collapsedRuns: collapsed, openFolds, types: url.types });
+  // Changes with the rows only: the virtualizer recomputes every row's position whenever its key function changes.
+  const rowKey = useCallback((i: number) => rows[i]?.key ?? i, [rows]);
   // Virtualize a long stream, and a big one from the start (before its older steps have loaded).
   const virtual = rows.length > PLAIN_LIMIT || !index.complete;
   const virtualizer = useVirtualizer({
@@ -61,13 +72,13 @@ export const TrajectoryViewer = memo(function TrajectoryViewer({ source, footer 
     getScrollElement: () => scroller.current,
     estimateSize: () => 64,
     overscan: 12,
-    getItemKey: (i) => rows[i]?.key ?? i,
+    getItemKey: rowKey,
     // Render after the scroll event, not synchronously inside it: scrolling stays on the compositor's beat.
     useFlushSync: false,
   });
   const items = virtual ? virtualizer.getVirtualItems() : [];
   const onScreen = virtual ? items.map((i) => rows[i.index]).filter((r): r is DisplayRow => !!r) : rows;
-  const bodies = useStepBodies(source, onScreen.flatMap((r) => (r.kind === "step" ? [r.entry.seq] : [])));
+  const bodies = useStepBodies(bodyCache, onScreen.flatMap((r) => (r.kind === "step" ? [r.entry.seq] : [])));
 
   const scrollToRow = useCallback(
     (i: number, align: "center" | "end") => {
@@ -80,13 +91,21 @@ export const TrajectoryViewer = memo(function TrajectoryViewer({ source, footer 
 
   // Follow the newest steps while the reader is at the bottom: after each
   // render, and whenever the list's height changes (bodies loaded, rows measured).
-  const selected = useRef(url.step);
-  selected.current = url.step;
+  // Once a frame at most, just before it is drawn: each write of scrollTop forces a layout, and one
+  // batch of new steps brings several renders and resizes (rows, then their bodies, then their sizes).
+  const frame = useRef<number | null>(null);
   const stick = useCallback(() => {
-    const el = scroller.current;
-    if (el && follow.current && !selected.current) el.scrollTop = el.scrollHeight;
+    if (frame.current !== null) return;
+    frame.current = requestAnimationFrame(() => {
+      frame.current = null;
+      const el = scroller.current;
+      if (el && follow.current && !selected.current) el.scrollTop = el.scrollHeight;
+    });
   }, []);
   useLayoutEffect(stick);
+  useEffect(() => () => {
+    if (frame.current !== null) cancelAnimationFrame(frame.current);
+  }, []);
   useEffect(() => {
     const el = list.current;
     if (!el || typeof ResizeObserver === "undefined") return;
@@ -206,11 +225,7 @@ export const TrajectoryViewer = memo(function TrajectoryViewer({ source, footer 
       />
     );
 
-  const typeCounts = useMemo(() => {
-    const c = new Map<string, number>();
-    for (const e of index.entries) c.set(e.type, (c.get(e.type) ?? 0) + 1);
-    return c;
-  }, [index.entries]);
+  const typeCounts = useTypeCounts(index.entries);
   const hasRuns = typeCounts.has("shellm-run");
 
   return (

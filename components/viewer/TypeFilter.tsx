@@ -3,7 +3,7 @@
 import { memo } from "react";
 import { typeColour } from "./StepRow";
 
-export const TypeFilter = memo(function TypeFilter({ counts, selected, onChange }: { counts: Map<string, number>; selected: ReadonlySet<string> | null; onChange: (types: string[] | null) => void }) {
+export const TypeFilter = memo(function TypeFilter({ counts, selected, onChange }: { counts: ReadonlyMap<string, number>; selected: ReadonlySet<string> | null; onChange: (types: string[] | null) => void }) {
   const types = [...counts.keys()].sort();
   const toggle = (t: string) => {
     const next = new Set(selected ?? []);

@@ -2,7 +2,7 @@
 // The light index of one trajectory: the newest steps first (so the viewer
 // shows something at once), then every older step, then, when the source can
 // grow (a live mind, a live link), each new step as it is appended.
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { StepSource } from "@/lib/store/view";
 import type { IndexEntry } from "@/lib/trajectory/rows";
 
@@ -17,8 +17,14 @@ export interface TrajectoryIndex {
   loaded: boolean;
 }
 
-export function useTrajectoryIndex(source: StepSource, traj: string | undefined): TrajectoryIndex {
+/**
+ * `prepare`, when given, is awaited with each batch of new steps before they are shown (the viewer
+ * loads their bodies, so that their rows are drawn once); batches are shown in order all the same.
+ */
+export function useTrajectoryIndex(source: StepSource, traj: string | undefined, prepare?: (fresh: IndexEntry[]) => Promise<void>): TrajectoryIndex {
   const [state, setState] = useState<TrajectoryIndex>({ entries: [], complete: false, loaded: false });
+  const prepareRef = useRef(prepare);
+  prepareRef.current = prepare;
 
   useEffect(() => {
     if (!traj) return;
@@ -38,15 +44,21 @@ export function useTrajectoryIndex(source: StepSource, traj: string | undefined)
         let pending: IndexEntry[] = [];
         let timer: ReturnType<typeof setTimeout> | null = null;
         let last = 0;
+        let shown: Promise<void> = Promise.resolve();
         const flush = () => {
           timer = null;
           last = Date.now();
           const fresh = pending;
           pending = [];
-          setState((s) => {
-            const known = s.entries[s.entries.length - 1]?.seq ?? 0;
-            const add = fresh.filter((e) => e.seq > known);
-            return add.length ? { ...s, entries: s.entries.concat(add) } : s;
+          // One batch after another: a later batch must not be shown before an earlier one.
+          shown = shown.then(async () => {
+            await prepareRef.current?.(fresh).catch(() => undefined);
+            if (abort.signal.aborted) return;
+            setState((s) => {
+              const known = s.entries[s.entries.length - 1]?.seq ?? 0;
+              const add = fresh.filter((e) => e.seq > known);
+              return add.length ? { ...s, entries: s.entries.concat(add) } : s;
+            });
           });
         };
         const stop = watch(traj, newest[newest.length - 1]?.seq ?? 0, (fresh) => {

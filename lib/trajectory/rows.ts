@@ -127,3 +127,153 @@ export function buildRows(entries: readonly IndexEntry[], opts: RowOptions): Dis
 export function rowIndexOf(rows: readonly DisplayRow[], id: string): number {
   return rows.findIndex((r) => (r.kind === "step" ? r.entry.id === id || !!r.run?.hidden.some((e) => e.id === id) : r.entries.some((e) => e.id === id)));
 }
+
+// ---- the same rows, extended as a live trajectory grows ---------------------
+//
+// A live mind appends steps ten times a second; rebuilding every row of a
+// 10,000-step stream for each batch cost the page's main thread more than the
+// new steps themselves. `extendRows` keeps the rows of the entries it has seen
+// and redoes only the part the new entries can change: from the last point
+// where no idle markers were pending, or, when a step joins an earlier run,
+// from that run's header. It equals `buildRows` of the whole, always; a change
+// it cannot take in that way (other options, entries not appended, a header
+// arriving after steps of its run were shown loose) rebuilds from scratch.
+
+/** Where the row pass may start again: entry index `at`, with `rows` rows before it and no idle markers pending. */
+interface Resume {
+  at: number;
+  rows: number;
+}
+
+/** The rows of some entries, and what `extendRows` needs to take in more. Treat as opaque. */
+export interface RowBuild {
+  readonly rows: readonly DisplayRow[];
+  readonly opts: RowOptions;
+  /** How many entries, and the first and last of them (to tell an append from other changes). */
+  readonly n: number;
+  readonly first: IndexEntry | undefined;
+  readonly last: IndexEntry | undefined;
+  /** Append-only and shared by the builds extended from one another. */
+  readonly shared: {
+    headers: Set<string>;
+    members: Map<string, IndexEntry[]>;
+    /** Runs of steps shown loose, their header not (yet) in the log. */
+    loose: Set<string>;
+    /** Where to start again to redo a run's header and steps. */
+    runResume: Map<string, Resume>;
+  };
+  /** Where to start again to take in new top-level steps. */
+  readonly tail: Resume;
+}
+
+const sameOptions = (a: RowOptions, b: RowOptions) =>
+  a.collapsedRuns === b.collapsedRuns && a.openFolds === b.openFolds && a.types === b.types && (a.foldFrom ?? 4) === (b.foldFrom ?? 4);
+
+/** The rows of `entries`, reusing `prev` (the rows of a prefix of them, built with the same options) where they cannot have changed. */
+export function extendRows(prev: RowBuild | null, entries: readonly IndexEntry[], opts: RowOptions): RowBuild {
+  const n = prev?.n ?? 0;
+  const appended = prev !== null && sameOptions(prev.opts, opts) && entries.length >= n && (n === 0 || (entries[0] === prev.first && entries[n - 1] === prev.last));
+  if (!appended) return rowsFrom(null, entries, opts);
+  if (entries.length === n) return prev;
+  const { headers, members, loose, runResume } = prev.shared;
+  for (let i = n; i < entries.length; i++) {
+    const e = entries[i] as IndexEntry;
+    // Steps shown loose earlier would now go under this header: their rows before it change.
+    if (e.type === "shellm-run" && loose.has(e.id)) return rowsFrom(null, entries, opts);
+  }
+  for (let i = n; i < entries.length; i++) {
+    const e = entries[i] as IndexEntry;
+    if (e.type === "shellm-run") headers.add(e.id);
+  }
+  let resume = prev.tail;
+  for (let i = n; i < entries.length; i++) {
+    const e = entries[i] as IndexEntry;
+    if (e.type === "shellm-run" || !e.run) continue;
+    if (!headers.has(e.run)) {
+      loose.add(e.run);
+      continue;
+    }
+    let list = members.get(e.run);
+    if (!list) members.set(e.run, (list = []));
+    // Guarded so that extending the same build twice (React may call a memo twice) adds a step once.
+    if ((list[list.length - 1]?.seq ?? -Infinity) < e.seq) list.push(e);
+    const at = runResume.get(e.run);
+    if (at && at.at < resume.at) resume = at;
+  }
+  return rowsFrom({ prev, resume }, entries, opts);
+}
+
+/** The row pass of `buildRows`, from a resume point of `from.prev` (or from the start, with fresh state). */
+function rowsFrom(from: { prev: RowBuild; resume: Resume } | null, entries: readonly IndexEntry[], opts: RowOptions): RowBuild {
+  let shared: RowBuild["shared"];
+  if (from) shared = from.prev.shared;
+  else {
+    shared = { headers: new Set(), members: new Map(), loose: new Set(), runResume: new Map() };
+    for (const e of entries) if (e.type === "shellm-run") shared.headers.add(e.id);
+    for (const e of entries) {
+      if (e.type === "shellm-run" || !e.run) continue;
+      if (!shared.headers.has(e.run)) {
+        shared.loose.add(e.run);
+        continue;
+      }
+      let list = shared.members.get(e.run);
+      if (!list) shared.members.set(e.run, (list = []));
+      list.push(e);
+    }
+  }
+  const { members, runResume } = shared;
+  const keep = (e: IndexEntry) => !opts.types || opts.types.has(e.type);
+  const start = from?.resume ?? { at: 0, rows: 0 };
+  const out = from ? from.prev.rows.slice(0, start.rows) : [];
+  const foldFrom = opts.foldFrom ?? 4;
+  let idle: IndexEntry[] = [];
+  let tail = start;
+  const flushIdle = () => {
+    if (idle.length >= foldFrom && !opts.openFolds.has(idle[0]?.id ?? "")) {
+      out.push({ kind: "fold", key: `fold-${idle[0]?.id}`, entries: idle, expanded: false });
+    } else {
+      for (const e of idle) out.push({ kind: "step", key: e.id, entry: e, inRun: false });
+    }
+    idle = [];
+  };
+
+  for (let i = start.at; i < entries.length; i++) {
+    const e = entries[i] as IndexEntry;
+    if (idle.length === 0 && tail.at !== i) tail = { at: i, rows: out.length };
+    if (e.run && members.has(e.run) && e.type !== "shellm-run") continue; // shown under its header
+    if (e.type === "shellm-run") {
+      runResume.set(e.id, tail);
+      const steps = members.get(e.id) ?? [];
+      const shown = steps.filter(keep);
+      if (!keep(e) && shown.length === 0) continue;
+      flushIdle();
+      let end: IndexEntry | undefined;
+      for (let j = steps.length - 1; j >= 0 && !end; j--) {
+        const s = steps[j] as IndexEntry;
+        if (s.type === "final" || s.type === "error" || s.type === "thought") end = s;
+      }
+      const collapsed = opts.collapsedRuns.has(e.id);
+      const run: RunInfo = {
+        runId: e.id,
+        count: steps.length,
+        collapsed,
+        end,
+        didWork: steps.some((s) => WORK_KINDS.has(s.type)),
+        hidden: collapsed ? shown : [],
+      };
+      out.push({ kind: "step", key: e.id, entry: e, inRun: false, run });
+      if (!collapsed) for (const s of shown) out.push({ kind: "step", key: s.id, entry: s, inRun: true });
+      continue;
+    }
+    if (!keep(e)) continue;
+    if (IDLE_MARKERS.has(e.type)) {
+      idle.push(e);
+      continue;
+    }
+    flushIdle();
+    out.push({ kind: "step", key: e.id, entry: e, inRun: false });
+  }
+  if (idle.length === 0 && tail.at !== entries.length) tail = { at: entries.length, rows: out.length };
+  flushIdle();
+  return { rows: out, opts, n: entries.length, first: entries[0], last: entries[entries.length - 1], shared, tail };
+}
