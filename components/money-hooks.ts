@@ -2,12 +2,13 @@
 // What the forms and the mind's page need to know about money: whether this
 // host offers its proxy (and its models and prices), this browser's price
 // table, and what a mind spent.
-import { useLiveQuery } from "dexie-react-hooks";
+import { useObservable } from "dexie-react-hooks";
 import { useEffect, useState } from "react";
 import type { PriceTable } from "@/lib/llm/price";
 import { discoverProxy, type ProxyOffer } from "@/lib/llm/proxy";
 import { db } from "@/lib/store/db";
 import { getPriceTable } from "@/lib/store/prices";
+import { watchTables } from "@/lib/store/watch";
 import { spendSummary, type SpendSummary } from "@/lib/store/usage";
 
 /** undefined while the host is asked; then whether its proxy is there. */
@@ -24,7 +25,7 @@ export function useProxyOffer(): ProxyOffer | undefined {
 }
 
 export function usePriceTable(): PriceTable | undefined {
-  return useLiveQuery(() => getPriceTable(db()), []);
+  return useObservable(() => watchTables(db(), ["settings"], () => getPriceTable(db())), []);
 }
 
 /**

@@ -1,10 +1,11 @@
 // React hooks over the database: live queries that re-render on every change,
 // in this tab or another (Dexie broadcasts changes between tabs and workers).
 "use client";
-import { useLiveQuery } from "dexie-react-hooks";
+import { useLiveQuery, useObservable } from "dexie-react-hooks";
 import { useEffect, useMemo, useState } from "react";
 import { getArchive, listArchives, type ImportedArchive } from "./archives";
 import { db } from "./db";
+import { watchTables } from "./watch";
 import { listWorkspace, readWorkspaceFile, saveWorkspaceFile, type WorkspaceEntry } from "./files";
 import { getMind, listMinds, panicStop, requestPanic, setRunning, type Mind } from "./minds";
 import { mindConversations } from "./chat";
@@ -22,12 +23,12 @@ import type { UsageRow } from "./db";
 import type { Step } from "../trajectory/schema";
 
 export function useMinds(): Mind[] | undefined {
-  return useLiveQuery(() => listMinds(db()), []);
+  return useObservable(() => watchTables(db(), ["minds"], () => listMinds(db())), []);
 }
 
 /** undefined while loading, null when there is no such mind. */
 export function useMind(id: string): Mind | null | undefined {
-  return useLiveQuery(() => getMind(db(), id), [id]);
+  return useObservable(() => watchTables(db(), ["minds"], () => getMind(db(), id)), [id]);
 }
 
 /** The viewer's source for a mind in this browser (it grows) or an imported archive (it does not). */
@@ -37,7 +38,7 @@ export function useLocalSource(owner: string, kind: "mind" | "archive"): StepSou
 }
 
 function useSenderName(): string | undefined {
-  return useLiveQuery(() => getSenderName(db()), []);
+  return useObservable(() => watchTables(db(), ["settings"], () => getSenderName(db())), []);
 }
 
 /** Writing to a mind: who you are, and sending. A guest on a shared link gets the same from a server. */
@@ -65,11 +66,11 @@ export function useLocalMessaging(mindId: string, mindName: string): Messaging {
 }
 
 export function useArchive(id: string): ImportedArchive | null | undefined {
-  return useLiveQuery(() => getArchive(db(), id), [id]);
+  return useObservable(() => watchTables(db(), ["minds"], () => getArchive(db(), id)), [id]);
 }
 
 export function useArchives(): ImportedArchive[] | undefined {
-  return useLiveQuery(() => listArchives(db()), []);
+  return useObservable(() => watchTables(db(), ["minds"], () => listArchives(db())), []);
 }
 
 /** A mind's workspace, paths, kinds and sizes (no bytes): follows the worker's saves. */

@@ -3,7 +3,7 @@
 // the log, when it last synced and why it last failed, and the links this
 // browser made (their URLs live only here). And the engine's view of the
 // mind's own rows, blobs and keys.
-import Dexie, { liveQuery } from "dexie";
+import Dexie from "dexie";
 import { z } from "zod";
 import type { Clock } from "../mind/ports";
 import type { Inbound, LinkInfo, LinkKind, WireTrajectory } from "../share/api";
@@ -12,6 +12,7 @@ import { activeInvite, EMPTY_SYNC, syncEngine, wakeSource, type LocalMind, type 
 import { stampStep } from "../trajectory/schema";
 import type { ReverieDb } from "./db";
 import { getMind, listMinds } from "./minds";
+import { watchTables } from "./watch";
 import { appendStep, getBlob, lastSeq, watchRows } from "./steps";
 
 const LocalLinkRow = z.object({
@@ -197,15 +198,15 @@ export function runSyncInThisTab(db: ReverieDb, mindId: string, signal: AbortSig
     running?.abort();
     running = null;
   };
-  const sub = liveQuery(() => getSync(db, mindId)).subscribe({
-    next: (r) => {
+  const sub = watchTables(db, ["settings"], () => getSync(db, mindId)).subscribe(
+    (r) => {
       if (r?.enabled && !running && !signal.aborted) {
         running = new AbortController();
         syncWhileEnabled(db, mindId, running.signal);
       } else if (!r?.enabled) stop();
     },
-    error: () => undefined,
-  });
+    () => undefined,
+  );
   signal.addEventListener(
     "abort",
     () => {
@@ -227,14 +228,14 @@ function syncWhileEnabled(db: ReverieDb, mindId: string, signal: AbortSignal): v
     );
     // Only a change that alters what the loop does wakes it: the loop's own status writes must not.
     let shape = "";
-    const record = liveQuery(() => getSync(db, mindId)).subscribe({
-      next: (r) => {
+    const record = watchTables(db, ["settings"], () => getSync(db, mindId)).subscribe(
+      (r) => {
         const next = `${r?.enabled}:${activeInvite(r)}`;
         if (next !== shape) wakes.nudge();
         shape = next;
       },
-      error: () => undefined,
-    });
+      () => undefined,
+    );
     const online = () => wakes.nudge();
     addEventListener("online", online);
     try {
