@@ -7,8 +7,12 @@
 // exported trajectory). At two sizes of history: a fresh mind (its first
 // 100-iteration runs, ≈100 steps in) and one the instant model has let run to
 // 10,000 steps; each with the mind's page showing the live stream and with the
-// page on the list of minds. Prints median and p90 with ratios to the target
-// (5 ms) and to Headlong (970 ms), and writes bench/results/mind.json.
+// page on the list of minds. The measured windows run with no DevTools client
+// attached (bench/detached-chromium.mjs); one more window at 10k runs attached,
+// as the e2e tests do, to show what that costs. Then the floor: Chromium's own
+// round trip for a call of that size from a bare worker (bench/fetch-floor.mjs).
+// Prints median and p90 with ratios to the target (5 ms) and to Headlong
+// (970 ms), and writes bench/results/mind.json.
 //
 //   npm run bench -- mind               (STEPS=10000 of history, MEASURE=300 iterations there)
 //   REVERIE_BENCH_REUSE_BUILD=1 npm run bench -- mind
@@ -16,6 +20,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { startDetachableChromium } from "./detached-chromium.mjs";
+import { startFetchFloor } from "./fetch-floor.mjs";
 import { startInstantModel } from "./mind-model.mjs";
 import { gaps, joinCalls, readTarGz, rootSteps, stats } from "./mind-trajectory.mjs";
 import { startApp, waitUp } from "./app-server.mjs";
@@ -27,6 +32,8 @@ const PROFILE = process.env.PROFILE === "1";
 const ITERATIONS = 100;
 const TARGET_MS = 5;
 const HEADLONG_MS = 970;
+/** Bare calls timed for the fetch floor. */
+const FLOOR_CALLS = 300;
 /** The issue's second target: 200 times less than Headlong's time between model calls. */
 const VS_HEADLONG = 200;
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
@@ -167,6 +174,16 @@ try {
   await page.getByTestId("mind-status").filter({ hasText: "stopped" }).waitFor({ timeout: 30_000 });
   const trajectory = rootSteps(readTarGz(await chrome.download(() => page.getByTestId("export-mind").click())));
 
+  // The floor: Chromium's own round trip for one call of the size the mind sent at 10k steps, with the mind stopped and no DevTools client attached.
+  const bodyChars = stats(model.calls.slice(windows.full_list.from, windows.full_list.to).map((c) => c.promptChars)).median;
+  const floor = await startFetchFloor();
+  const floorPage = await context.newPage();
+  await floorPage.goto(floor.url(bodyChars, FLOOR_CALLS));
+  await chrome.detach();
+  const floorMs = stats(await floor.result);
+  ({ context, page } = await chrome.attach());
+  await floor.close();
+
   const rows = joinCalls(trajectory, model.calls);
   const unmatched = rows.filter((r) => r.history === null).length;
   const all = gaps(rows);
@@ -201,6 +218,7 @@ try {
   const result = {
     ...Object.fromEntries(Object.entries(measured).map(([k, gs]) => [k, phase(gs)])),
     fill: { steps, seconds: Math.round(fillS), calls_per_s: Math.round(fillRate * 10) / 10, page: "list of minds" },
+    fetch_floor: { body_chars: bodyChars, round_trip_ms: floorMs, page: "a bare worker, the mind stopped, no DevTools client" },
     model_calls: model.calls.length,
     calls_not_in_trajectory: unmatched,
     preflights: model.preflights,
@@ -221,6 +239,11 @@ try {
   }
   console.log(`page: "stream" = the mind's page showing the live stream; "list" = the page on the list of minds; both with no DevTools client attached`);
   console.log(`"list+dt" = the list again with Playwright attached (DevTools' Network domain on, reporting each request's body), as in the e2e tests`);
+  const overFloor = (key) => (result[key].harness_ms.median - floorMs.median).toFixed(1);
+  console.log(
+    `Chromium's own round trip for one such call (a bare fetch of a ${Math.round(bodyChars / 1000)} KB body from a worker to another origin, the answer read whole, the mind stopped): median ${floorMs.median}, p90 ${floorMs.p90} ms; ` +
+      `the harness's medians above that floor: ${overFloor(`steps_${STEPS}_list`)} ms (list), ${overFloor(`steps_${STEPS}_stream`)} ms (stream) at ${STEPS.toLocaleString()} steps`,
+  );
   console.log(`load average (1, 5, 15 min): ${result.load_average.before.join(", ")} at the start, ${result.load_average.after.join(", ")} at the end`);
   console.log(`filling to ${steps.toLocaleString()} steps took ${Math.round(fillS)} s (${result.fill.calls_per_s} model calls/s)`);
   if (unmatched) console.log(`${unmatched} model call(s) left no reasoning step (cut by a restart or the stop)`);

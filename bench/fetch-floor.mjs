@@ -1,0 +1,86 @@
+/* global Buffer */
+// For bench/mind: what one model call costs Chromium itself, with no mind in
+// the way. A page on one origin starts a dedicated worker that POSTs a body
+// of the mind's size to an endpoint on another origin (as a mind's worker
+// calls its model: CORS, the preflight cached) and reads the streamed answer
+// whole, again and again; the endpoint answers at once with an answer shaped
+// like the instant model's. The page reports back by POST, so the browser can
+// run it with no DevTools client attached. What this prints is a floor: no
+// harness can call a model from this browser faster than this.
+import http from "node:http";
+
+const CORS = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Allow-Headers": "authorization, content-type",
+  "Access-Control-Allow-Methods": "POST, OPTIONS",
+  "Access-Control-Max-Age": "7200",
+};
+
+// The instant model's answer to one call, in the same four events.
+const chunk = (choices, extra = {}) => `data: ${JSON.stringify({ id: "f", object: "chat.completion.chunk", created: 0, model: "instant", choices, ...extra })}\n\n`;
+const ANSWER =
+  chunk([{ index: 0, delta: { role: "assistant", content: "x\n\n```bash\n: 1\n```" }, finish_reason: null }]) +
+  chunk([{ index: 0, delta: {}, finish_reason: "stop" }]) +
+  chunk([], { usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }) +
+  "data: [DONE]\n\n";
+
+// Runs in the worker: `n` calls one after another, each timed from fetch() to the answer read whole.
+function workerLoop({ url, bodyChars, n }) {
+  const body = JSON.stringify({ model: "instant", messages: [{ role: "user", content: "x".repeat(bodyChars) }], stream: true, stream_options: { include_usage: true } });
+  const headers = { "content-type": "application/json", authorization: "Bearer floor" };
+  return (async () => {
+    const ms = [];
+    for (let i = 0; i < n + 5; i++) {
+      const t = performance.now();
+      await (await fetch(url, { method: "POST", headers, body })).text();
+      if (i >= 5) ms.push(performance.now() - t); // the first few open the connection and fill the preflight cache
+    }
+    return ms;
+  })();
+}
+
+const page = (job) => `<!doctype html><meta charset="utf-8"><title>fetch floor</title><script>
+const src = "onmessage = async (e) => postMessage(await (" + ${JSON.stringify(workerLoop.toString())} + ")(e.data));";
+const w = new Worker(URL.createObjectURL(new Blob([src], { type: "text/javascript" })));
+w.onmessage = (e) => fetch("/floor-result", { method: "POST", body: JSON.stringify(e.data) });
+w.postMessage(${JSON.stringify(job)});
+</script>`;
+
+/**
+ * A server for one floor measurement. `url(bodyChars, n)` is the page to open
+ * (on localhost; it calls 127.0.0.1: another origin); `result` resolves with
+ * the n round trips, ms.
+ */
+export async function startFetchFloor() {
+  let report;
+  const result = new Promise((resolve) => (report = resolve));
+  let job = null;
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      if (req.method === "OPTIONS") return void res.writeHead(204, CORS).end();
+      if (req.url === "/floor") return void res.writeHead(200, { "Content-Type": "text/html" }).end(page(job));
+      if (req.url === "/floor-result") {
+        report(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+        return void res.writeHead(204).end();
+      }
+      res.writeHead(200, { ...CORS, "Content-Type": "text/event-stream", "Cache-Control": "no-cache" }).end(ANSWER);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address();
+  return {
+    url(bodyChars, n) {
+      job = { url: `http://127.0.0.1:${port}/v1/chat/completions`, bodyChars, n };
+      return `http://localhost:${port}/floor`;
+    },
+    result,
+    close: () =>
+      new Promise((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+}
