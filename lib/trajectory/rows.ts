@@ -61,6 +61,26 @@ export interface RowOptions {
 
 const IDLE_MARKERS = new Set(["idle", "monolith-wake", "wake"]);
 
+/** A run's header row (what ended it, whether it did work) and, when it is open, its shown steps. */
+function pushRun(out: DisplayRow[], header: IndexEntry, steps: readonly IndexEntry[], shown: IndexEntry[], opts: RowOptions): void {
+  let end: IndexEntry | undefined;
+  for (let j = steps.length - 1; j >= 0 && !end; j--) {
+    const s = steps[j] as IndexEntry;
+    if (s.type === "final" || s.type === "error" || s.type === "thought") end = s;
+  }
+  const collapsed = opts.collapsedRuns.has(header.id);
+  const run: RunInfo = {
+    runId: header.id,
+    count: steps.length,
+    collapsed,
+    end,
+    didWork: steps.some((s) => WORK_KINDS.has(s.type)),
+    hidden: collapsed ? shown : [],
+  };
+  out.push({ kind: "step", key: header.id, entry: header, inRun: false, run });
+  if (!collapsed) for (const s of shown) out.push({ kind: "step", key: s.id, entry: s, inRun: true });
+}
+
 export function buildRows(entries: readonly IndexEntry[], opts: RowOptions): DisplayRow[] {
   const members = new Map<string, IndexEntry[]>();
   const headers = new Set<string>();
@@ -97,18 +117,7 @@ export function buildRows(entries: readonly IndexEntry[], opts: RowOptions): Dis
       const shown = steps.filter(keep);
       if (!keep(e) && shown.length === 0) continue;
       flushIdle();
-      const end = [...steps].reverse().find((s) => s.type === "final" || s.type === "error" || s.type === "thought");
-      const collapsed = opts.collapsedRuns.has(e.id);
-      const run: RunInfo = {
-        runId: e.id,
-        count: steps.length,
-        collapsed,
-        end,
-        didWork: steps.some((s) => WORK_KINDS.has(s.type)),
-        hidden: collapsed ? shown : [],
-      };
-      out.push({ kind: "step", key: e.id, entry: e, inRun: false, run });
-      if (!run.collapsed) for (const s of shown) out.push({ kind: "step", key: s.id, entry: s, inRun: true });
+      pushRun(out, e, steps, shown, opts);
       continue;
     }
     if (!keep(e)) continue;
@@ -247,22 +256,7 @@ function rowsFrom(from: { prev: RowBuild; resume: Resume } | null, entries: read
       const shown = steps.filter(keep);
       if (!keep(e) && shown.length === 0) continue;
       flushIdle();
-      let end: IndexEntry | undefined;
-      for (let j = steps.length - 1; j >= 0 && !end; j--) {
-        const s = steps[j] as IndexEntry;
-        if (s.type === "final" || s.type === "error" || s.type === "thought") end = s;
-      }
-      const collapsed = opts.collapsedRuns.has(e.id);
-      const run: RunInfo = {
-        runId: e.id,
-        count: steps.length,
-        collapsed,
-        end,
-        didWork: steps.some((s) => WORK_KINDS.has(s.type)),
-        hidden: collapsed ? shown : [],
-      };
-      out.push({ kind: "step", key: e.id, entry: e, inRun: false, run });
-      if (!collapsed) for (const s of shown) out.push({ kind: "step", key: s.id, entry: s, inRun: true });
+      pushRun(out, e, steps, shown, opts);
       continue;
     }
     if (!keep(e)) continue;
