@@ -81,55 +81,9 @@ function pushRun(out: DisplayRow[], header: IndexEntry, steps: readonly IndexEnt
   if (!collapsed) for (const s of shown) out.push({ kind: "step", key: s.id, entry: s, inRun: true });
 }
 
+/** The rows of all of `entries` in one pass (what extendRows must always equal). */
 export function buildRows(entries: readonly IndexEntry[], opts: RowOptions): DisplayRow[] {
-  const members = new Map<string, IndexEntry[]>();
-  const headers = new Set<string>();
-  // Only runs whose header is in the log are gathered: a log without run links
-  // is shown as a plain stream, never regrouped by guessing.
-  {
-    for (const e of entries) if (e.type === "shellm-run") headers.add(e.id);
-    for (const e of entries) {
-      if (e.type === "shellm-run" || !e.run || !headers.has(e.run)) continue;
-      let list = members.get(e.run);
-      if (!list) members.set(e.run, (list = []));
-      list.push(e);
-    }
-  }
-  const keep = (e: IndexEntry) => !opts.types || opts.types.has(e.type);
-
-  // Top level: steps not gathered into a run, in order; a header brings its run.
-  const out: DisplayRow[] = [];
-  let idle: IndexEntry[] = [];
-  const foldFrom = opts.foldFrom ?? 4;
-  const flushIdle = () => {
-    if (idle.length >= foldFrom && !opts.openFolds.has(idle[0]?.id ?? "")) {
-      out.push({ kind: "fold", key: `fold-${idle[0]?.id}`, entries: idle, expanded: false });
-    } else {
-      for (const e of idle) out.push({ kind: "step", key: e.id, entry: e, inRun: false });
-    }
-    idle = [];
-  };
-
-  for (const e of entries) {
-    if (e.run && members.has(e.run) && e.type !== "shellm-run") continue; // shown under its header
-    if (e.type === "shellm-run") {
-      const steps = members.get(e.id) ?? [];
-      const shown = steps.filter(keep);
-      if (!keep(e) && shown.length === 0) continue;
-      flushIdle();
-      pushRun(out, e, steps, shown, opts);
-      continue;
-    }
-    if (!keep(e)) continue;
-    if (IDLE_MARKERS.has(e.type)) {
-      idle.push(e);
-      continue;
-    }
-    flushIdle();
-    out.push({ kind: "step", key: e.id, entry: e, inRun: false });
-  }
-  flushIdle();
-  return out;
+  return rowsFrom(null, entries, opts).rows as DisplayRow[];
 }
 
 /** The row index showing step `id` (a folded or collapsed step shows at its fold or header). */
@@ -212,12 +166,14 @@ export function extendRows(prev: RowBuild | null, entries: readonly IndexEntry[]
   return rowsFrom({ prev, resume }, entries, opts);
 }
 
-/** The row pass of `buildRows`, from a resume point of `from.prev` (or from the start, with fresh state). */
+/** The row pass, from a resume point of `from.prev` (or from the start, with fresh state: buildRows). */
 function rowsFrom(from: { prev: RowBuild; resume: Resume } | null, entries: readonly IndexEntry[], opts: RowOptions): RowBuild {
   let shared: RowBuild["shared"];
   if (from) shared = from.prev.shared;
   else {
     shared = { headers: new Set(), members: new Map(), loose: new Set(), runResume: new Map() };
+    // Only runs whose header is in the log are gathered: a log without run links
+    // is shown as a plain stream, never regrouped by guessing.
     for (const e of entries) if (e.type === "shellm-run") shared.headers.add(e.id);
     for (const e of entries) {
       if (e.type === "shellm-run" || !e.run) continue;
