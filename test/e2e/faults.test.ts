@@ -13,22 +13,13 @@ import { defaultReply, startModelServer, type ModelServer, type ScriptedReply } 
 import { launchChromium } from "./browser";
 import { exportMainTrajectory } from "./export-reader";
 import { createMind, RUNNING, sendMessage, stopMind, waitForStatus } from "./mind-page";
+import { mulberry32 } from "../unit/helpers/random";
 
 const baseUrl = inject("baseUrl");
 const CLOSES = Number(process.env.FAULT_CLOSES ?? 50);
 const SEED = Number(process.env.FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
-/** mulberry32: small, fast, and the same sequence for the same seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = mulberry32;
 
 /** One stream per party, so the test's moments do not depend on how many model calls came in between. */
 const streams = { moments: prng(SEED), model: prng(SEED + 1), replies: prng(SEED + 2) };

@@ -17,17 +17,9 @@ import { TokenCounter } from "@/lib/context/tokens";
 import type { Step } from "@/lib/trajectory/schema";
 import { buildContextByCuts, oldPartSpan } from "./helpers/build-by-cuts";
 import { stepMaker } from "./helpers/steps";
+import { mulberry32 } from "./helpers/random";
 
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = mulberry32;
 
 /** Runs of one role of every length (they join across the cut), empty texts, bookkeeping steps that show nothing. */
 function stream(n: number, rnd: () => number): Step[] {

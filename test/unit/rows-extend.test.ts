@@ -5,17 +5,11 @@
 // filters, fold sizes), whatever the sizes of the appended batches.
 import { describe, expect, it } from "vitest";
 import { buildRows, extendRows, type IndexEntry, type RowBuild, type RowOptions } from "@/lib/trajectory/rows";
+import { mulberry32 } from "./helpers/random";
 
-/** A small seeded generator (mulberry32), so a failure names its seed and replays. */
+/** The seeded generator, with the picks these tests make. */
 function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return {
     next,
     int: (n: number) => Math.floor(next() * n),
