@@ -21,6 +21,8 @@ import { useRows, useTypeCounts } from "./useRows";
 import { useTrajectoryIndex } from "./useTrajectoryIndex";
 import { useViewerUrl } from "./useViewerUrl";
 
+/** Keys that scroll the stream when it has the focus: only these (and the wheel, touch, the scrollbar) are the reader moving. */
+const SCROLL_KEYS = new Set(["ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End", " "]);
 /** Up to this many rows are all in the page; beyond, only those on screen. */
 const PLAIN_LIMIT = 600;
 /** New steps whose bodies are loaded before they are shown, while following (about a screenful). */
@@ -48,7 +50,9 @@ export const TrajectoryViewer = memo(function TrajectoryViewer({ source, footer 
   const [matches, setMatches] = useState<ReadonlySet<string>>(new Set());
   const scroller = useRef<HTMLDivElement>(null);
   // When the reader last scrolled by hand; only their scrolling can stop the following.
-  const userScrolledAt = useRef(0);
+  // Never, to begin with: performance.now() starts at the page's load, so 0 would count the first second as the reader's.
+  const userScrolledAt = useRef(Number.NEGATIVE_INFINITY);
+  const lastTop = useRef(0);
   const list = useRef<HTMLOListElement>(null);
   // "What the model saw", opened from a run's step; it stays open while its links move the stream.
   const [inspecting, setInspecting] = useState<InspectTarget | null>(null);
@@ -198,6 +202,9 @@ export const TrajectoryViewer = memo(function TrajectoryViewer({ source, footer 
     if (e.key === "Escape") {
       setUrl({ step: null });
       follow.current = true;
+      // What follows are our own scrolls, to the bottom.
+      userScrolledAt.current = Number.NEGATIVE_INFINITY;
+      stick();
     }
   };
 
@@ -271,12 +278,18 @@ export const TrajectoryViewer = memo(function TrajectoryViewer({ source, footer 
         onWheel={() => (userScrolledAt.current = performance.now())}
         onTouchMove={() => (userScrolledAt.current = performance.now())}
         onPointerDown={() => (userScrolledAt.current = performance.now())}
-        onKeyDownCapture={() => (userScrolledAt.current = performance.now())}
+        onKeyDownCapture={(e) => {
+          if (SCROLL_KEYS.has(e.key)) userScrolledAt.current = performance.now();
+        }}
         onScroll={(e) => {
+          const el = e.currentTarget;
+          const up = el.scrollTop < lastTop.current;
+          lastTop.current = el.scrollTop;
           // Scrolls we cause (following, measuring) must not stop the following.
           if (performance.now() - userScrolledAt.current > 1000) return;
-          const el = e.currentTarget;
-          follow.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+          // Back at the bottom follows again; only moving up leaves it (the stream growing below does not).
+          if (el.scrollHeight - el.scrollTop - el.clientHeight < 80) follow.current = true;
+          else if (up) follow.current = false;
         }}
       >
         {!index.loaded ? (
