@@ -179,13 +179,18 @@ export type ParseResult = { ok: true; step: Step } | { ok: false; error: string 
 
 /** Parse one step; never throws. Known kinds must match their schema. */
 export function parseStep(value: unknown): ParseResult {
+  const type = typeof value === "object" && value !== null ? (value as { type?: unknown }).type : undefined;
+  // A known kind's schema holds the common fields too: one pass, not two (every step the mind writes comes here).
+  if (typeof type === "string" && isKnownKind(type)) {
+    const full = KNOWN_KINDS[type].safeParse(value);
+    if (full.success) return { ok: true, step: full.data as KnownStep };
+    // The same error as ever: the common fields' first, then the kind's own.
+    const head = UnknownStep.safeParse(value);
+    return { ok: false, error: head.success ? `${type}: ${describe(full.error)}` : describe(head.error) };
+  }
   const head = UnknownStep.safeParse(value);
   if (!head.success) return { ok: false, error: describe(head.error) };
-  const type = head.data.type;
-  if (!isKnownKind(type)) return { ok: true, step: head.data };
-  const full = KNOWN_KINDS[type].safeParse(value);
-  if (!full.success) return { ok: false, error: `${type}: ${describe(full.error)}` };
-  return { ok: true, step: full.data as KnownStep };
+  return { ok: true, step: head.data };
 }
 
 
