@@ -1,4 +1,4 @@
-/* global Buffer */
+/* global Buffer, clearTimeout */
 // For bench/mind: what one model call costs Chromium itself, with no mind in
 // the way. A page on one origin starts a dedicated worker that POSTs a body
 // of the mind's size to an endpoint on another origin (as a mind's worker
@@ -39,10 +39,14 @@ function workerLoop({ url, bodyChars, n }) {
   })();
 }
 
+/** The page's title once its worker runs: detach only then (a worker starting while DevTools detaches can stay paused for a debugger that has gone). */
+export const STARTED = "fetch floor: running";
+
 const page = (job) => `<!doctype html><meta charset="utf-8"><title>fetch floor</title><script>
-const src = "onmessage = async (e) => postMessage(await (" + ${JSON.stringify(workerLoop.toString())} + ")(e.data));";
+const STARTED = ${JSON.stringify(STARTED)};
+const src = "onmessage = async (e) => { postMessage('started'); postMessage(await (" + ${JSON.stringify(workerLoop.toString())} + ")(e.data)); };";
 const w = new Worker(URL.createObjectURL(new Blob([src], { type: "text/javascript" })));
-w.onmessage = (e) => fetch("/floor-result", { method: "POST", body: JSON.stringify(e.data) });
+w.onmessage = (e) => (e.data === "started" ? (document.title = STARTED) : fetch("/floor-result", { method: "POST", body: JSON.stringify(e.data) }));
 w.postMessage(${JSON.stringify(job)});
 </script>`;
 
@@ -53,7 +57,11 @@ w.postMessage(${JSON.stringify(job)});
  */
 export async function startFetchFloor() {
   let report;
-  const result = new Promise((resolve) => (report = resolve));
+  let fail;
+  const result = new Promise((resolve, reject) => ((report = resolve), (fail = reject)));
+  // A hung measurement ends the bench with a reason, not a silent wait.
+  const limit = setTimeout(() => fail(new Error("the fetch floor sent no result within 5 minutes")), 300_000);
+  result.then(() => clearTimeout(limit), () => undefined);
   let job = null;
   const server = http.createServer((req, res) => {
     const chunks = [];
@@ -79,6 +87,7 @@ export async function startFetchFloor() {
     result,
     close: () =>
       new Promise((done) => {
+        clearTimeout(limit);
         server.close(() => done());
         server.closeAllConnections();
       }),

@@ -20,7 +20,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { startDetachableChromium } from "./detached-chromium.mjs";
-import { startFetchFloor } from "./fetch-floor.mjs";
+import { STARTED as FLOOR_STARTED, startFetchFloor } from "./fetch-floor.mjs";
 import { startInstantModel } from "./mind-model.mjs";
 import { gaps, joinCalls, readTarGz, rootSteps, stats } from "./mind-trajectory.mjs";
 import { startApp, waitUp } from "./app-server.mjs";
@@ -179,6 +179,7 @@ try {
   const floor = await startFetchFloor();
   const floorPage = await context.newPage();
   await floorPage.goto(floor.url(bodyChars, FLOOR_CALLS));
+  await floorPage.waitForFunction((t) => document.title === t, FLOOR_STARTED);
   await chrome.detach();
   const floorMs = stats(await floor.result);
   ({ context, page } = await chrome.attach());
