@@ -19,10 +19,9 @@ const baseUrl = inject("baseUrl");
 const CLOSES = Number(process.env.FAULT_CLOSES ?? 50);
 const SEED = Number(process.env.FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
-const prng = mulberry32;
 
 /** One stream per party, so the test's moments do not depend on how many model calls came in between. */
-const streams = { moments: prng(SEED), model: prng(SEED + 1), replies: prng(SEED + 2) };
+const streams = { moments: mulberry32(SEED), model: mulberry32(SEED + 1), replies: mulberry32(SEED + 2) };
 type Rand = () => number;
 const between = (rand: Rand, lo: number, hi: number) => Math.floor(lo + rand() * (hi - lo + 1));
 

@@ -22,15 +22,7 @@ const position = (page: Page) =>
   });
 
 /** Wait until the view is at the bottom: it gets there within a few frames of the rows being drawn and measured. */
-const atBottom = (page: Page) =>
-  page.waitForFunction(
-    () => {
-      const el = document.querySelector('[data-testid="thought-stream"]')?.parentElement;
-      return !!el && el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-    },
-    undefined,
-    { timeout: 3000, polling: "raf" },
-  );
+const atBottom = (page: Page) => expect.poll(async () => (await position(page)).below, { timeout: 3000, interval: 20 }).toBeLessThan(80);
 
 /** The newest step id the stream has rendered. */
 const newestShown = (page: Page) => page.locator('[data-testid="step"]').evaluateAll((els) => els.at(-1)?.getAttribute("data-step-id") ?? "");
@@ -76,10 +68,7 @@ describe("following the live stream", () => {
     const left = await position(page);
     expect(left.below).toBeGreaterThan(1000);
     // The stream grows below; the reader's place does not move.
-    await page.waitForFunction((h) => {
-      const el = document.querySelector('[data-testid="thought-stream"]')?.parentElement;
-      return !!el && el.scrollHeight > h + 500;
-    }, left.height, { timeout: 15_000 });
+    await expect.poll(async () => (await position(page)).height, { timeout: 15_000 }).toBeGreaterThan(left.height + 500);
     expect(Math.abs((await position(page)).top - left.top)).toBeLessThan(200);
 
     await scroller.press("Escape");
