@@ -30,7 +30,8 @@ import { tierStore } from "../lib/store/tiers";
 import { getMind, saveShellState, type Mind as MindRecord } from "../lib/store/minds";
 import { getPriceTable } from "../lib/store/prices";
 import { recordingUsage, usageSince } from "../lib/store/usage";
-import { lastSeq, mindLog, parseRows, rowsAfter, watchRows } from "../lib/store/steps";
+import { lastSeq, mindLog, parseRows } from "../lib/store/steps";
+import { watchOthers } from "../lib/store/watch-others";
 
 export const systemClock: Clock = {
   now: () => Date.now(),
@@ -89,7 +90,7 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   // A write starts at the worker's next task: a block's reasoning and output (and their usage) go in one transaction.
   // What each call saw, for the page's inspector: derived data, so a failed write is reported, never fatal. Written with the step the call led to.
   const contexts = contextRecorder(db, mindId, (e) => console.warn(`Could not record what a model call saw: ${e instanceof Error ? e.message : String(e)}`));
-  const log = new CachedLog(contexts.carriedBy(recordingUsage(db, mindId, mindLog(db, mindId))), WINDOW, { nextTurn: () => new Promise((resolve) => setTimeout(resolve, 0)) });
+  const log = new CachedLog(contexts.carriedBy(recordingUsage(mindId, mindLog(db, mindId))), WINDOW, { nextTurn: () => new Promise((resolve) => setTimeout(resolve, 0)) });
   // The stream's positions and its sealed summaries, read by the summarizer in the background: the run's context shows them once read.
   const past = new SealedPast(DEFAULT_TIERS);
   const journal = new Journal(withSealedPast(log, past), ids, clock);
@@ -136,10 +137,10 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
 
   // Every step appended after this point by someone else (the page, another
   // tab) is offered to the mind's dispatcher. What the mind wrote itself it
-  // already holds: those rows are skipped before they are parsed. Read at most
-  // every WATCH_MS: each of the mind's own writes re-ran the read on the thread
-  // it thinks on, for rows it then skipped.
-  const unwatch = watchRows(await lastSeq(db, mindId), (seq) => rowsAfter(db, mindId, seq), (rows) => {
+  // already holds: its own writes do not make the watch read (watch-others),
+  // and rows of its own that a read brings anyway are skipped before they are
+  // parsed. Read at most every WATCH_MS, for a burst of others' writes.
+  const unwatch = watchOthers(db, mindId, await lastSeq(db, mindId), (rows) => {
     const others = rows.filter((r) => !journal.wrote(r.step_id));
     const trajOf = new Map(others.map((r) => [r.seq, r.traj_id]));
     const theirs = parseRows(others);

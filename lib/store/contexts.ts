@@ -10,11 +10,10 @@
 import { TierLine } from "../context/rollups";
 import { shownSteps, type ReplayLookups, type SeenCall, type SeenPart } from "../context/replay";
 import type { ContextPort } from "../mind/ports";
-import { decorateLog, type BatchingLog } from "../mind/step-log";
 import type { Step } from "../trajectory/schema";
 import type { ContextRow, ReverieDb } from "./db";
 import { encodeCall, resolveRecords, sealedHash, StoredCall, type Encoded, type Previous, type SealedFacts } from "./seen-delta";
-import { InvalidStepError, parseRows } from "./steps";
+import { carryingRows, InvalidStepError, parseRows, type RowsWith, type StoreLog } from "./steps";
 
 const textKey = (hash: string) => `seen-text:${hash}`;
 
@@ -36,7 +35,7 @@ export interface ContextRecorder extends ContextPort {
    * record whose step's write has begun already, or whose instructions' texts
    * are not stored yet, is written on its own, as before.
    */
-  carriedBy(log: BatchingLog): BatchingLog;
+  carriedBy(log: StoreLog): StoreLog;
 }
 
 /** Runs whose last record the recorder remembers as the base of their next (a mind runs a few at once: its inner life, the responder, nested runs). */
@@ -145,8 +144,8 @@ export function contextRecorder(db: ReverieDb, mindId: string, onError: (e: unkn
     }
     return rowOf(call, enc, system);
   };
-  const carriedBy = (log: BatchingLog): BatchingLog => {
-    const writeAll = async (steps: readonly Step[]) => {
+  const carriedBy = (log: StoreLog): StoreLog => {
+    const appendWith = async (steps: readonly Step[], withRows: RowsWith) => {
       const rows: ContextRow[] = [];
       for (const step of steps) {
         claim(step.step_id);
@@ -156,38 +155,25 @@ export function contextRecorder(db: ReverieDb, mindId: string, onError: (e: unkn
           rows.push(row);
         }
       }
-      const inner = (batch: readonly Step[]) => (log.appendAll ? log.appendAll(batch) : batch.reduce((p, s) => p.then(() => log.append(s)), Promise.resolve()));
-      if (rows.length === 0) return inner(steps);
-      let refused: InvalidStepError | null = null;
+      if (rows.length === 0) return log.appendWith(steps, withRows);
       try {
-        // The log beneath writes steps and their usage rows: its transaction joins this one.
-        await db.transaction("rw", [db.steps, db.usage, db.contexts], async () => {
-          let stored = steps.length;
-          try {
-            await inner(steps);
-          } catch (e) {
-            if (!(e instanceof InvalidStepError)) throw e;
-            refused = e;
-            stored = e.stored;
-          }
-          const written = new Set(steps.slice(0, stored).map((s) => s.step_id));
+        // The log beneath writes steps and their usage rows: the records go in the same transaction.
+        await log.appendWith(steps, (stored) => {
+          const written = new Set(stored.map((s) => s.step_id));
           const mine = rows.filter((r) => written.has(r.step_id));
           for (const r of rows) if (!written.has(r.step_id)) forget(r.run_id);
-          if (mine.length) await db.contexts.bulkPut(mine);
+          return mine.length ? [{ table: "contexts", op: "put", rows: mine }, ...withRows(stored)] : withRows(stored);
         });
       } catch (e) {
+        // A refused step: the ones before it are stored, with their records.
+        if (e instanceof InvalidStepError) throw e;
         // Nothing of it was stored. The steps must not fail for their records (derived data): once more, alone.
         for (const r of rows) forget(r.run_id);
         onError(e);
-        return inner(steps);
+        return log.appendWith(steps, withRows);
       }
-      if (refused) throw refused;
     };
-    return decorateLog(log, {
-      append: (step) => writeAll([step]),
-      appendAll: writeAll,
-      fork: async (child) => carriedBy(await log.fork(child)),
-    });
+    return carryingRows(log, appendWith, carriedBy);
   };
   return {
     record(call) {

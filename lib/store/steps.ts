@@ -2,12 +2,13 @@
 // parsed with the schema; a row that does not parse is skipped and counted.
 import Dexie, { liveQuery } from "dexie";
 import type { FoundStep } from "../mind/ports";
-import type { BatchingLog } from "../mind/step-log";
+import { decorateLog, type BatchingLog } from "../mind/step-log";
 import { trajDirName } from "../trajectory/headlong";
 import { readLine } from "../trajectory/headlong";
 import { parseStep, type Step } from "../trajectory/schema";
 import { stepText } from "../trajectory/summary";
 import type { ReverieDb, StepRow } from "./db";
+import { writeRows, type TableWrite } from "./raw-write";
 
 export class InvalidStepError extends Error {
   /** Steps of the same write that were stored before the refused one. */
@@ -54,21 +55,30 @@ export async function appendStep(db: ReverieDb, mindId: string, step: Step, traj
   return seq ?? 0;
 }
 
+/** Rows of other tables written with a batch of steps, for the steps that are stored (a valid prefix of the batch). */
+export type RowsWith = (stored: readonly Step[]) => readonly TableWrite[];
+
+export const NO_ROWS: RowsWith = () => [];
+
 /**
- * Append steps in order, in one request. An invalid step is refused with the
- * steps after it; the ones before it are stored (the error says how many).
+ * Append steps in order, in one transaction with the rows `withRows` gives for
+ * them (their usage, what their model call saw). An invalid step is refused
+ * with the steps after it; the ones before it are stored with their rows (the
+ * error says how many).
  */
-export async function appendSteps(db: ReverieDb, mindId: string, steps: readonly Step[], trajId = mindId): Promise<void> {
+export async function appendSteps(db: ReverieDb, mindId: string, steps: readonly Step[], trajId = mindId, withRows: RowsWith = NO_ROWS): Promise<void> {
   const rows: StepRow[] = [];
+  let refused: InvalidStepError | null = null;
   for (const step of steps) {
     const row = stepRow(mindId, step, trajId);
     if (row instanceof InvalidStepError) {
-      if (rows.length) await db.steps.bulkAdd(rows);
-      throw new InvalidStepError(row.message, rows.length);
+      refused = new InvalidStepError(row.message, rows.length);
+      break;
     }
     rows.push(row);
   }
-  if (rows.length) await db.steps.bulkAdd(rows);
+  await writeRows(db, [{ table: "steps", op: "add", rows }, ...withRows(steps.slice(0, rows.length))]);
+  if (refused) throw refused;
 }
 
 const mindRange = (db: ReverieDb, mindId: string) =>
@@ -154,20 +164,39 @@ async function blobPrefix(db: ReverieDb, mindId: string, trajId: string): Promis
   return row?.dir ? `${row.dir}/blobs/` : "blobs/";
 }
 
+/** A trajectory log in this store: its batches can carry rows of other tables in the same transaction. */
+export interface StoreLog extends BatchingLog {
+  appendWith(steps: readonly Step[], withRows: RowsWith): Promise<void>;
+  fork(child: { trajId: string; name: string }): Promise<StoreLog>;
+}
+
+/**
+ * A store log whose batches (and single appends) all go through `appendWith`,
+ * which adds its own rows to the transaction; its children are wrapped by
+ * `wrapFork`. How the usage and context recorders ride on a log.
+ */
+export function carryingRows(log: StoreLog, appendWith: StoreLog["appendWith"], wrapFork: (child: StoreLog) => StoreLog): StoreLog {
+  return {
+    ...decorateLog(log, { append: (step) => appendWith([step], NO_ROWS) }),
+    appendAll: (steps) => appendWith(steps, NO_ROWS),
+    appendWith,
+    fork: async (child) => wrapFork(await log.fork(child)),
+  };
+}
+
 /**
  * One trajectory of a mind as the mind loop sees it: its root (trajId = the
  * mind's id) or a forked child. Reads are of this trajectory only, so a
  * child's steps never reach its parent's context; `find` spans the mind.
  */
-export function trajectoryLog(db: ReverieDb, mindId: string, trajId = mindId): BatchingLog {
+export function trajectoryLog(db: ReverieDb, mindId: string, trajId = mindId): StoreLog {
   let prefix: Promise<string> | null = null;
   const ownPrefix = () => (prefix ??= blobPrefix(db, mindId, trajId));
   return {
     trajId,
-    append: async (step) => {
-      await appendStep(db, mindId, step, trajId);
-    },
+    append: (step) => appendSteps(db, mindId, [step], trajId),
     appendAll: (steps) => appendSteps(db, mindId, steps, trajId),
+    appendWith: (steps, withRows) => appendSteps(db, mindId, steps, trajId, withRows),
     putBlob: async (name, text) => putBlob(db, mindId, `${await ownPrefix()}${name}`, text),
     blob: async (ref, of = trajId) => {
       const base = of === trajId ? await ownPrefix() : await blobPrefix(db, mindId, of);
@@ -195,7 +224,7 @@ export function trajectoryLog(db: ReverieDb, mindId: string, trajId = mindId): B
 }
 
 /** A mind's root trajectory. */
-export const mindLog = (db: ReverieDb, mindId: string): BatchingLog => trajectoryLog(db, mindId, mindId);
+export const mindLog = (db: ReverieDb, mindId: string): StoreLog => trajectoryLog(db, mindId, mindId);
 
 /**
  * Call `onRows` with the rows appended after `afterSeq`, by this context or

@@ -1,10 +1,9 @@
 // The usage table: one row per model call, keyed by the step that carries its
 // usage. Derived data beside the log (rebuildable from the steps); it answers
 // what a mind spent this hour and today, for its caps and its page.
-import { decorateLog, type BatchingLog } from "../mind/step-log";
 import Dexie from "dexie";
 import { periods } from "../mind/budget";
-import { InvalidStepError } from "./steps";
+import { carryingRows, type RowsWith, type StoreLog } from "./steps";
 import type { Step, StepUsage } from "../trajectory/schema";
 import type { ReverieDb, UsageRow } from "./db";
 
@@ -34,52 +33,18 @@ export function usageRow(mindId: string, step: Step, trajId: string): UsageRow |
 
 /**
  * A mind's log (and every child forked from it) that also records each model
- * call's usage as its step is appended, so the next call's budget check sees it.
+ * call's usage as its step is appended, so the next call's budget check sees
+ * it: each step and its usage row in one transaction (each is a round trip to
+ * the store, and an iteration has several). An invalid step is refused with
+ * those after it; the ones before it are stored with their rows.
  */
-export function recordingUsage(db: ReverieDb, mindId: string, log: BatchingLog): BatchingLog {
-  return decorateLog(log, {
-    async append(step) {
-      const row = usageRow(mindId, step, log.trajId);
-      if (!row) return log.append(step);
-      // The step and its usage row in one transaction: each is a round trip to the store, and an iteration has several.
-      await db.transaction("rw", db.steps, db.usage, async () => {
-        await log.append(step);
-        await db.usage.put(row);
-      });
-    },
-    // Steps and their usage rows, all in one transaction; an invalid step is refused with those after it, as its log does.
-    async appendAll(steps) {
-      const usageOf = (upTo: number) => steps.slice(0, upTo).flatMap((s) => usageRow(mindId, s, log.trajId) ?? []);
-      if (usageOf(steps.length).length === 0) return writeAll(log, steps);
-      let refused: InvalidStepError | null = null;
-      await db.transaction("rw", db.steps, db.usage, async () => {
-        let stored = steps.length;
-        try {
-          await writeAll(log, steps);
-        } catch (e) {
-          if (!(e instanceof InvalidStepError)) throw e;
-          refused = e;
-          stored = e.stored;
-        }
-        const rows = usageOf(stored);
-        if (rows.length) await db.usage.bulkPut(rows);
-      });
-      if (refused) throw refused;
-    },
-    fork: async (child) => recordingUsage(db, mindId, await log.fork(child)),
-  });
-}
-
-/** Every step through the log's batch writer, or one by one (an error then says how many were stored before it). */
-async function writeAll(log: BatchingLog, steps: readonly Step[]): Promise<void> {
-  if (log.appendAll) return log.appendAll(steps);
-  for (let i = 0; i < steps.length; i++) {
-    try {
-      await log.append(steps[i] as Step);
-    } catch (e) {
-      throw e instanceof InvalidStepError ? new InvalidStepError(e.message, i) : e;
-    }
-  }
+export function recordingUsage(mindId: string, log: StoreLog): StoreLog {
+  const appendWith = (steps: readonly Step[], withRows: RowsWith) =>
+    log.appendWith(steps, (stored) => {
+      const rows = stored.flatMap((s) => usageRow(mindId, s, log.trajId) ?? []);
+      return rows.length ? [{ table: "usage", op: "put", rows }, ...withRows(stored)] : withRows(stored);
+    });
+  return carryingRows(log, appendWith, (child) => recordingUsage(mindId, child));
 }
 
 /** A mind's calls from `sinceMs` on: when, and what each cost. */

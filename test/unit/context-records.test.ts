@@ -35,7 +35,7 @@ describe("context records carried by their step's write", () => {
   it("a record made before its step is written is stored with it: there once the write is, without waiting for the recorder", async () => {
     const errors: unknown[] = [];
     const recorder = contextRecorder(db, MIND, (e) => errors.push(e));
-    const log = recorder.carriedBy(recordingUsage(db, MIND, mindLog(db, MIND)));
+    const log = recorder.carriedBy(recordingUsage(MIND, mindLog(db, MIND)));
     // The first record's text is not stored yet: it goes on its own (and stores the text).
     const first = reasoning();
     await log.appendAll?.([first]);
@@ -69,7 +69,7 @@ describe("context records carried by their step's write", () => {
 
   it("a refused step takes its record with it; the steps before it are stored with theirs", async () => {
     const recorder = contextRecorder(db, MIND);
-    const log = recorder.carriedBy(recordingUsage(db, MIND, mindLog(db, MIND)));
+    const log = recorder.carriedBy(recordingUsage(MIND, mindLog(db, MIND)));
     const seed = output();
     await log.appendAll?.([seed]);
     recorder.record(call(seed.step_id));

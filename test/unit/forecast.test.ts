@@ -63,7 +63,7 @@ describe("the forecast from the ledger", () => {
 
   it("averages what the idle wakes' calls cost in the usage table; working wakes and the responder are left out", async () => {
     await db.trajectories.add({ mind_id: MIND, traj_id: MIND, name: "Mo", dir: "" });
-    const log = recordingUsage(db, MIND, mindLog(db, MIND));
+    const log = recordingUsage(MIND, mindLog(db, MIND));
     let n = 0;
     const id = () => `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
     const ts = (s: number) => formatTs(T0 + s * 1000);

@@ -62,7 +62,7 @@ describe("steps: append-only", () => {
   });
 
   it("mindLog's port has only appends, blob, fork and reads", () => {
-    expect(Object.keys(mindLog(db, MIND)).sort()).toEqual(["append", "appendAll", "blob", "count", "find", "fork", "putBlob", "search", "tail", "trajId"]);
+    expect(Object.keys(mindLog(db, MIND)).sort()).toEqual(["append", "appendAll", "appendWith", "blob", "count", "find", "fork", "putBlob", "search", "tail", "trajId"]);
   });
 
   it("appendStep writes the step exactly as given and returns its seq", async () => {

@@ -67,7 +67,7 @@ describe("the charts agree with the ledger", () => {
 
   it("known calls at a known price: each bucket is what the calls cost, and the newest hour and day are spendSummary's", async () => {
     await db.trajectories.add({ mind_id: MIND, traj_id: MIND, name: "Mo", dir: "" });
-    const log = recordingUsage(db, MIND, mindLog(db, MIND));
+    const log = recordingUsage(MIND, mindLog(db, MIND));
     // Prices that do not add up exactly in binary floating point, so any other order of summing would show.
     const price: Price = { input: 0.15, output: 0.6, cachedInput: 0.075 };
     const calls = [

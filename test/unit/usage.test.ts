@@ -77,7 +77,7 @@ describe("the usage table", () => {
 
   it("a row per step with usage, written as the step is appended (children too); other steps write none", async () => {
     await db.trajectories.add({ mind_id: MIND, traj_id: MIND, name: "Ada", dir: "" });
-    const log = recordingUsage(db, MIND, mindLog(db, MIND));
+    const log = recordingUsage(MIND, mindLog(db, MIND));
     const ts = at("2025-01-01T12:10:00.000Z");
     await log.append(reasoning(1, ts, 0.25));
     await log.append({ type: "thought", step_id: "00000000-0000-4000-8000-000000000002", ts: formatTs(ts), content: "no call" });
@@ -92,7 +92,7 @@ describe("the usage table", () => {
 
   it("appendAll writes a batch of steps and their usage rows together; an invalid step is refused with the ones after it, the ones before it and their usage are stored", async () => {
     await db.trajectories.add({ mind_id: MIND, traj_id: MIND, name: "Ada", dir: "" });
-    const log = recordingUsage(db, MIND, mindLog(db, MIND));
+    const log = recordingUsage(MIND, mindLog(db, MIND));
     const ts = at("2025-01-01T12:10:00.000Z");
     const thought = (n: number): Step => ({ type: "thought", step_id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`, ts: formatTs(ts), content: `t${n}` });
     await log.appendAll!([reasoning(1, ts, 0.25), thought(2), reasoning(3, ts, 0.5)]);
