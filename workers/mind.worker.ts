@@ -26,16 +26,17 @@ let partialShown = false;
 let statusAt = 0;
 let statusTimer: ReturnType<typeof setTimeout> | null = null;
 
-// Each report re-renders the mind's page. A run reports every iteration: ten
-// a second are enough for the page (the last one always goes); a change of
-// state goes at once.
+// Each report re-renders the mind's page (a commit and a frame). A run
+// reports every iteration: four a second are enough for the page (the last
+// one always goes); a change of state goes at once.
+const REPORT_MS = 250;
 function postStatus(status: MindStatus): void {
   const sameState = lastStatus?.type === "status" && lastStatus.status.state === "thinking" && status.state === "thinking";
   const msg: FromWorker = { type: "status", status };
   lastStatus = msg;
   if (statusTimer) clearTimeout(statusTimer);
   statusTimer = null;
-  const wait = statusAt + 100 - Date.now();
+  const wait = statusAt + REPORT_MS - Date.now();
   if (sameState && wait > 0) {
     statusTimer = setTimeout(() => {
       statusTimer = null;
@@ -103,13 +104,13 @@ async function start(mindId: string): Promise<RunningMind | null> {
         onConfigChanged: () => restart(mindId),
         onStatus: postStatus,
         onPartial: (text) => {
-          // Streamed text at most ten times a second; the clearing "" only when there is something to clear.
+          // Streamed text at most four times a second; the clearing "" only when there is something to clear.
           if (text === "") {
             if (!partialShown) return;
             partialShown = false;
           } else {
             const now = Date.now();
-            if (now - lastPartial < 100) return;
+            if (now - lastPartial < REPORT_MS) return;
             lastPartial = now;
             partialShown = true;
           }

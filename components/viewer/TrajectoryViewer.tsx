@@ -28,7 +28,7 @@ const PLAIN_LIMIT = 600;
 /** New steps whose bodies are loaded before they are shown, while following (about a screenful). */
 const FOLLOWED_BODIES = 40;
 
-// Memoized: the mind's page re-renders on every status (ten a second), and a 10,000-step stream need not.
+// Memoized: the mind's page re-renders on every status (four a second), and a 10,000-step stream need not.
 export const TrajectoryViewer = memo(function TrajectoryViewer({ source, footer }: { source: StepSource; footer?: React.ReactNode }) {
   const [url, setUrl] = useViewerUrl();
   const [trajs, setTrajs] = useState<TrajectoryRow[] | null>(null);

@@ -7,8 +7,8 @@ import type { StepSource } from "@/lib/store/view";
 import type { IndexEntry } from "@/lib/trajectory/rows";
 
 const FIRST = 150;
-/** New steps of a live mind are shown at most this often. */
-const LIVE_MS = 100;
+/** New steps of a live mind are shown at most this often (each update is a commit and a frame: lib/store/view.ts says why four a second). */
+const LIVE_MS = 250;
 
 export interface TrajectoryIndex {
   entries: IndexEntry[];
