@@ -25,7 +25,7 @@ import { UsageView } from "./usage/UsageView";
 
 export function MindView({ mindId }: { mindId: string }) {
   const mind = useMind(mindId);
-  // Only what the page's frame shows: the status (ten a second while the mind runs) re-renders its own bar.
+  // Only what the page's frame shows: the status (four a second while the mind runs) re-renders its own bar.
   const role = useRunnerPart(mindId, (s) => s.role);
   const fatal = useRunnerPart(mindId, (s) => s.fatal);
   const runtime = useRunnerPart(mindId, (s) => s.runtime);
@@ -141,7 +141,7 @@ function MindFiles({ mindId, running }: { mindId: string; running: boolean | und
   return <FilesView mindId={mindId} readOnly={filesReadOnly(running, { role, status: { state } })} />;
 }
 
-/** The model's reply as it streams in (the runner posts it at most ten times a second). */
+/** The model's reply as it streams in (the runner posts it at most four times a second). */
 function PartialReply({ mindId }: { mindId: string }) {
   const partial = useRunnerPart(mindId, (s) => s.partial);
   return partial ? (

@@ -50,7 +50,7 @@ export function useRunnerState(mindId: string): RunnerState {
 
 /**
  * One part of the runner's state (a field, or a value kept in it: never a new object), so that a
- * component re-renders when that part changes, not on every status the runner posts (ten a second).
+ * component re-renders when that part changes, not on every status the runner posts (four a second).
  */
 export function useRunnerPart<T>(mindId: string, part: (state: RunnerState) => T): T {
   return useSyncExternalStore(

@@ -1,7 +1,7 @@
 "use client";
 // The viewer's rows and type counts, kept up to date as a live trajectory
 // grows at the cost of the new steps, not of the whole history: a mind on a
-// fast model appends steps ten times a second to a stream of thousands.
+// fast model brings a batch of new steps four times a second to a stream of thousands.
 import { useMemo, useRef } from "react";
 import { extendRows, type DisplayRow, type IndexEntry, type RowBuild, type RowOptions } from "@/lib/trajectory/rows";
 

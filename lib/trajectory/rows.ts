@@ -93,7 +93,7 @@ export function rowIndexOf(rows: readonly DisplayRow[], id: string): number {
 
 // ---- the same rows, extended as a live trajectory grows ---------------------
 //
-// A live mind appends steps ten times a second; rebuilding every row of a
+// A live mind's stream takes in new steps up to four times a second (lib/store/view.ts); rebuilding every row of a
 // 10,000-step stream for each batch cost the page's main thread more than the
 // new steps themselves. `extendRows` keeps the rows of the entries it has seen
 // and redoes only the part the new entries can change: from the last point
