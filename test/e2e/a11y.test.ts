@@ -115,8 +115,16 @@ for (const colorScheme of SCHEMES) {
           await page.goto(p.url);
           await page.getByTestId(p.ready).first().waitFor({ timeout: 30_000 });
           const toggle = page.getByTestId("presentation-toggle");
-          if ((await toggle.getAttribute("aria-pressed")) !== String(presenting)) await toggle.click();
-          await page.locator(`[data-testid="presentation-toggle"][aria-pressed="${presenting}"]`).waitFor();
+          // Until the page has hydrated, the server's markup shows the default and a click does nothing: look again, click again.
+          await expect
+            .poll(
+              async () => {
+                if ((await toggle.getAttribute("aria-pressed")) !== String(presenting)) await toggle.click();
+                return toggle.getAttribute("aria-pressed");
+              },
+              { timeout: 30_000, interval: 500 },
+            )
+            .toBe(String(presenting));
           const shot = `${colorScheme}-${p.name}${presenting ? "-presenting" : ""}`;
           found.push(...(await scan(page, shot)).map((v) => `${shot}: ${v}`));
         }

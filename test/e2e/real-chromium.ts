@@ -94,7 +94,8 @@ export async function launchRealChromium(): Promise<RealChromium> {
         await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
         if (child.exitCode === null) child.kill("SIGKILL");
       }
-      rmSync(profile, { recursive: true, force: true });
+      // Chromium's last writes to its profile can land while the folder is being removed (ENOTEMPTY): try again.
+      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
 }
