@@ -45,13 +45,14 @@ export async function writeRows(db: ReverieDb, writes: readonly TableWrite[]): P
 
 /** The announcements writeRows made in this context: a watch of what others wrote can pass over them (the same object reaches Dexie's listeners here; other tabs get a copy). */
 const own = new WeakSet<ObservabilitySet>();
-const ownWriters = new Set<(db: ReverieDb, writes: readonly TableWrite[], keys: readonly IndexableType[][]) => void>();
+type WriteListener = (db: ReverieDb, writes: readonly TableWrite[], keys: readonly IndexableType[][]) => void;
+const ownWriters = new Set<WriteListener>();
 
 /** Was this change announced by writeRows, in this context? */
 export const wroteHere = (parts: ObservabilitySet): boolean => own.has(parts);
 
 /** Hear of every write writeRows commits in this context (before it is announced); returns the unsubscribe. */
-export function onWriteHere(listener: (db: ReverieDb, writes: readonly TableWrite[], keys: readonly IndexableType[][]) => void): () => void {
+export function onWriteHere(listener: WriteListener): () => void {
   ownWriters.add(listener);
   return () => ownWriters.delete(listener);
 }
