@@ -7,7 +7,7 @@ import type { Price } from "../lib/llm/price";
 import { priceFor } from "../lib/llm/prices";
 import { discoverProxy } from "../lib/llm/proxy";
 import { budgetProblems, spendTally } from "../lib/mind/budget";
-import { CachedLog, WINDOW } from "../lib/mind/cached-log";
+import { CachedLog, GATHER_MS, WINDOW } from "../lib/mind/cached-log";
 import { Journal } from "../lib/mind/journal";
 import { Mind } from "../lib/mind/mind";
 import { withSealedPast } from "../lib/mind/summarizer";
@@ -87,10 +87,10 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   const { permissions } = mind;
   const { fs, flush } = await openPersistentFs(mindFiles(db, mindId), { maxBytes: permissions.limits.max_workspace_bytes });
   // Each model call's usage is recorded as its step is appended: the caps count it from the next call on.
-  // A write starts at the worker's next task: a block's reasoning and output (and their usage) go in one transaction.
+  // A write starts GATHER_MS after a step is queued: the steps of those milliseconds (and their usage) go in one transaction.
   // What each call saw, for the page's inspector: derived data, so a failed write is reported, never fatal. Written with the step the call led to.
   const contexts = contextRecorder(db, mindId, (e) => console.warn(`Could not record what a model call saw: ${e instanceof Error ? e.message : String(e)}`));
-  const log = new CachedLog(contexts.carriedBy(recordingUsage(mindId, mindLog(db, mindId))), WINDOW, { nextTurn: () => new Promise((resolve) => setTimeout(resolve, 0)) });
+  const log = new CachedLog(contexts.carriedBy(recordingUsage(mindId, mindLog(db, mindId))), WINDOW, { nextTurn: () => new Promise((resolve) => setTimeout(resolve, GATHER_MS)) });
   // The stream's positions and its sealed summaries, read by the summarizer in the background: the run's context shows them once read.
   const past = new SealedPast(DEFAULT_TIERS);
   const journal = new Journal(withSealedPast(log, past), ids, clock);

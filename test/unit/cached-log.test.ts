@@ -4,8 +4,8 @@
 // and written behind, in order, batched while a write is in flight;
 // steps others wrote come in through `ingest`; reads past the window go to the
 // store.
-import { describe, expect, it } from "vitest";
-import { CachedLog, WINDOW } from "../../lib/mind/cached-log";
+import { describe, expect, it, vi } from "vitest";
+import { CachedLog, GATHER_MS, WINDOW } from "../../lib/mind/cached-log";
 import type { StepLog } from "../../lib/mind/ports";
 import type { BatchingLog } from "../../lib/mind/step-log";
 import type { Step } from "../../lib/trajectory/schema";
@@ -121,6 +121,42 @@ describe("CachedLog", () => {
     await log.flushed();
     expect(batches).toEqual([2, 1]);
     expect(store.steps).toEqual([a, b, c]);
+  });
+
+  it("started GATHER_MS later (as the worker starts them): the steps of that time go in one write, however many tasks append them", async () => {
+    vi.useFakeTimers();
+    try {
+      const { store, inner } = countedStore();
+      const batches: Step[][] = [];
+      const batching: BatchingLog = {
+        ...inner,
+        appendAll: async (steps) => {
+          batches.push([...steps]);
+          for (const st of steps) await inner.append(st);
+        },
+      };
+      const log = new CachedLog(batching, 10, { nextTurn: () => new Promise((r) => setTimeout(r, GATHER_MS)) });
+      const [a, b, c, d] = thoughts(4);
+      await log.append(a!);
+      await vi.advanceTimersByTimeAsync(GATHER_MS / 2);
+      await log.append(b!); // a task later: still gathering
+      await vi.advanceTimersByTimeAsync(GATHER_MS / 2 - 1);
+      await log.append(c!);
+      expect(store.steps).toEqual([]);
+      // Kept at once all the same: the mind reads what it has not stored yet.
+      expect(await log.tail(3)).toEqual([a, b, c]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(batches).toEqual([[a, b, c]]);
+      expect(store.steps).toEqual([a, b, c]);
+      // A step after the write waits its own GATHER_MS; flushed() waits with it.
+      await log.append(d!);
+      const flushed = log.flushed();
+      await vi.advanceTimersByTimeAsync(GATHER_MS);
+      await flushed;
+      expect(batches).toEqual([[a, b, c], [d]]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("the queue behind a write is bounded: an append past it waits for the write in flight", async () => {
