@@ -4,11 +4,9 @@
 // grow (a live mind, a live link), each new step as it is appended.
 import { useEffect, useRef, useState } from "react";
 import type { StepSource } from "@/lib/store/view";
-import type { IndexEntry } from "@/lib/trajectory/rows";
+import { LIVE_MS, type IndexEntry } from "@/lib/trajectory/rows";
 
 const FIRST = 150;
-/** New steps of a live mind are shown at most this often (each update is a commit and a frame: lib/store/view.ts says why four a second). */
-const LIVE_MS = 250;
 
 export interface TrajectoryIndex {
   entries: IndexEntry[];

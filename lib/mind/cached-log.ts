@@ -34,9 +34,9 @@ export const BATCH = 32;
  * Each write has a cost apart from its rows: a transaction, its commit, and
  * the change announced to every open tab, which each handle it. At the next
  * task, a mind on bench/mind's instant model wrote once per iteration: its
- * worker spent 1.4–1.6 ms per iteration on writes (a timeline of marks in the
+ * worker spent 1.4–1.9 ms per iteration on writes (a timeline of marks in the
  * worker over 600 calls, the page on the list of minds, a 2-core machine).
- * Gathering for 20 ms, 0.5–0.8 ms, and the median time between calls went
+ * Gathering for 20 ms, 0.6–0.8 ms, and the median time between calls went
  * from 9.4–10.1 ms to 8.1–8.3 ms in two runs of three (the third ran while the
  * whole machine was slower). bench/mind at 10,000 steps, back to back: page
  * on the list 9.9 → 8.3–8.6 ms, showing the stream 10.6 → 8.0–8.8 ms (its page

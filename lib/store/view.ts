@@ -4,7 +4,7 @@
 // blobs and search on demand.
 import Dexie from "dexie";
 import { readLine } from "../trajectory/headlong";
-import { entryOf, type IndexEntry } from "../trajectory/rows";
+import { entryOf, LIVE_MS, type IndexEntry } from "../trajectory/rows";
 import type { Step } from "../trajectory/schema";
 import type { PageRow, ReverieDb, StepRow, TrajectoryRow } from "./db";
 import { getBlob, parseRows, watchRows } from "./steps";
@@ -50,15 +50,6 @@ export interface StepSource {
 }
 
 const PAGE = 5000;
-/**
- * How often a live mind's new steps are read for a watching viewer, at most
- * (components/viewer/useTrajectoryIndex.ts shows them at this pace). Four
- * times a second: each update is a React commit and a frame (style, layout,
- * paint), and at ten a second, with the status and streamed text besides, a
- * page following a mind on an instant model kept its main thread ~75% busy
- * on the cores the mind thinks on.
- */
-const LIVE_MS = 250;
 const SEARCH_LIMIT = 5000;
 
 /** What both local sources read the same way. */

@@ -92,10 +92,20 @@ export function rowIndexOf(rows: readonly DisplayRow[], id: string): number {
 }
 
 // ---- the same rows, extended as a live trajectory grows ---------------------
-//
-// A live mind's stream takes in new steps up to four times a second (lib/store/view.ts); rebuilding every row of a
-// 10,000-step stream for each batch cost the page's main thread more than the
-// new steps themselves. `extendRows` keeps the rows of the entries it has seen
+
+/**
+ * How often a live stream's new steps are read (lib/store/view.ts) and shown
+ * (components/viewer/useTrajectoryIndex.ts), at most. Four times a second:
+ * each update is a React commit and a frame (style, layout, paint), and at
+ * ten a second, with the status and streamed text besides, a page following
+ * a mind on an instant model kept its main thread ~75% busy on the cores the
+ * mind thinks on.
+ */
+export const LIVE_MS = 250;
+
+// A live mind's stream takes in a batch of new steps every LIVE_MS; rebuilding
+// every row of a 10,000-step stream for each batch cost the page's main thread
+// more than the new steps themselves. `extendRows` keeps the rows of the entries it has seen
 // and redoes only the part the new entries can change: from the last point
 // where no idle markers were pending, or, when a step joins an earlier run,
 // from that run's header. It equals `buildRows` of the whole, always; a change
