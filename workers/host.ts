@@ -1,7 +1,7 @@
 // Wires one mind: the store (Dexie), the workspace (just-bash over IndexedDB),
 // the model (AI SDK) and real timers, around lib/mind's loop. Runs in the
 // mind's Web Worker; also importable by integration tests under Node.
-import { createModel, modelLabel } from "../lib/llm/model";
+import { createModelSource, modelLabel } from "../lib/llm/model";
 import { modelPort } from "../lib/llm/complete";
 import type { Price } from "../lib/llm/price";
 import { priceFor } from "../lib/llm/prices";
@@ -185,5 +185,5 @@ async function mindModel(db: ReverieDb, mind: MindRecord): Promise<ModelPort> {
     price = priceFor(s, await getPriceTable(db)) ?? (s.provider === "openai-compatible" ? { input: 0, output: 0 } : undefined);
   }
   if (!price) throw new Error(`No price is known for ${modelLabel(s)}, so its spend caps could not be kept: give its price per million tokens in Settings.`);
-  return modelPort(createModel(s, { origin: appOrigin() }), modelLabel(s), { price });
+  return modelPort(createModelSource(s, { origin: appOrigin() }), modelLabel(s), { price });
 }

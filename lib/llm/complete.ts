@@ -2,12 +2,15 @@
 // throwing. Failures (refused connection, HTTP errors, a malformed stream)
 // come back as data with a readable message.
 //
-// It uses the AI SDK's single-call stream (streamLanguageModelCall), not
-// streamText: the mind makes exactly one call per iteration with no tools and
-// does its own retries, and streamText's multi-step machinery cost about as
-// much per call again as the provider itself (bench/ mind).
+// A model is an AI SDK language model, called through the SDK's single-call
+// stream (streamLanguageModelCall), not streamText: the mind makes exactly one
+// call per iteration with no tools and does its own retries, and streamText's
+// multi-step machinery cost about as much per call again as the provider
+// itself (bench/ mind). Or it is a chat-completions endpoint, read with no
+// stream layers at all (lib/llm/chat-completions.ts).
 import { APICallError, RetryError, experimental_streamLanguageModelCall as streamLanguageModelCall, type LanguageModel } from "ai";
 import { pauseText } from "../mind/budget";
+import { ChatCompletions, openChatStream, type CallRequest, type PartReader } from "./chat-completions";
 import type { ModelPort, ModelRequest, ModelResult } from "../mind/ports";
 import type { StepUsage } from "../trajectory/schema";
 import type { Price } from "./price";
@@ -50,7 +53,26 @@ export function retryAfterSeconds(e: unknown, now = Date.now()): number | undefi
 /** A model call that has not finished after this long is ended (a hung server must not hang the mind). */
 export const MODEL_TIMEOUT_MS = 180_000;
 
-export function modelPort(model: LanguageModel, name: string, opts: { timeoutMs?: number; /** Turns each call's tokens into USD on its step. */ price?: Price } = {}): ModelPort {
+/** The SDK's stream of one call, as parts. */
+async function sdkParts(model: LanguageModel, req: CallRequest): Promise<PartReader> {
+  const result = await streamLanguageModelCall({ model, instructions: req.instructions, messages: req.messages, abortSignal: req.signal });
+  const reader = result.stream.getReader();
+  return {
+    async read() {
+      for (;;) {
+        const next = await reader.read();
+        if (next.done) return null;
+        const part = next.value;
+        if (part.type === "text-delta") return { type: "text", text: part.text };
+        if (part.type === "error") return { type: "error", error: part.error };
+        if (part.type === "model-call-end") return { type: "usage", usage: part.usage };
+      }
+    },
+    cancel: () => void reader.cancel().catch(() => undefined),
+  };
+}
+
+export function modelPort(model: LanguageModel | ChatCompletions, name: string, opts: { timeoutMs?: number; /** Turns each call's tokens into USD on its step. */ price?: Price } = {}): ModelPort {
   const timeoutMs = opts.timeoutMs ?? MODEL_TIMEOUT_MS;
   return {
     name,
@@ -82,23 +104,22 @@ export function modelPort(model: LanguageModel, name: string, opts: { timeoutMs?
           else signal.addEventListener("abort", end, { once: true });
         });
         stopped.catch(() => undefined);
-        const result = await Promise.race([streamLanguageModelCall({ model, instructions: req.instructions, messages: req.messages, abortSignal: signal }), stopped]);
-        const reader = result.stream.getReader();
-        signal.addEventListener("abort", () => void reader.cancel().catch(() => undefined), { once: true });
+        const call: CallRequest = { instructions: req.instructions, messages: req.messages, signal };
+        const parts = await Promise.race([model instanceof ChatCompletions ? openChatStream(model.endpoint, call) : sdkParts(model, call), stopped]);
+        signal.addEventListener("abort", () => parts.cancel(), { once: true });
         for (;;) {
-          const next = await Promise.race([reader.read(), stopped]);
-          if (next.done) break;
-          const part = next.value;
-          if (part.type === "text-delta") {
+          const part = await Promise.race([parts.read(), stopped]);
+          if (part === null) break;
+          if (part.type === "text") {
             text += part.text;
             if (text.length > MAX_REPLY_CHARS) {
-              void reader.cancel().catch(() => undefined);
+              parts.cancel();
               break;
             }
             req.onDelta?.(text);
           } else if (part.type === "error") {
             failure = part.error;
-          } else if (part.type === "model-call-end") {
+          } else {
             inTokens = part.usage.inputTokens;
             outTokens = part.usage.outputTokens;
             usage = stepUsage(part.usage, { price: opts.price, model: name });

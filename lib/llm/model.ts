@@ -8,6 +8,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createOpenRouter } from "@openrouter/ai-sdk-provider";
 import type { LanguageModel } from "ai";
+import { ChatCompletions } from "./chat-completions";
 import type { ModelSettings } from "./settings";
 
 /** Where the host's proxy answers, under the app's origin. */
@@ -50,6 +51,19 @@ export function createModel(s: ModelSettings, env: ModelEnv = {}): LanguageModel
       // "strict" asks for usage in streamed replies (stream_options.include_usage).
       return createOpenRouter({ apiKey: s.apiKey, baseURL, compatibility: "strict", fetch }).chat(s.model);
   }
+}
+
+/**
+ * What the mind's loop calls: the proxy and OpenAI-compatible servers speak
+ * plain chat completions, read without the AI SDK's stream layers (about
+ * 1 ms a call: lib/llm/chat-completions.ts); every other provider through
+ * the SDK.
+ */
+export function createModelSource(s: ModelSettings, env: ModelEnv = {}): LanguageModel | ChatCompletions {
+  const fetch = env.fetch;
+  if (s.provider === "proxy") return new ChatCompletions({ baseURL: proxyBaseUrl(env.origin), model: s.model, fetch });
+  if (s.provider === "openai-compatible") return new ChatCompletions({ baseURL: s.baseURL?.replace(/\/+$/, "") ?? "", model: s.model, apiKey: s.apiKey || undefined, fetch });
+  return createModel(s, env);
 }
 
 /** How the model is named in steps: provider/model. */
