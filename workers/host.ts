@@ -1,5 +1,6 @@
 // Wires one mind: the store (Dexie), the workspace (just-bash over IndexedDB),
-// the model (AI SDK) and real timers, around lib/mind's loop. Runs in the
+// the model (the AI SDK, or lib/llm/chat-completions for chat-completions
+// servers) and real timers, around lib/mind's loop. Runs in the
 // mind's Web Worker; also importable by integration tests under Node.
 import { createModelSource, modelLabel } from "../lib/llm/model";
 import { modelPort } from "../lib/llm/complete";

@@ -77,8 +77,7 @@ async function httpError(response: Response, url: string, requestBodyValues: unk
   } catch {
     // Not JSON: the status text stands.
   }
-  const status = response.status;
-  return new APICallError({ message, url, requestBodyValues, statusCode: status, responseHeaders: headersOf(response), responseBody, isRetryable: status === 408 || status === 409 || status === 429 || status >= 500 });
+  return new APICallError({ message, url, requestBodyValues, statusCode: response.status, responseHeaders: headersOf(response), responseBody });
 }
 
 /** One event's data as parts: text, usage, or the error it carries or is. */
@@ -91,7 +90,7 @@ function partsOf(data: string, out: CallPart[]): void {
     return;
   }
   if (chunk === null || typeof chunk !== "object") {
-    out.push({ type: "error", error: new JSONParseError({ text: data, cause: new Error("not an object") }) });
+    out.push({ type: "error", error: new Error(`The model sent an event that is not a JSON object: ${data.slice(0, 100)}`) });
     return;
   }
   if (chunk.error) {

@@ -62,7 +62,8 @@ export function createModel(s: ModelSettings, env: ModelEnv = {}): LanguageModel
 export function createModelSource(s: ModelSettings, env: ModelEnv = {}): LanguageModel | ChatCompletions {
   const fetch = env.fetch;
   if (s.provider === "proxy") return new ChatCompletions({ baseURL: proxyBaseUrl(env.origin), model: s.model, fetch });
-  if (s.provider === "openai-compatible") return new ChatCompletions({ baseURL: s.baseURL?.replace(/\/+$/, "") ?? "", model: s.model, apiKey: s.apiKey || undefined, fetch });
+  // openChatStream trims the base URL's trailing slashes itself.
+  if (s.provider === "openai-compatible") return new ChatCompletions({ baseURL: s.baseURL ?? "", model: s.model, apiKey: s.apiKey || undefined, fetch });
   return createModel(s, env);
 }
 

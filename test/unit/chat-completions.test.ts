@@ -87,6 +87,14 @@ describe("chat completions without the SDK's stream layers", () => {
     expect(cut.lean).toMatchObject({ ok: false, aborted: false, error: expect.stringContaining(`The model's reply from ${server.url}/chat/completions broke off`) });
   });
 
+  it("an event that is JSON but not an object is a failure that says so", async () => {
+    // A fake fetch at the HTTP boundary: the scripted server only sends well-formed chunks or broken JSON.
+    const sse = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: null\n\ndata: [DONE]\n\n';
+    const fakeFetch = async () => new Response(sse, { status: 200, headers: { "content-type": "text/event-stream" } });
+    const port = modelPort(new ChatCompletions({ baseURL: "http://model.test/v1", model: "x", fetch: fakeFetch }), "x");
+    expect(await port.complete(request())).toEqual({ ok: false, aborted: false, error: "The model sent an event that is not a JSON object: null" });
+  });
+
   it("a server that cannot be reached, and a Stop mid-stream", async () => {
     const gone = modelPort(new ChatCompletions({ baseURL: "http://127.0.0.1:9/v1", model: "x" }), "x");
     const r = await gone.complete(request());
