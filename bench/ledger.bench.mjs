@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark: the spend ledger alone (lib/server/ledger.ts), reserve -> settle
+// Benchmark: the spend ledger alone (lib/server/ledger/ledger.ts), reserve -> settle
 // cycles as the proxy makes them, N of them kept C at a time in flight, spread
 // over 100 clients, caps high enough that nothing is refused. Measures cycles
 // per second and reserve / settle latency (p50, p99) on PGlite (a temp folder)
@@ -24,8 +24,8 @@ if (!process.execArgv.includes("--conditions=react-server")) {
 }
 
 const { tsImport } = await import("tsx/esm/api");
-const { openSql } = await tsImport("../lib/server/sql.ts", import.meta.url);
-const { openLedger } = await tsImport("../lib/server/ledger.ts", import.meta.url);
+const { openSql } = await tsImport("../lib/server/db/sql.ts", import.meta.url);
+const { openLedger } = await tsImport("../lib/server/ledger/ledger.ts", import.meta.url);
 const pg = (await import("pg")).default;
 
 const CYCLES = Number(process.env.CYCLES ?? 2000);

@@ -2,7 +2,7 @@
 // to serve a proxy without its caps.
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { parseProxyConfig } from "@/lib/server/proxy-config";
+import { parseProxyConfig } from "@/lib/server/proxy/config";
 
 const GOOD = {
   LLM_PROXY_UPSTREAM_URL: "http://127.0.0.1:1234/v1/",

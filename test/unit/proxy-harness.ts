@@ -2,12 +2,12 @@
 // (test/fixtures/model-server.ts, a real HTTP upstream) and a real ledger on
 // PGlite in a temp folder. Every response the handlers give passes through
 // `seen`, so a test can check the key appears in none of them.
-import type { Caps } from "@/lib/server/ledger";
-import { openLedger, type Ledger } from "@/lib/server/ledger";
-import { handleChatCompletions, handleModels, type ProxyDeps, type Settlement } from "@/lib/server/proxy";
-import type { ProxyConfig } from "@/lib/server/proxy-config";
-import { serverSecret } from "@/lib/server/secrets";
-import type { Sql } from "@/lib/server/sql";
+import type { Caps } from "@/lib/server/ledger/ledger";
+import { openLedger, type Ledger } from "@/lib/server/ledger/ledger";
+import { handleChatCompletions, handleModels, type ProxyDeps, type Settlement } from "@/lib/server/proxy/routes";
+import type { ProxyConfig } from "@/lib/server/proxy/config";
+import { serverSecret } from "@/lib/server/db/secrets";
+import type { Sql } from "@/lib/server/db/sql";
 import { startModelServer, type ModelServer } from "../fixtures/model-server";
 import { pglite } from "./server-databases";
 

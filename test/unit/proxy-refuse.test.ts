@@ -3,10 +3,10 @@
 // request (400/413, before any reservation), a ledger that is down (503, no
 // call made). And who the caller is: bearer tokens and the signed cookie.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLIENT_COOKIE, tokenClientId } from "@/lib/server/identity";
-import { openLedger } from "@/lib/server/ledger";
-import { handleChatCompletions } from "@/lib/server/proxy";
-import { MAX_BODY_BYTES } from "@/lib/server/proxy-request";
+import { CLIENT_COOKIE, tokenClientId } from "@/lib/server/proxy/identity";
+import { openLedger } from "@/lib/server/ledger/ledger";
+import { handleChatCompletions } from "@/lib/server/proxy/routes";
+import { MAX_BODY_BYTES } from "@/lib/server/proxy/request";
 import { HOST_KEY, NOW, TOKENS, chat, startHarness, type Harness } from "./proxy-harness";
 import { pglite } from "./server-databases";
 

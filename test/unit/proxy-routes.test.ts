@@ -16,7 +16,7 @@ async function routes(env: Record<string, string>) {
   for (const k of Object.keys(process.env)) if (k.startsWith("LLM_PROXY_")) delete process.env[k];
   Object.assign(process.env, env);
   vi.resetModules();
-  return import("@/lib/server/proxy-runtime");
+  return import("@/lib/server/proxy/runtime");
 }
 
 const post = () => new Request("http://app.test/api/llm/v1/chat/completions", { method: "POST", body: "{}" });

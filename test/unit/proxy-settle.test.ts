@@ -3,10 +3,10 @@
 // cut mid-way, a client that goes away) is settled at.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { costUsd, maxOutputWithin } from "@/lib/llm/price";
-import { tokenClientId } from "@/lib/server/identity";
-import { DEFAULT_MAX_TOKENS } from "@/lib/server/proxy";
-import { ChatRequest } from "@/lib/server/proxy-request";
-import { countText, inputTokens, reservedInputTokens } from "@/lib/server/proxy-tokens";
+import { tokenClientId } from "@/lib/server/proxy/identity";
+import { DEFAULT_MAX_TOKENS } from "@/lib/server/proxy/routes";
+import { ChatRequest } from "@/lib/server/proxy/request";
+import { countText, inputTokens, reservedInputTokens } from "@/lib/server/proxy/tokens";
 import { CAPS, HOST_KEY, PRICE, chat, startHarness, type Harness } from "./proxy-harness";
 
 let h: Harness;
@@ -129,7 +129,7 @@ describe("a call that fails", () => {
 
   it("upstream unreachable: 502, settles at 0, and the log line holds no key", async () => {
     const down = { ...h.deps, config: { ...h.deps.config, upstreamUrl: "http://127.0.0.1:9/v1" } };
-    const { handleChatCompletions } = await import("@/lib/server/proxy");
+    const { handleChatCompletions } = await import("@/lib/server/proxy/routes");
     const token = h.token();
     const res = await handleChatCompletions(
       new Request("http://proxy.test/x", { method: "POST", headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(chat("hi")) }),

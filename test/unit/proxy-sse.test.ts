@@ -2,7 +2,7 @@
 // the bytes were cut, the reported usage, and the streamed text a cut stream
 // is settled on.
 import { describe, expect, it } from "vitest";
-import { SseTally, generatedText, usageFrom } from "@/lib/server/proxy-sse";
+import { SseTally, generatedText, usageFrom } from "@/lib/server/proxy/sse";
 
 const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
 const STREAM =

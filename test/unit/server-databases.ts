@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { openSql, type Sql } from "@/lib/server/sql";
+import { openSql, type Sql } from "@/lib/server/db/sql";
 
 export interface Engine {
   name: "pglite" | "postgres";

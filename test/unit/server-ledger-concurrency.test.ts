@@ -3,8 +3,8 @@
 // settled total stays within the cap and no reservation is left pending.
 // On PostgreSQL the cycles really run in parallel over the pool's connections.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openLedger, type Caps, type Ledger } from "@/lib/server/ledger";
-import type { Sql } from "@/lib/server/sql";
+import { openLedger, type Caps, type Ledger } from "@/lib/server/ledger/ledger";
+import type { Sql } from "@/lib/server/db/sql";
 import { engines } from "./server-databases";
 
 const CYCLES = 200;

@@ -3,8 +3,8 @@
 // One database per engine; each test lives on its own UTC day (an injected
 // clock), so its global_day counter is its own.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LedgerUnavailableError, openLedger, type Caps } from "@/lib/server/ledger";
-import type { Sql } from "@/lib/server/sql";
+import { LedgerUnavailableError, openLedger, type Caps } from "@/lib/server/ledger/ledger";
+import type { Sql } from "@/lib/server/db/sql";
 import { engines } from "./server-databases";
 
 const CAPS: Caps = { globalDayUsd: 10, clientHourUsd: 1, clientDayUsd: 3, requestUsd: 0.5 };

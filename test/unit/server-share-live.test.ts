@@ -6,7 +6,7 @@
 // a viewer that leaves is cleaned up; a lost notification is caught by the poll.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STEP_EVENT } from "@/lib/share/api";
-import type { Sql } from "@/lib/server/sql";
+import type { Sql } from "@/lib/server/db/sql";
 import { engines } from "./server-databases";
 import { instance, newLink, newMind, sseReader, thought, upload, type App } from "./server-sync-harness";
 

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import type * as Crypto from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Sql } from "@/lib/server/sql";
+import type { Sql } from "@/lib/server/db/sql";
 
 const compared = vi.hoisted(() => ({ lengths: [] as [number, number][] }));
 vi.mock("node:crypto", async (importOriginal) => {
@@ -18,7 +18,7 @@ vi.mock("node:crypto", async (importOriginal) => {
   return { ...real, timingSafeEqual, default: { ...real, timingSafeEqual } };
 });
 
-const { hashToken, newToken, tokenMatches } = await import("@/lib/server/tokens");
+const { hashToken, newToken, tokenMatches } = await import("@/lib/server/sharing/tokens");
 const { pglite } = await import("./server-databases");
 const { dump, instance, newLink, newMind, thought, upload } = await import("./server-sync-harness");
 

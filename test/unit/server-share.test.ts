@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { INVITE_LIMITS } from "@/lib/share/api";
-import type { Sql } from "@/lib/server/sql";
+import type { Sql } from "@/lib/server/db/sql";
 import { engines } from "./server-databases";
 import { dump, instance, newLink, newMind, thought, upload, type App } from "./server-sync-harness";
 
@@ -278,7 +278,7 @@ describe("a database that cannot be opened", () => {
     process.env.DATABASE_URL = "postgres://reverie:hunter2@127.0.0.1:1/none";
     vi.spyOn(console, "error").mockImplementation(() => {});
     vi.resetModules();
-    const rt = await import("@/lib/server/sharing-runtime");
+    const rt = await import("@/lib/server/sharing/runtime");
     const token = "A".repeat(43);
     for (const res of [
       await rt.mindsRoute.POST(new Request("http://app.test/api/sync/minds", { method: "POST", body: JSON.stringify({ name: "Ada" }) }), { params: Promise.resolve({}) }),

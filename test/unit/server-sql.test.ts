@@ -1,9 +1,9 @@
 // The SQL store on both engines: migrations once, data kept across re-opens,
 // transactions that roll back and never interleave, secrets, unreachable servers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MIGRATIONS, migrate } from "@/lib/server/migrations";
-import { serverSecret } from "@/lib/server/secrets";
-import { openSql, SqlUnavailableError, type Sql } from "@/lib/server/sql";
+import { MIGRATIONS, migrate } from "@/lib/server/db/migrations";
+import { serverSecret } from "@/lib/server/db/secrets";
+import { openSql, SqlUnavailableError, type Sql } from "@/lib/server/db/sql";
 import { engines } from "./server-databases";
 
 for (const engine of engines) {

@@ -2,9 +2,9 @@
 // real route handlers over a real database (PGlite or PostgreSQL), reached by
 // real Request objects through the same path routing Next does.
 import { randomUUID } from "node:crypto";
-import { openLiveHub, type LiveHub } from "@/lib/server/share-live";
-import { sharingFetch, sharingRoutes } from "@/lib/server/sharing-routes";
-import type { Sql } from "@/lib/server/sql";
+import { openLiveHub, type LiveHub } from "@/lib/server/sharing/live";
+import { sharingFetch, sharingRoutes } from "@/lib/server/sharing/routes";
+import type { Sql } from "@/lib/server/db/sql";
 import type { WireStep } from "@/lib/share/api";
 
 export const ORIGIN = "http://app.test";

@@ -4,7 +4,7 @@
 // that leave the database exactly as it was.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYNC_LIMITS } from "@/lib/share/api";
-import type { Sql } from "@/lib/server/sql";
+import type { Sql } from "@/lib/server/db/sql";
 import { engines } from "./server-databases";
 import { dump, instance, newLink, newMind, ORIGIN, thought, upload, wire, type App } from "./server-sync-harness";
 

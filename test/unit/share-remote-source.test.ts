@@ -1,9 +1,9 @@
 // The viewer's remote source over the real sharing routes, in process (PGlite,
 // and PostgreSQL when configured): what the viewer reads through a link.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openLiveHub, type LiveHub } from "@/lib/server/share-live";
-import { sharingFetch, sharingRoutes } from "@/lib/server/sharing-routes";
-import type { Sql } from "@/lib/server/sql";
+import { openLiveHub, type LiveHub } from "@/lib/server/sharing/live";
+import { sharingFetch, sharingRoutes } from "@/lib/server/sharing/routes";
+import type { Sql } from "@/lib/server/db/sql";
 import type { WireStep } from "@/lib/share/api";
 import { shareClient, syncClient, type FetchPort } from "@/lib/share/client";
 import { parseWireStep, remoteSource } from "@/lib/share/remote-source";

@@ -2,9 +2,9 @@
 // store (fake-indexeddb), the engine and its HTTP client, and lib/server's
 // handlers over a real database (PGlite, and PostgreSQL when configured).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { openLiveHub, type LiveHub } from "@/lib/server/share-live";
-import { sharingFetch, sharingRoutes } from "@/lib/server/sharing-routes";
-import type { Sql } from "@/lib/server/sql";
+import { openLiveHub, type LiveHub } from "@/lib/server/sharing/live";
+import { sharingFetch, sharingRoutes } from "@/lib/server/sharing/routes";
+import type { Sql } from "@/lib/server/db/sql";
 import { OfflineError, shareClient, syncClient, type FetchPort } from "@/lib/share/client";
 import { syncEngine, wakeSource, type SyncEngine } from "@/lib/share/sync-engine";
 import type { ReverieDb } from "@/lib/store/db";

@@ -1,5 +1,5 @@
 // GET: what a share link shows (404 for unknown or revoked links).
-import { sharedRoute } from "@/lib/server/sharing-runtime";
+import { sharedRoute } from "@/lib/server/sharing/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 // The models the host's proxy offers, with their prices.
-import { modelsRoute } from "@/lib/server/proxy-runtime";
+import { modelsRoute } from "@/lib/server/proxy/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 // GET: server-sent events of a live or invite link's new steps.
-import { sharedEventsRoute } from "@/lib/server/sharing-runtime";
+import { sharedEventsRoute } from "@/lib/server/sharing/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

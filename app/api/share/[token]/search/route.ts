@@ -1,5 +1,5 @@
 // GET: search a shared mind's steps.
-import { sharedSearchRoute } from "@/lib/server/sharing-runtime";
+import { sharedSearchRoute } from "@/lib/server/sharing/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

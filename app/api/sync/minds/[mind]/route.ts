@@ -1,5 +1,5 @@
 // GET: where a synced mind's upload resumes (write token).
-import { mindRoute } from "@/lib/server/sharing-runtime";
+import { mindRoute } from "@/lib/server/sharing/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

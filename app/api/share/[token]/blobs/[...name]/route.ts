@@ -1,5 +1,5 @@
 // GET: one blob of a shared mind, as text.
-import { sharedBlobsRoute } from "@/lib/server/sharing-runtime";
+import { sharedBlobsRoute } from "@/lib/server/sharing/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 // GET lists, POST creates a share or invite link (write token).
-import { linksRoute } from "@/lib/server/sharing-runtime";
+import { linksRoute } from "@/lib/server/sharing/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 // DELETE revokes a link on every instance (write token).
-import { linkRoute } from "@/lib/server/sharing-runtime";
+import { linkRoute } from "@/lib/server/sharing/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -2,8 +2,8 @@ import "server-only";
 // Token counts for the proxy's arithmetic: the input estimate a reservation is
 // made on, and the output of a call cut short (no usage reported) counted from
 // what was streamed. Counted with the mind's own tokenizer (lib/context/tokens).
-import { MESSAGE_OVERHEAD, TokenCounter } from "../context/tokens";
-import type { ChatRequest } from "./proxy-request";
+import { MESSAGE_OVERHEAD, TokenCounter } from "../../context/tokens";
+import type { ChatRequest } from "./request";
 
 const counter = new TokenCounter();
 

@@ -12,11 +12,11 @@ import {
   type SharedMind,
 } from "@/lib/share/api";
 import { inbox, postGuestMessage } from "./invite-messages";
-import { eventStream, type StreamOptions } from "./share-events";
-import { createLink, listLinks, resolveLink, revokeLink } from "./share-links";
-import type { LiveHub } from "./share-live";
-import { locateStep, readBlob, readSteps, searchSteps } from "./share-reads";
-import { SqlUnavailableError, type Sql } from "./sql";
+import { eventStream, type StreamOptions } from "./events";
+import { createLink, listLinks, resolveLink, revokeLink } from "./links";
+import type { LiveHub } from "./live";
+import { locateStep, readBlob, readSteps, searchSteps } from "./reads";
+import { SqlUnavailableError, type Sql } from "../db/sql";
 import { apiError, HttpError, json, noContent, notFound, param, readBody, readJson, route, type Params } from "./sync-http";
 import { authorizeMind, createMind, putBlob, readTrajectories, syncState, uploadSteps } from "./sync-store";
 import { bearerToken } from "./tokens";

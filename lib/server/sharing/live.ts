@@ -6,8 +6,8 @@ import "server-only";
 // on a slow poll, the safety net for a notification lost while LISTEN was
 // reconnecting. The same wake checks for revoked links.
 import { SYNC_LIMITS, type WireStep } from "@/lib/share/api";
-import { stepsAfter } from "./share-reads";
-import type { Sql } from "./sql";
+import { stepsAfter } from "./reads";
+import type { Sql } from "../db/sql";
 import { SYNC_CHANNEL } from "./sync-store";
 
 export type LiveEvent = { kind: "step"; step: WireStep } | { kind: "revoked" };

@@ -2,9 +2,9 @@ import "server-only";
 // The sharing routes as the running server sees them: the process-wide
 // database and one live hub for it (so every viewer of a mind in this
 // process shares one follower). A database that cannot be opened is 503.
-import { openLiveHub, type LiveHub } from "./share-live";
-import { sharingRoutes, type SharingDeps } from "./sharing-routes";
-import { serverSql, type Sql } from "./sql";
+import { openLiveHub, type LiveHub } from "./live";
+import { sharingRoutes, type SharingDeps } from "./routes";
+import { serverSql, type Sql } from "../db/sql";
 import { allMethods, apiError, HttpError } from "./sync-http";
 
 const hubs = new WeakMap<Sql, LiveHub>();

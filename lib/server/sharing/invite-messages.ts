@@ -4,8 +4,8 @@ import "server-only";
 // many server instances share the database.
 import { randomUUID } from "node:crypto";
 import { INVITE_LIMITS, type GuestMessage, type Inbound } from "@/lib/share/api";
-import type { ResolvedLink } from "./share-links";
-import type { Sql } from "./sql";
+import type { ResolvedLink } from "./links";
+import type { Sql } from "../db/sql";
 import { HttpError } from "./sync-http";
 import { SYNC_CHANNEL } from "./sync-store";
 

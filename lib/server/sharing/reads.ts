@@ -3,8 +3,8 @@ import "server-only";
 // Every step read is bounded by the link's last_seq, so a snapshot never
 // shows a step beyond its at_seq.
 import { SYNC_LIMITS, type StepPage, type WireStep } from "@/lib/share/api";
-import type { ResolvedLink } from "./share-links";
-import type { Sql } from "./sql";
+import type { ResolvedLink } from "./links";
+import type { Sql } from "../db/sql";
 import { HttpError } from "./sync-http";
 
 type StepRow = { seq: string | number; traj: string; json: string };

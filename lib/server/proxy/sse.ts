@@ -4,7 +4,7 @@ import "server-only";
 // what settlement needs: the reported usage (the final chunk, when
 // stream_options.include_usage is on) and the streamed text, to count the
 // output of a stream that ends without usage.
-import type { TokenUsage } from "../llm/price";
+import type { TokenUsage } from "../../llm/price";
 
 /** OpenAI's usage object, in a completion or the last chunk of a stream. */
 export function usageFrom(raw: unknown): TokenUsage | undefined {

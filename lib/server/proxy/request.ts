@@ -3,8 +3,8 @@ import "server-only";
 // zod, checked against the models the proxy offers. Everything refused here
 // is refused before any reservation, so it costs nothing.
 import { z } from "zod";
-import { errorResponse } from "./proxy-http";
-import { readCapped } from "./body";
+import { errorResponse } from "./http";
+import { readCapped } from "../http/body";
 
 /** Requests larger than this are refused with 413 (a long context is well under it). */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;

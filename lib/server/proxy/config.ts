@@ -3,8 +3,8 @@ import "server-only";
 // No LLM_PROXY_UPSTREAM_URL means no proxy, which is not an error. With one,
 // every other setting must be present and sane, or the proxy refuses to start:
 // an unbounded bill is a start-up failure, not a runtime surprise.
-import { parsePriceTable, type Price, type PriceTable } from "../llm/price";
-import type { Caps } from "./ledger";
+import { parsePriceTable, type Price, type PriceTable } from "../../llm/price";
+import type { Caps } from "../ledger/ledger";
 
 export interface ProxyConfig {
   /** The upstream's OpenAI-compatible base URL (ending in /v1), without a trailing slash. */

@@ -3,7 +3,7 @@ import "server-only";
 // `event: step` with `id: <seq>`, so a browser's EventSource resumes from the
 // last one it saw (Last-Event-ID) after any reconnect.
 import { REVOKED_EVENT, STEP_EVENT } from "@/lib/share/api";
-import type { LiveEvent, LiveHub } from "./share-live";
+import type { LiveEvent, LiveHub } from "./live";
 
 export interface StreamOptions {
   heartbeatMs?: number;

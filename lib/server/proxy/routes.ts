@@ -4,14 +4,14 @@ import "server-only";
 // with a real ledger and a real upstream. Top to bottom: who is calling, is
 // the request sound, what is the most it can cost, reserve that, forward,
 // settle on what it really cost.
-import { costUsd, maxOutputWithin, worstCaseUsd, type TokenUsage } from "../llm/price";
+import { costUsd, maxOutputWithin, worstCaseUsd, type TokenUsage } from "../../llm/price";
 import { identify, type Identity } from "./identity";
-import type { Ledger, Reservation } from "./ledger";
-import { priceOf, type ProxyConfig } from "./proxy-config";
-import { forward, type Outcome } from "./proxy-forward";
-import { errorResponse, keyScrubber, withCookie } from "./proxy-http";
-import { parseChatRequest } from "./proxy-request";
-import { inputTokens, reservedInputTokens } from "./proxy-tokens";
+import type { Ledger, Reservation } from "../ledger/ledger";
+import { priceOf, type ProxyConfig } from "./config";
+import { forward, type Outcome } from "./forward";
+import { errorResponse, keyScrubber, withCookie } from "./http";
+import { parseChatRequest } from "./request";
+import { inputTokens, reservedInputTokens } from "./tokens";
 
 export interface ProxyDeps {
   config: ProxyConfig;

@@ -3,12 +3,12 @@ import "server-only";
 // the process-wide database and ledger, and what each /api/llm route answers
 // when the proxy is off (404 not_configured, which the page reads to decide
 // whether to offer it) or misconfigured (503 naming what is wrong).
-import { openLedger, type Ledger } from "./ledger";
-import { handleChatCompletions, handleModels, type ProxyDeps } from "./proxy";
-import { parseProxyConfig, type ProxyConfig, type ProxyConfigResult } from "./proxy-config";
-import { errorResponse } from "./proxy-http";
-import { serverSecret } from "./secrets";
-import { serverSql, type Sql } from "./sql";
+import { openLedger, type Ledger } from "../ledger/ledger";
+import { handleChatCompletions, handleModels, type ProxyDeps } from "./routes";
+import { parseProxyConfig, type ProxyConfig, type ProxyConfigResult } from "./config";
+import { errorResponse } from "./http";
+import { serverSecret } from "../db/secrets";
+import { serverSql, type Sql } from "../db/sql";
 
 let parsed: ProxyConfigResult | undefined;
 const ledgers = new WeakMap<Sql, Ledger>();

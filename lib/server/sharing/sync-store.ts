@@ -5,7 +5,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { SYNC_LIMITS, type SyncState, type Upload, type Uploaded, type WireTrajectory } from "@/lib/share/api";
 import { parseStep } from "@/lib/trajectory/schema";
-import type { Sql } from "./sql";
+import type { Sql } from "../db/sql";
 import { HttpError } from "./sync-http";
 import { hashToken, newToken, tokenMatches } from "./tokens";
 

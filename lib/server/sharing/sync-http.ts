@@ -3,7 +3,7 @@ import "server-only";
 // byte cap (so a huge upload is refused, not buffered whole), and the
 // per-route method dispatch that answers 405 for anything else.
 import type { z } from "zod";
-import { readCapped } from "./body";
+import { readCapped } from "../http/body";
 
 export class HttpError extends Error {
   constructor(

@@ -10,10 +10,10 @@ import "server-only";
 //   had started working and bills for it.
 // Streams are relayed event by event as they arrive (each event scrubbed of
 // the key), never buffered whole.
-import type { TokenUsage } from "../llm/price";
-import { errorResponse } from "./proxy-http";
-import { SseTally, generatedText, usageFrom } from "./proxy-sse";
-import { countText } from "./proxy-tokens";
+import type { TokenUsage } from "../../llm/price";
+import { errorResponse } from "./http";
+import { SseTally, generatedText, usageFrom } from "./sse";
+import { countText } from "./tokens";
 
 export interface ForwardOptions {
   /** The upstream's base URL (…/v1). */

@@ -4,7 +4,7 @@ import "server-only";
 // and the digest is compared in constant time before it counts.
 import { randomUUID } from "node:crypto";
 import { sharePath, Token, type CreatedLink, type LinkInfo, type LinkKind } from "@/lib/share/api";
-import type { Sql } from "./sql";
+import type { Sql } from "../db/sql";
 import { HttpError, notFound } from "./sync-http";
 import { SYNC_CHANNEL } from "./sync-store";
 import { hashToken, newToken, tokenMatches } from "./tokens";

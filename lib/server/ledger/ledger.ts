@@ -5,12 +5,12 @@ import "server-only";
 // micro-dollars; a reservation raises all three rows' pending in one
 // conditional upsert that checks every cap on the rows as last committed, so
 // two servers (or two requests) can never both squeeze under a cap. The
-// statements, and why they lock the way they do, are in ledger-statements.ts.
+// statements, and why they lock the way they do, are in statements.ts.
 import { randomUUID } from "node:crypto";
-import type { TokenUsage } from "../llm/price";
-import { CLOSE, EXISTS, RESERVE, SPENT, STALE, USED } from "./ledger-statements";
-import { checkUsd, dayStart, hourStart, microsDown, microsUp, nextDay, nextHour, usd } from "./ledger-units";
-import type { Sql } from "./sql";
+import type { TokenUsage } from "../../llm/price";
+import { CLOSE, EXISTS, RESERVE, SPENT, STALE, USED } from "./statements";
+import { checkUsd, dayStart, hourStart, microsDown, microsUp, nextDay, nextHour, usd } from "./units";
+import type { Sql } from "../db/sql";
 
 export type CapName = "global_day" | "client_hour" | "client_day" | "request";
 export interface Caps { globalDayUsd: number; clientHourUsd: number; clientDayUsd: number; requestUsd: number }
