@@ -18,9 +18,9 @@ export const chromiumAvailable = () => existsSync(CHROMIUM);
 
 // The page's side: lib/ modules as the worker has them, and the shared cold path.
 const ENTRY = `
-import { ReverieDb } from "./lib/store/db";
-import { readTiers, streamEntriesAfter, streamKeysAfter } from "./lib/store/tiers";
-import { tailSteps } from "./lib/store/steps";
+import { ReverieDb } from "./lib/store/db/db";
+import { readTiers, streamEntriesAfter, streamKeysAfter } from "./lib/store/derived/tiers";
+import { tailSteps } from "./lib/store/steps/steps";
 import { buildContext, inStream } from "./lib/context/build";
 import { SealedPast } from "./lib/context/sealed-past";
 import { completeBlocks, DEFAULT_TIERS } from "./lib/context/staircase";

@@ -38,9 +38,9 @@ const { instructionsFor, taskText } = await tsImport("../lib/mind/prompt.ts", im
 // What the inner life gives an idle wake's first call (lib/mind/thinkers/inner-life.ts hands it to its run): measured as the mind sends it.
 const { idleFirstLook } = await tsImport("../lib/mind/thinkers/first-look.ts", import.meta.url);
 const { commandList } = await tsImport("../lib/shell/commands/registry.ts", import.meta.url);
-const { ReverieDb } = await tsImport("../lib/store/db.ts", import.meta.url);
-const { countSteps, tailSteps } = await tsImport("../lib/store/steps.ts", import.meta.url);
-const { readTiers, streamEntriesAfter, streamKeysAfter } = await tsImport("../lib/store/tiers.ts", import.meta.url);
+const { ReverieDb } = await tsImport("../lib/store/db/db.ts", import.meta.url);
+const { countSteps, tailSteps } = await tsImport("../lib/store/steps/steps.ts", import.meta.url);
+const { readTiers, streamEntriesAfter, streamKeysAfter } = await tsImport("../lib/store/derived/tiers.ts", import.meta.url);
 const { SealedPast } = await tsImport(new URL("sealed-past.ts", CONTEXT_DIR).href, import.meta.url);
 const { DEFAULT_RUN_LIMITS } = await tsImport("../lib/mind/run.ts", import.meta.url);
 

@@ -14,8 +14,8 @@ import { tsImport } from "tsx/esm/api";
 import { startInstantModel } from "./mind-model.mjs";
 import { stats } from "./mind-trajectory.mjs";
 
-const { ReverieDb } = await tsImport("../lib/store/db.ts", import.meta.url);
-const { createMind, updateSettings } = await tsImport("../lib/store/minds.ts", import.meta.url);
+const { ReverieDb } = await tsImport("../lib/store/db/db.ts", import.meta.url);
+const { createMind, updateSettings } = await tsImport("../lib/store/minds/minds.ts", import.meta.url);
 const { runMind } = await tsImport("../workers/host.ts", import.meta.url);
 const { createModel, modelLabel } = await tsImport("../lib/llm/model.ts", import.meta.url);
 const { modelPort } = await tsImport("../lib/llm/complete.ts", import.meta.url);

@@ -2,7 +2,7 @@
 // An imported trajectory, read-only.
 import Link from "next/link";
 import { Suspense } from "react";
-import { useArchive, useLocalSource } from "@/lib/store/hooks";
+import { useArchive, useLocalSource } from "@/lib/store/view/hooks";
 import { ExportButton } from "./ExportButton";
 import { NotFound } from "./OwnerList";
 import { TrajectoryViewer } from "./viewer/TrajectoryViewer";

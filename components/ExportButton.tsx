@@ -1,7 +1,7 @@
 "use client";
 // Download a mind or an imported trajectory as a Headlong-layout .tar.gz
 // (trajectory folders, blobs, mind.json without keys).
-import { exportArchive } from "@/lib/store/export-file";
+import { exportArchive } from "@/lib/store/exchange/export-file";
 import { DownloadButton } from "./DownloadButton";
 
 export function ExportButton({ owner, name }: { owner: string; name: string }) {

@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import { useArchives, useMinds } from "@/lib/store/hooks";
+import { useArchives, useMinds } from "@/lib/store/view/hooks";
 import { ImportPanel } from "./ImportPanel";
 import { NewMindForm } from "./NewMindForm";
 import { OwnerList } from "./OwnerList";

@@ -3,7 +3,7 @@
 // streamed with a progress bar, cancellable; on success the viewer opens.
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { useImportActions } from "@/lib/store/hooks";
+import { useImportActions } from "@/lib/store/view/hooks";
 
 type State =
   | { phase: "idle" }

@@ -1,6 +1,6 @@
 "use client";
 import { useState, type KeyboardEvent } from "react";
-import type { Messaging } from "@/lib/store/hooks";
+import type { Messaging } from "@/lib/store/view/hooks";
 import { useShortcut } from "./shortcuts/useShortcut";
 
 /** Type a message; Enter (or Ctrl/⌘+Enter, from anywhere on the page) sends, Shift+Enter makes a new line. `nameTestId`: the name field's test id (a guest's page has its own). */

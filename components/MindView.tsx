@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { Suspense, useMemo, useRef, useState } from "react";
-import { useLocalMessaging, useLocalSource, useMind, useMindControls } from "@/lib/store/hooks";
+import { useLocalMessaging, useLocalSource, useMind, useMindControls } from "@/lib/store/view/hooks";
 import { BugReportButton } from "./BugReportButton";
 import { ExportButton } from "./ExportButton";
 import { replayHref } from "./replay/ReplaySources";

@@ -4,8 +4,8 @@
 // browser and price every mind here whose model has no price of its own.
 import { useState } from "react";
 import { parsePriceTable, type PriceTable } from "@/lib/llm/price";
-import { db } from "@/lib/store/db";
-import { setPriceTable } from "@/lib/store/prices";
+import { db } from "@/lib/store/db/db";
+import { setPriceTable } from "@/lib/store/minds/prices";
 import { inputClass } from "./ModelFields";
 import { usePriceTable } from "./money-hooks";
 

@@ -4,8 +4,8 @@
 // Saving records a `config` step and restarts the loop; the recent ones are listed below the form.
 import { useState, type FormEvent } from "react";
 import { settingsProblems, type Provider } from "@/lib/llm/settings";
-import { db } from "@/lib/store/db";
-import { SettingsInput, updateSettings, type Mind } from "@/lib/store/minds";
+import { db } from "@/lib/store/db/db";
+import { SettingsInput, updateSettings, type Mind } from "@/lib/store/minds/minds";
 import { inputClass, ModelFields, readModelFields } from "./ModelFields";
 import { PermissionsFields } from "./PermissionsFields";
 import { readPermissionFields } from "./permissions-form";

@@ -6,10 +6,10 @@ import { useObservable } from "dexie-react-hooks";
 import { useEffect, useState } from "react";
 import type { PriceTable } from "@/lib/llm/price";
 import { discoverProxy, type ProxyOffer } from "@/lib/llm/proxy";
-import { db } from "@/lib/store/db";
-import { getPriceTable } from "@/lib/store/prices";
-import { watchTables } from "@/lib/store/watch";
-import { spendSummary, type SpendSummary } from "@/lib/store/usage";
+import { db } from "@/lib/store/db/db";
+import { getPriceTable } from "@/lib/store/minds/prices";
+import { watchTables } from "@/lib/store/db/watch";
+import { spendSummary, type SpendSummary } from "@/lib/store/derived/usage";
 
 /** undefined while the host is asked; then whether its proxy is there. */
 export function useProxyOffer(): ProxyOffer | undefined {

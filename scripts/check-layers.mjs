@@ -50,7 +50,7 @@ for (const top of SCAN) {
       if (within(file, "lib")) {
         if (t.local && !within(t.local, "lib")) say(at, `lib/ must not import ${t.local} (lib never imports app/, components/ or workers/)`);
         if (t.pkg === "dexie" && !within(file, "lib/store")) say(at, "only lib/store touches IndexedDB (dexie)");
-        if (t.pkg && /^(react|react-dom|next)$/.test(t.pkg) && !within(file, "lib/store/hooks.ts")) say(at, `lib/ must not depend on ${t.pkg}`);
+        if (t.pkg && /^(react|react-dom|next)$/.test(t.pkg) && !within(file, "lib/store/view/hooks.ts")) say(at, `lib/ must not depend on ${t.pkg}`);
       }
       if (within(file, "lib/protocol") && !typeOnly) say(at, "lib/protocol imports nothing");
       if (PURE.some((d) => within(file, d))) {

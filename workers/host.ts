@@ -24,15 +24,15 @@ import { WORKSPACE } from "../lib/shell/limits";
 import { openPersistentFs } from "../lib/shell/persistent-fs";
 import type { RuntimePort } from "../lib/shell/ports";
 import { listSkills } from "../lib/shell/skills";
-import { contextRecorder } from "../lib/store/contexts";
-import type { ReverieDb } from "../lib/store/db";
-import { mindFiles } from "../lib/store/files";
-import { tierStore } from "../lib/store/tiers";
-import { getMind, saveShellState, type Mind as MindRecord } from "../lib/store/minds";
-import { getPriceTable } from "../lib/store/prices";
-import { recordingUsage, usageSince } from "../lib/store/usage";
-import { lastSeq, mindLog, parseRows } from "../lib/store/steps";
-import { watchOthers } from "../lib/store/watch-others";
+import { contextRecorder } from "../lib/store/derived/contexts";
+import type { ReverieDb } from "../lib/store/db/db";
+import { mindFiles } from "../lib/store/minds/files";
+import { tierStore } from "../lib/store/derived/tiers";
+import { getMind, saveShellState, type Mind as MindRecord } from "../lib/store/minds/minds";
+import { getPriceTable } from "../lib/store/minds/prices";
+import { recordingUsage, usageSince } from "../lib/store/derived/usage";
+import { lastSeq, mindLog, parseRows } from "../lib/store/steps/steps";
+import { watchOthers } from "../lib/store/steps/watch-others";
 
 export const systemClock: Clock = {
   now: () => Date.now(),

@@ -3,7 +3,7 @@
 /// <reference lib="webworker" />
 import type { FromWorker, MindStatus, ToWorker, WorkerLogLevel } from "../lib/protocol";
 import { isRuntimeReply, RuntimeBridge } from "../lib/shell/webcontainer/bridge";
-import { ReverieDb } from "../lib/store/db";
+import { ReverieDb } from "../lib/store/db/db";
 import { runMind, type RunningMind } from "./host";
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;

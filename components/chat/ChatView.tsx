@@ -3,7 +3,7 @@
 // the chosen conversation on the right. The message box stays in the page's
 // footer; the newest conversation is shown until the reader picks another.
 import { useState } from "react";
-import { useChat } from "@/lib/store/hooks";
+import { useChat } from "@/lib/store/view/hooks";
 import { ConversationView } from "./ConversationView";
 import { PeoplePicker } from "./PeoplePicker";
 

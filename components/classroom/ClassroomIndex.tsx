@@ -2,7 +2,7 @@
 // The classroom: replay any mind or imported trajectory in this browser, and
 // compare harnesses on a scripted day, each in a form that reads on a projector.
 import Link from "next/link";
-import { useArchives, useMinds } from "@/lib/store/hooks";
+import { useArchives, useMinds } from "@/lib/store/view/hooks";
 import { OwnerList } from "../OwnerList";
 import { replayHref } from "../replay/ReplaySources";
 import { PRESENTING_CONTRAST, PresentationToggle, usePresenting } from "./presentation";

@@ -2,7 +2,7 @@
 // "What the model saw", for any run: the mind's runs, newest first, and the
 // chosen one in the context inspector (the same one the stream opens).
 import { useMemo, useState } from "react";
-import { useTimelineSteps } from "@/lib/store/hooks";
+import { useTimelineSteps } from "@/lib/store/view/hooks";
 import { timelineOf } from "@/lib/trajectory/timeline";
 import { ContextInspector } from "../inspector/ContextInspector";
 import { useViewerUrl } from "../viewer/useViewerUrl";

@@ -2,7 +2,7 @@
 // One workspace file, as text (never as HTML). While the mind is stopped its
 // human may edit a text file; while it runs the worker owns the workspace.
 import { useMemo, useState } from "react";
-import { useWorkspaceActions, useWorkspaceFile } from "@/lib/store/hooks";
+import { useWorkspaceActions, useWorkspaceFile } from "@/lib/store/view/hooks";
 import { fileText, sizeText, VIEW_LIMIT } from "./file-text";
 
 const button = "rounded border border-stone-300 px-3 py-1 text-sm hover:bg-stone-100 disabled:opacity-40 dark:border-stone-700 dark:hover:bg-stone-900";

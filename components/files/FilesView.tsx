@@ -2,7 +2,7 @@
 // The mind's workspace on its page: a tree of what is saved (following the
 // worker's saves after each block) and the chosen file beside it.
 import { useCallback, useMemo, useState } from "react";
-import { useWorkspaceTree } from "@/lib/store/hooks";
+import { useWorkspaceTree } from "@/lib/store/view/hooks";
 import { FileTree } from "./FileTree";
 import { FileViewer } from "./FileViewer";
 import { buildTree } from "./tree";

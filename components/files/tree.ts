@@ -1,6 +1,6 @@
 // The workspace's flat list of paths as a tree, and the rows of it that are
 // on screen given which directories are open. Pure, for the Files view.
-import type { WorkspaceEntry } from "@/lib/store/files";
+import type { WorkspaceEntry } from "@/lib/store/minds/files";
 
 export interface TreeNode {
   name: string;

@@ -5,8 +5,8 @@
 // so each is read when asked for and kept.
 import { useEffect, useMemo, useState } from "react";
 import { replay, tokenLines, type Replayed, type TokenLine } from "@/lib/context/replay";
-import { contextOf, contextsOfRun, replayLookups, type StoredSeen } from "@/lib/store/contexts";
-import { db } from "@/lib/store/db";
+import { contextOf, contextsOfRun, replayLookups, type StoredSeen } from "@/lib/store/derived/contexts";
+import { db } from "@/lib/store/db/db";
 
 /** Which run to show, and which of its calls first (the one that led to `stepId`; else its first). */
 export interface InspectTarget {

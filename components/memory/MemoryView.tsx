@@ -3,7 +3,7 @@
 // memories), searchable, following its saves. Everything shown is the mind's
 // own text: React escapes it, nothing is rendered as HTML or Markdown.
 import { useDeferredValue, useMemo, useState } from "react";
-import { filterNotes } from "@/lib/store/memory";
+import { filterNotes } from "@/lib/store/minds/memory";
 import type { Goal } from "@/lib/shell/focus-file";
 import type { Memory } from "@/lib/shell/memory-file";
 import { useMindNotes } from "./useMindNotes";

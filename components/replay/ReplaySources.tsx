@@ -1,7 +1,7 @@
 "use client";
 // The three things a replay can play, each through the StepSource its own
 // page already uses: a mind in this browser, an imported archive, a shared link.
-import { useArchive, useLocalSource, useMind } from "@/lib/store/hooks";
+import { useArchive, useLocalSource, useMind } from "@/lib/store/view/hooks";
 import { NotFound } from "../OwnerList";
 import { LinkError, LinkNotFound } from "../share/SharedView";
 import { useSharedLink } from "../share/use-shared-link";

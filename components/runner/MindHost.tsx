@@ -4,7 +4,7 @@
 // mind for the life of the tab. Sync likewise: a synced mind keeps uploading
 // (and fetching its guests' messages) from whichever tab holds its lock.
 import type { ReactNode } from "react";
-import { useMinds, useSyncRunner } from "@/lib/store/hooks";
+import { useMinds, useSyncRunner } from "@/lib/store/view/hooks";
 import { MindRunner } from "./MindRunner";
 
 export function MindHost({ children }: { children: ReactNode }) {

@@ -6,7 +6,7 @@
 // A panic stop does not ask: it terminates the worker, then records why.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { mindLockName, type FromWorker, type ToWorker } from "@/lib/protocol";
-import { useMindControls } from "@/lib/store/hooks";
+import { useMindControls } from "@/lib/store/view/hooks";
 import type { MindStatus } from "@/lib/protocol";
 import { forgetRunner, logRunner, offerPanic, runnerState, updateRunner, type Role } from "./runner-store";
 import { linkWorkerRuntime, type RuntimeLink } from "./webcontainer-host";

@@ -2,8 +2,8 @@
 // The recent changes to a mind's settings, read from its `config` steps (each
 // save in Settings is one): when, and what changed from the step before.
 import { useLiveQuery } from "dexie-react-hooks";
-import { db } from "@/lib/store/db";
-import { recentConfigSteps } from "@/lib/store/config-steps";
+import { db } from "@/lib/store/db/db";
+import { recentConfigSteps } from "@/lib/store/steps/config-steps";
 import { configChanges } from "./config-changes";
 
 /** Changes shown; one more step is read, to say what the oldest shown one changed. */

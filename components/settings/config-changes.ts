@@ -1,6 +1,6 @@
 // "What changed": one config step against the one before it, field by field,
 // as lines a person reads ("pacing.base_s: 5 → 2"). Pure.
-import type { ConfigStep } from "@/lib/store/config-steps";
+import type { ConfigStep } from "@/lib/store/steps/config-steps";
 
 /** Fields every step has: not settings. */
 const BOOKKEEPING = new Set(["type", "step_id", "ts", "run_id", "trigger_step", "source"]);

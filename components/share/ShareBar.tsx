@@ -4,7 +4,7 @@
 // link this browser made, newest first, with who is talking through invites.
 import { useEffect, useState } from "react";
 import type { LinkInfo, LinkKind } from "@/lib/share/api";
-import { useShareActions, useSyncStatus } from "@/lib/store/hooks";
+import { useShareActions, useSyncStatus } from "@/lib/store/view/hooks";
 import { CopyField } from "./CopyField";
 import { SyncStatusLine } from "./SyncStatusLine";
 import { LinkList } from "./LinkList";

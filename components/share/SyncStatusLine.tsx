@@ -1,6 +1,6 @@
 "use client";
 // What sync is doing: off, or how many steps wait, when it last synced, and why it last failed.
-import type { SyncStatus } from "@/lib/store/hooks";
+import type { SyncStatus } from "@/lib/store/view/hooks";
 
 const time = (iso: string) => new Date(iso).toLocaleTimeString();
 

@@ -8,8 +8,8 @@ import { pageEvents, pageShareClient } from "@/lib/share/browser";
 import { ApiRequestError, type ShareClient } from "@/lib/share/client";
 import { InviteRevokedError, savedGuestName, saveGuestName, sendAsGuest } from "@/lib/share/guest";
 import { remoteSource } from "@/lib/share/remote-source";
-import type { Messaging } from "@/lib/store/hooks";
-import type { StepSource } from "@/lib/store/view";
+import type { Messaging } from "@/lib/store/view/hooks";
+import type { StepSource } from "@/lib/store/view/view";
 
 export type SharedLink =
   | { state: "loading" }

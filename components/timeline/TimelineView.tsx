@@ -5,7 +5,7 @@
 // mark is a button that says what it is and opens its step in the stream. It
 // follows new steps as they are appended.
 import { useEffect, useMemo, useState } from "react";
-import { useTimelineSteps } from "@/lib/store/hooks";
+import { useTimelineSteps } from "@/lib/store/view/hooks";
 import { timelineOf } from "@/lib/trajectory/timeline";
 import { useViewerUrl } from "../viewer/useViewerUrl";
 import { TimelineLanes } from "./TimelineLanes";

@@ -6,7 +6,7 @@
 // and the token counts. Steps and sealed summaries never change, so the
 // messages rebuilt from them are the ones sent. Pure. (The store keeps it
 // smaller still, most records as a delta against the run's previous one, and
-// hands back this whole form: lib/store/seen-delta.ts.)
+// hands back this whole form: lib/store/derived/seen-delta.ts.)
 //
 // The notes and summary headers come from buildContext's own `notes`;
 // test/unit/context-replay.test.ts checks, byte for byte, that a replay equals

@@ -3,7 +3,7 @@
 // day are exactly what the page's spend line says. Pure: rows in, series out.
 import { periods } from "./budget";
 
-/** One model call as the usage table keeps it (lib/store/usage.ts); rows written before tokens were kept have none. */
+/** One model call as the usage table keeps it (lib/store/derived/usage.ts); rows written before tokens were kept have none. */
 export interface UsageCall {
   ts: number;
   usd: number;

@@ -7,7 +7,7 @@
 import { TIERS_FILE } from "../context/rollups";
 import type { WorkerLogLevel } from "../protocol";
 import { MIN_HELD_KEY, scrubber, scrubStepJson } from "../share/scrub";
-import type { Mind } from "../store/minds";
+import type { Mind } from "../store/minds/minds";
 import { classifyPath, slugify } from "../trajectory/headlong";
 import { formatTs } from "../trajectory/schema";
 
@@ -29,7 +29,7 @@ export interface BugReportInput {
   appVersion: string;
   userAgent: string;
   mind: Mind;
-  /** The mind's export (lib/store/export's entries, as text): trajectory.jsonl and tiers.jsonl files are carried, blobs listed. */
+  /** The mind's export (lib/store/exchange/export's entries, as text): trajectory.jsonl and tiers.jsonl files are carried, blobs listed. */
   files: readonly { path: string; data: string }[];
   log: readonly ReportLogEntry[];
   /** Every model key this browser holds (any mind's): each is redacted wherever it appears. */

@@ -1,10 +1,10 @@
 // A mind's bug report from this browser's store: its settings, its export's
-// files (lib/store/export, the same lines as an export), and every key the
+// files (lib/store/exchange/export, the same lines as an export), and every key the
 // browser holds, so each is scrubbed out. The tab's log, the browser and the
 // version come from the page.
-import { db as browserDb, type ReverieDb } from "../store/db";
-import { exportEntries } from "../store/export";
-import { getMind, listMinds } from "../store/minds";
+import { db as browserDb, type ReverieDb } from "../store/db/db";
+import { exportEntries } from "../store/exchange/export";
+import { getMind, listMinds } from "../store/minds/minds";
 import { bugReport, type BugReport, type ReportLogEntry } from "./bug-report";
 
 export interface ReportContext {

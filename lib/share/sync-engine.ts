@@ -3,7 +3,7 @@
 // name them, steps in seq order in batches, each scrubbed of secrets; the
 // server's last_seq says where to resume, so a pass cut off by going offline,
 // a closed tab or a second tab picks up where the server is. Over ports: the
-// local mind (lib/store/sync.ts), the HTTP client, the saved state, a clock.
+// local mind (lib/store/sync/sync.ts), the HTTP client, the saved state, a clock.
 import type { Clock } from "../mind/ports";
 import { SYNC_LIMITS, type Inbound, type WireStep, type WireTrajectory } from "./api";
 import { ApiRequestError, type SyncClient } from "./client";

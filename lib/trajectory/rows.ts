@@ -94,7 +94,7 @@ export function rowIndexOf(rows: readonly DisplayRow[], id: string): number {
 // ---- the same rows, extended as a live trajectory grows ---------------------
 
 /**
- * How often a live stream's new steps are read (lib/store/view.ts) and shown
+ * How often a live stream's new steps are read (lib/store/view/view.ts) and shown
  * (components/viewer/useTrajectoryIndex.ts), at most. Four times a second:
  * each update is a React commit and a frame (style, layout, paint), and at
  * ten a second, with the status and streamed text besides, a page following

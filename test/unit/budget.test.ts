@@ -12,7 +12,7 @@ import { DEFAULT_PACING } from "../../lib/mind/pacing";
 import { DEFAULT_RUN_LIMITS, shellmRun } from "../../lib/mind/run";
 import { RESPONDER } from "../../lib/mind/thinkers/responder";
 import type { MindStatus } from "../../lib/protocol";
-import { NewMindInput } from "../../lib/store/minds";
+import { NewMindInput } from "../../lib/store/minds/minds";
 import { formatTs, type BudgetConfig, type Step } from "../../lib/trajectory/schema";
 import { FakeClock, settle, until } from "./helpers/fake-clock";
 import { FakeShell, finalResult } from "./helpers/fake-shell";

@@ -5,9 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { bugReport, BUG_REPORT_FORMAT, type ReportLogEntry } from "@/lib/report/bug-report";
 import { collectBugReport } from "@/lib/report/collect";
-import { exportEntries } from "@/lib/store/export";
-import { createMind, type Mind } from "@/lib/store/minds";
-import { appendStep } from "@/lib/store/steps";
+import { exportEntries } from "@/lib/store/exchange/export";
+import { createMind, type Mind } from "@/lib/store/minds/minds";
+import { appendStep } from "@/lib/store/steps/steps";
 import { REDACTED } from "@/lib/share/scrub";
 import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
 import { FAKE_KEYS } from "../fixtures/fake-keys";

@@ -1,10 +1,10 @@
 // The chat view's read and the panic stop's write, over fake-indexeddb.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { recoverAtStart } from "@/lib/mind/recovery";
-import { chatSteps, mindConversations } from "@/lib/store/chat";
-import type { ReverieDb } from "@/lib/store/db";
-import { createMind, getMind, PANIC_CONTENT, panicStop, requestPanic, setRunning } from "@/lib/store/minds";
-import { appendStep, tailSteps } from "@/lib/store/steps";
+import { chatSteps, mindConversations } from "@/lib/store/steps/chat";
+import type { ReverieDb } from "@/lib/store/db/db";
+import { createMind, getMind, PANIC_CONTENT, panicStop, requestPanic, setRunning } from "@/lib/store/minds/minds";
+import { appendStep, tailSteps } from "@/lib/store/steps/steps";
 import type { Step } from "@/lib/trajectory/schema";
 import { openTestDb } from "./helpers/db";
 import { id } from "./helpers/steps";

@@ -1,6 +1,6 @@
 // The figure: bytes per stored "what the call saw" record at 10,000 steps of
 // history, as older builds stored it (every list whole, every sealed
-// summary's ends and cites) and as it is stored now (lib/store/seen-delta.ts),
+// summary's ends and cites) and as it is stored now (lib/store/derived/seen-delta.ts),
 // over runs of 12 calls (the run limit) that each add a reasoning step and its
 // output: wakes whose calls all get the whole budget (a message's), and idle
 // wakes whose first call is a lean first look (lib/context/lean.ts). Sizes are
@@ -11,9 +11,9 @@ import { serialize } from "node:v8";
 import { describe, expect, it } from "vitest";
 import { LEAN_BUDGET, leanContext } from "@/lib/context/lean";
 import type { SeenCall } from "@/lib/context/replay";
-import { contextRecorder, contextsOfRun } from "@/lib/store/contexts";
-import type { ContextRow } from "@/lib/store/db";
-import { encodeCall, type Previous } from "@/lib/store/seen-delta";
+import { contextRecorder, contextsOfRun } from "@/lib/store/derived/contexts";
+import type { ContextRow } from "@/lib/store/db/db";
+import { encodeCall, type Previous } from "@/lib/store/derived/seen-delta";
 import { openTestDb } from "./helpers/db";
 import { SeenLife, SYSTEM } from "./helpers/seen-life";
 import { id } from "./helpers/steps";

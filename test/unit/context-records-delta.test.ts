@@ -1,5 +1,5 @@
 // The contexts table stores most records as a delta against their run's
-// previous one (lib/store/seen-delta.ts): what is read back must still be,
+// previous one (lib/store/derived/seen-delta.ts): what is read back must still be,
 // field for field, the SeenCall the recorder was given, over interleaved runs,
 // forced keyframes, a list that is not a clean drop-and-append, a changed set
 // of instructions, a write that failed, and rows written by older builds; and
@@ -9,10 +9,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isMessage } from "@/lib/context/conversation";
 import { conversationCall, type SeenCall } from "@/lib/context/replay";
 import { TokenCounter } from "@/lib/context/tokens";
-import { contextOf, contextRecorder, contextsOfRun } from "@/lib/store/contexts";
-import type { ContextRow, ReverieDb } from "@/lib/store/db";
-import { KEYFRAME_EVERY, listDelta } from "@/lib/store/seen-delta";
-import { mindLog } from "@/lib/store/steps";
+import { contextOf, contextRecorder, contextsOfRun } from "@/lib/store/derived/contexts";
+import type { ContextRow, ReverieDb } from "@/lib/store/db/db";
+import { KEYFRAME_EVERY, listDelta } from "@/lib/store/derived/seen-delta";
+import { mindLog } from "@/lib/store/steps/steps";
 import type { Step } from "@/lib/trajectory/schema";
 import { openTestDb } from "./helpers/db";
 import { SeenLife, SYSTEM } from "./helpers/seen-life";

@@ -1,14 +1,14 @@
-// lib/store/contexts.ts's carriedBy: a call's record goes with the write of
+// lib/store/derived/contexts.ts's carriedBy: a call's record goes with the write of
 // the step the call led to (one transaction), and on its own when it cannot
 // (its step's write has begun, its instructions' text is not stored yet). A
 // record never fails its step; a refused step takes its record with it.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SeenCall } from "@/lib/context/replay";
 import { CachedLog } from "@/lib/mind/cached-log";
-import type { ReverieDb } from "@/lib/store/db";
-import { contextOf, contextRecorder } from "@/lib/store/contexts";
-import { InvalidStepError, mindLog, tailSteps } from "@/lib/store/steps";
-import { recordingUsage } from "@/lib/store/usage";
+import type { ReverieDb } from "@/lib/store/db/db";
+import { contextOf, contextRecorder } from "@/lib/store/derived/contexts";
+import { InvalidStepError, mindLog, tailSteps } from "@/lib/store/steps/steps";
+import { recordingUsage } from "@/lib/store/derived/usage";
 import type { Step } from "@/lib/trajectory/schema";
 import { openTestDb } from "./helpers/db";
 import { id, stepMaker } from "./helpers/steps";

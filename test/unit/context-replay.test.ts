@@ -3,7 +3,7 @@
 // buildContext produced, byte for byte: for verbatim tails, elisions, sealed
 // tiers, a fold over the budget and a nested run's ancestors. Then the whole
 // path: a mind run by workers/host.ts against the scripted model server
-// records each call in IndexedDB (lib/store/contexts.ts), and the replay of
+// records each call in IndexedDB (lib/store/derived/contexts.ts), and the replay of
 // each record equals the request the server received.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { arraySource, buildContext, inStream, type BuildOptions, type ContextSource, type Summary } from "@/lib/context/build";
@@ -12,11 +12,11 @@ import { SealedPast } from "@/lib/context/sealed-past";
 import { blockRange, completeBlocks, DEFAULT_TIERS, type BlockRef } from "@/lib/context/staircase";
 import { TokenCounter } from "@/lib/context/tokens";
 import { instructionParts, splitInstructions } from "@/lib/mind/prompt";
-import type { ReverieDb } from "@/lib/store/db";
-import { contextOf, contextRecorder, contextsOfRun, replayLookups } from "@/lib/store/contexts";
-import { createMind } from "@/lib/store/minds";
-import { mindLog, tailSteps } from "@/lib/store/steps";
-import { readTiers, sealTier, streamEntriesAfter } from "@/lib/store/tiers";
+import type { ReverieDb } from "@/lib/store/db/db";
+import { contextOf, contextRecorder, contextsOfRun, replayLookups } from "@/lib/store/derived/contexts";
+import { createMind } from "@/lib/store/minds/minds";
+import { mindLog, tailSteps } from "@/lib/store/steps/steps";
+import { readTiers, sealTier, streamEntriesAfter } from "@/lib/store/derived/tiers";
 import type { Step } from "@/lib/trajectory/schema";
 import { runMind } from "@/workers/host";
 import { firstCall } from "@/components/inspector/useSeenContext";
@@ -218,7 +218,7 @@ describe("recorded by the running mind, stored, and replayed", () => {
     const log = mindLog(db, MIND);
     const steps = life(460);
     await log.appendAll?.(steps);
-    // Seal every complete block of the stream, as the summarizer does (lib/store/tiers.ts).
+    // Seal every complete block of the stream, as the summarizer does (lib/store/derived/tiers.ts).
     const stream = steps.filter(inStream);
     for (const b of completeBlocks(stream.length, DEFAULT_TIERS)) {
       const { from, to } = blockRange(b, DEFAULT_TIERS);

@@ -4,9 +4,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startModelServer, type ModelServer } from "../fixtures/model-server";
 import type { MindStatus } from "@/lib/protocol";
-import type { ReverieDb } from "@/lib/store/db";
-import { createMind, getMind } from "@/lib/store/minds";
-import { tailSteps } from "@/lib/store/steps";
+import type { ReverieDb } from "@/lib/store/db/db";
+import { createMind, getMind } from "@/lib/store/minds/minds";
+import { tailSteps } from "@/lib/store/steps/steps";
 import { runMind } from "@/workers/host";
 import { openTestDb } from "./helpers/db";
 

@@ -8,10 +8,10 @@ import { mem } from "@/lib/shell/commands/mem";
 import { WORKSPACE } from "@/lib/shell/limits";
 import { memoryIdOf } from "@/lib/shell/memory-file";
 import { openPersistentFs } from "@/lib/shell/persistent-fs";
-import { type ReverieDb } from "@/lib/store/db";
-import { mindFiles, saveWorkspaceFile } from "@/lib/store/files";
-import { filterNotes, readMindNotes } from "@/lib/store/memory";
-import { createMind, setRunning } from "@/lib/store/minds";
+import { type ReverieDb } from "@/lib/store/db/db";
+import { mindFiles, saveWorkspaceFile } from "@/lib/store/minds/files";
+import { filterNotes, readMindNotes } from "@/lib/store/minds/memory";
+import { createMind, setRunning } from "@/lib/store/minds/minds";
 import { openTestDb } from "./helpers/db";
 
 const model = { provider: "openai-compatible" as const, baseURL: "http://127.0.0.1:9/v1", model: "m1" };

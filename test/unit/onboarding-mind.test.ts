@@ -5,9 +5,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_PRESET, firstThoughtFor, PERSONA_PRESETS, presetFor } from "@/lib/mind/persona-presets";
 import { DEFAULT_PACING } from "@/lib/mind/pacing";
-import type { ReverieDb } from "@/lib/store/db";
-import { createMind, getMind } from "@/lib/store/minds";
-import { tailSteps } from "@/lib/store/steps";
+import type { ReverieDb } from "@/lib/store/db/db";
+import { createMind, getMind } from "@/lib/store/minds/minds";
+import { tailSteps } from "@/lib/store/steps/steps";
 import { runMind } from "@/workers/host";
 import { startModelServer, type ModelServer } from "../fixtures/model-server";
 import { openTestDb } from "./helpers/db";

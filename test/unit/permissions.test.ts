@@ -1,10 +1,10 @@
 // The permissions contract: which URLs an allow-list lets through, which
 // prefixes it accepts, the defaults, and that a change is recorded as a step.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ReverieDb } from "@/lib/store/db";
+import { type ReverieDb } from "@/lib/store/db/db";
 import { DEFAULT_BUDGET } from "@/lib/mind/budget";
-import { createMind, getMind, updateSettings } from "@/lib/store/minds";
-import { tailSteps } from "@/lib/store/steps";
+import { createMind, getMind, updateSettings } from "@/lib/store/minds/minds";
+import { tailSteps } from "@/lib/store/steps/steps";
 import { DEFAULT_PERMISSIONS, Permissions, UrlPrefix, urlAllowed } from "@/lib/trajectory/permissions";
 import { openTestDb } from "./helpers/db";
 

@@ -1,11 +1,11 @@
 // lib/shell/persistent-fs.ts: what the shell does to the workspace, flushed,
 // comes back whole in a fresh filesystem over the same store. Run against an
-// in-memory store and against the real IndexedDB store (lib/store/files.ts).
+// in-memory store and against the real IndexedDB store (lib/store/minds/files.ts).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Bash, type IFileSystem } from "just-bash";
 import { openPersistentFs, type FileRecord, type FileStore } from "@/lib/shell/persistent-fs";
-import { type ReverieDb } from "@/lib/store/db";
-import { mindFiles } from "@/lib/store/files";
+import { type ReverieDb } from "@/lib/store/db/db";
+import { mindFiles } from "@/lib/store/minds/files";
 import { openTestDb } from "./helpers/db";
 
 /** A FileStore over a Map that records every save it was asked for. */

@@ -1,12 +1,12 @@
-// lib/store/raw-write.ts: the mind's batch writes go straight to IndexedDB,
+// lib/store/db/raw-write.ts: the mind's batch writes go straight to IndexedDB,
 // past Dexie. What they announce must be what Dexie itself announces for the
 // same rows (or the live queries of every tab would miss them: a Dexie
 // upgrade that changes its format fails here first), a live query must hear
 // them, and a batch is all or nothing.
 import Dexie, { liveQuery, type ObservabilitySet } from "dexie";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ReverieDb, type ContextRow, type StepRow } from "@/lib/store/db";
-import { writeRows, type TableWrite } from "@/lib/store/raw-write";
+import { ReverieDb, type ContextRow, type StepRow } from "@/lib/store/db/db";
+import { writeRows, type TableWrite } from "@/lib/store/db/raw-write";
 import { openTestDb } from "./helpers/db";
 
 let db: ReverieDb;

@@ -9,7 +9,7 @@ import { Journal } from "../../lib/mind/journal";
 import type { ContextPort } from "../../lib/mind/ports";
 import { replay, tokenLines } from "../../lib/context/replay";
 import { MESSAGE_OVERHEAD } from "../../lib/context/tokens";
-import { contextOf, contextRecorder } from "../../lib/store/contexts";
+import { contextOf, contextRecorder } from "../../lib/store/derived/contexts";
 import { openTestDb } from "./helpers/db";
 import { NO_REPLY, RESPONDER, Responder, responderInstructions } from "../../lib/mind/thinkers/responder";
 import { formatTs, type Step, type StepOf } from "../../lib/trajectory/schema";

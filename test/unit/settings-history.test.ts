@@ -2,10 +2,10 @@
 // them, read newest first from the store, and what each changed from the one before.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { configChanges } from "@/components/settings/config-changes";
-import { recentConfigSteps } from "@/lib/store/config-steps";
-import { type ReverieDb } from "@/lib/store/db";
-import { createMind, getMind, updateSettings, type Mind } from "@/lib/store/minds";
-import { appendStep } from "@/lib/store/steps";
+import { recentConfigSteps } from "@/lib/store/steps/config-steps";
+import { type ReverieDb } from "@/lib/store/db/db";
+import { createMind, getMind, updateSettings, type Mind } from "@/lib/store/minds/minds";
+import { appendStep } from "@/lib/store/steps/steps";
 import { openTestDb } from "./helpers/db";
 
 const model = { provider: "openai-compatible" as const, baseURL: "http://127.0.0.1:9/v1", model: "m1" };

@@ -2,10 +2,10 @@
 // a config step in one transaction; the key is never in the step.
 import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ReverieDb } from "@/lib/store/db";
+import { type ReverieDb } from "@/lib/store/db/db";
 import { DEFAULT_BUDGET } from "@/lib/mind/budget";
-import { createMind, getMind, updateSettings } from "@/lib/store/minds";
-import { tailSteps } from "@/lib/store/steps";
+import { createMind, getMind, updateSettings } from "@/lib/store/minds/minds";
+import { tailSteps } from "@/lib/store/steps/steps";
 import { openTestDb } from "./helpers/db";
 
 let db: ReverieDb;

@@ -1,10 +1,10 @@
-// watchTables (lib/store/watch.ts) over fake-indexeddb: it reads again when
+// watchTables (lib/store/db/watch.ts) over fake-indexeddb: it reads again when
 // its tables change and only then, and never shows a read a change overtook.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ReverieDb } from "@/lib/store/db";
-import { createMind, listMinds, setRunning } from "@/lib/store/minds";
-import { appendStep } from "@/lib/store/steps";
-import { watchTables } from "@/lib/store/watch";
+import type { ReverieDb } from "@/lib/store/db/db";
+import { createMind, listMinds, setRunning } from "@/lib/store/minds/minds";
+import { appendStep } from "@/lib/store/steps/steps";
+import { watchTables } from "@/lib/store/db/watch";
 import { openTestDb } from "./helpers/db";
 import { stepMaker } from "./helpers/steps";
 

@@ -2,13 +2,13 @@
 // out; minds, messages, files and settings round-trip and survive damage.
 import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ReverieDb } from "@/lib/store/db";
-import { mindFiles } from "@/lib/store/files";
-import { MAX_MESSAGE_CHARS, sendMessage } from "@/lib/store/messages";
+import { type ReverieDb } from "@/lib/store/db/db";
+import { mindFiles } from "@/lib/store/minds/files";
+import { MAX_MESSAGE_CHARS, sendMessage } from "@/lib/store/steps/messages";
 import { DEFAULT_BUDGET } from "@/lib/mind/budget";
-import { createMind, getMind, listMinds, saveShellState, setRunning } from "@/lib/store/minds";
-import { DEFAULT_SENDER, getSenderName, setSenderName } from "@/lib/store/settings";
-import * as stepsModule from "@/lib/store/steps";
+import { createMind, getMind, listMinds, saveShellState, setRunning } from "@/lib/store/minds/minds";
+import { DEFAULT_SENDER, getSenderName, setSenderName } from "@/lib/store/minds/settings";
+import * as stepsModule from "@/lib/store/steps/steps";
 import {
   appendStep,
   countSteps,
@@ -22,7 +22,7 @@ import {
   rowsAfter,
   tailRows,
   tailSteps,
-} from "@/lib/store/steps";
+} from "@/lib/store/steps/steps";
 import type { Step } from "@/lib/trajectory/schema";
 import type { FileRecord } from "@/lib/shell/persistent-fs";
 import { openTestDb } from "./helpers/db";

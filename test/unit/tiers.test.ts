@@ -1,9 +1,9 @@
-// lib/store/tiers.ts against IndexedDB (fake-indexeddb): a summary is sealed
+// lib/store/derived/tiers.ts against IndexedDB (fake-indexeddb): a summary is sealed
 // once and never rewritten, rows that are not summaries are skipped, and the
 // keys-only index gives the stream's positions of one trajectory.
 import { describe, expect, it } from "vitest";
-import { AlreadySealedError, InvalidTierError, readTiers, sealTier, streamEntriesAfter, streamKeysAfter, streamStepsBetween, tierStore } from "@/lib/store/tiers";
-import { appendStep, tailSteps } from "@/lib/store/steps";
+import { AlreadySealedError, InvalidTierError, readTiers, sealTier, streamEntriesAfter, streamKeysAfter, streamStepsBetween, tierStore } from "@/lib/store/derived/tiers";
+import { appendStep, tailSteps } from "@/lib/store/steps/steps";
 import { buildContext } from "@/lib/context/build";
 import { DENSE_TAIL, SealedPast } from "@/lib/context/sealed-past";
 import { blockRange, completeBlocks, DEFAULT_TIERS } from "@/lib/context/staircase";

@@ -1,8 +1,8 @@
-// lib/store/timeline.ts: the timeline's steps for a window, read newest first
+// lib/store/steps/timeline.ts: the timeline's steps for a window, read newest first
 // by the [mind_id+seq] index back to the window's start, only the kinds it draws.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ReverieDb } from "@/lib/store/db";
-import { readTimeline } from "@/lib/store/timeline";
+import type { ReverieDb } from "@/lib/store/db/db";
+import { readTimeline } from "@/lib/store/steps/timeline";
 import { formatTs, type Step } from "@/lib/trajectory/schema";
 import { openTestDb } from "./helpers/db";
 

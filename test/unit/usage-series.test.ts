@@ -7,10 +7,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { costUsd, type Price } from "@/lib/llm/price";
 import { stepUsage } from "@/lib/llm/usage";
 import { usageSeries, seriesStart } from "@/lib/mind/usage-series";
-import type { ReverieDb } from "@/lib/store/db";
-import { mindLog } from "@/lib/store/steps";
-import { usageRowsSince } from "@/lib/store/timeline";
-import { recordingUsage, spendSummary } from "@/lib/store/usage";
+import type { ReverieDb } from "@/lib/store/db/db";
+import { mindLog } from "@/lib/store/steps/steps";
+import { usageRowsSince } from "@/lib/store/steps/timeline";
+import { recordingUsage, spendSummary } from "@/lib/store/derived/usage";
 import { formatTs, type Step } from "@/lib/trajectory/schema";
 import { openTestDb } from "./helpers/db";
 

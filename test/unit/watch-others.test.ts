@@ -1,13 +1,13 @@
-// lib/store/watch-others.ts: the mind's worker hears what others append (a
+// lib/store/steps/watch-others.ts: the mind's worker hears what others append (a
 // person's message, written through Dexie as the page writes it), each row
-// once and in order; its own batch writes (lib/store/raw-write) make it read
+// once and in order; its own batch writes (lib/store/db/raw-write) make it read
 // nothing, and still it keeps its place past them, so a later read brings
 // only what came after.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ReverieDb, StepRow } from "@/lib/store/db";
-import * as steps from "@/lib/store/steps";
-import { appendStep, appendSteps, lastSeq } from "@/lib/store/steps";
-import { watchOthers } from "@/lib/store/watch-others";
+import type { ReverieDb, StepRow } from "@/lib/store/db/db";
+import * as steps from "@/lib/store/steps/steps";
+import { appendStep, appendSteps, lastSeq } from "@/lib/store/steps/steps";
+import { watchOthers } from "@/lib/store/steps/watch-others";
 import { openTestDb } from "./helpers/db";
 import { stepMaker } from "./helpers/steps";
 

@@ -1,9 +1,9 @@
-// lib/store/steps.ts's watchRows: every row appended after the start is
+// lib/store/steps/steps.ts's watchRows: every row appended after the start is
 // handed over once, in order; with `everyMs`, read at most that often (the
 // rows appended in the pause come together after it, none missed).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ReverieDb, StepRow } from "@/lib/store/db";
-import { appendStep, lastSeq, rowsAfter, watchRows } from "@/lib/store/steps";
+import type { ReverieDb, StepRow } from "@/lib/store/db/db";
+import { appendStep, lastSeq, rowsAfter, watchRows } from "@/lib/store/steps/steps";
 import { openTestDb } from "./helpers/db";
 import { stepMaker } from "./helpers/steps";
 

@@ -5,9 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fileText } from "@/components/files/file-text";
 import { buildTree, visibleRows, type TreeNode } from "@/components/files/tree";
 import { openPersistentFs } from "@/lib/shell/persistent-fs";
-import { type ReverieDb } from "@/lib/store/db";
-import { listWorkspace, mindFiles, readWorkspaceFile, saveWorkspaceFile } from "@/lib/store/files";
-import { createMind, setRunning } from "@/lib/store/minds";
+import { type ReverieDb } from "@/lib/store/db/db";
+import { listWorkspace, mindFiles, readWorkspaceFile, saveWorkspaceFile } from "@/lib/store/minds/files";
+import { createMind, setRunning } from "@/lib/store/minds/minds";
 import { openTestDb } from "./helpers/db";
 
 const model = { provider: "openai-compatible" as const, baseURL: "http://127.0.0.1:9/v1", model: "m1" };

@@ -1,5 +1,5 @@
 // A fresh, open database per test (fake-indexeddb), named so tests never share one.
-import { ReverieDb } from "@/lib/store/db";
+import { ReverieDb } from "@/lib/store/db/db";
 
 let count = 0;
 

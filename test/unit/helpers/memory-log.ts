@@ -1,5 +1,5 @@
 // FAKE — an in-memory StepLog for tests of lib/mind. It behaves like the Dexie
-// log (lib/store/steps.ts trajectoryLog): every append is checked with the
+// log (lib/store/steps/steps.ts trajectoryLog): every append is checked with the
 // schema and refused when invalid, steps are stored as JSON (so `undefined`
 // fields vanish), a blob name can be written once, reads are of this
 // trajectory only, and `find` spans every trajectory forked from the root.

@@ -7,7 +7,7 @@ import { arraySource, buildContext, type BuildOptions, type BuiltContext, type C
 import { seenCall, type SeenCall, type SystemPart } from "@/lib/context/replay";
 import { blockRange, completeBlocks, type BlockRef } from "@/lib/context/staircase";
 import { TokenCounter } from "@/lib/context/tokens";
-import type { TierRow } from "@/lib/store/db";
+import type { TierRow } from "@/lib/store/db/db";
 import type { Step } from "@/lib/trajectory/schema";
 import { stepMaker } from "./steps";
 

@@ -2,8 +2,8 @@
 // first, found by the keys-only [mind_id+traj_id+seq+type+step_id] index so
 // the rows of other kinds are never read or parsed.
 import Dexie from "dexie";
-import { isKind, type StepOf } from "../trajectory/schema";
-import type { ReverieDb } from "./db";
+import { isKind, type StepOf } from "../../trajectory/schema";
+import type { ReverieDb } from "../db/db";
 import { parseRows } from "./steps";
 
 export type ConfigStep = StepOf<"config">;

@@ -1,16 +1,16 @@
 // Minds in this browser: their settings (mutable, the human's) and the start
 // of their trajectory (append-only, in steps).
 import { z } from "zod";
-import { ModelSettings } from "../llm/settings";
-import { DEFAULT_PACING } from "../mind/pacing";
-import { recoverAtStart } from "../mind/recovery";
-import { DEFAULT_RUN_LIMITS } from "../mind/run";
-import { DEFAULT_PERMISSIONS, Permissions } from "../trajectory/permissions";
-import { BudgetConfig, formatTs, PacingConfig, stampStep, type Step } from "../trajectory/schema";
-import { DEFAULT_BUDGET } from "../mind/budget";
-import type { ReverieDb } from "./db";
+import { ModelSettings } from "../../llm/settings";
+import { DEFAULT_PACING } from "../../mind/pacing";
+import { recoverAtStart } from "../../mind/recovery";
+import { DEFAULT_RUN_LIMITS } from "../../mind/run";
+import { DEFAULT_PERMISSIONS, Permissions } from "../../trajectory/permissions";
+import { BudgetConfig, formatTs, PacingConfig, stampStep, type Step } from "../../trajectory/schema";
+import { DEFAULT_BUDGET } from "../../mind/budget";
+import type { ReverieDb } from "../db/db";
 import { getOwner, listOwners } from "./owners";
-import { appendStep, tailSteps } from "./steps";
+import { appendStep, tailSteps } from "../steps/steps";
 
 export const Mind = z.object({
   id: z.string(),

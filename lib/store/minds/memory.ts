@@ -1,8 +1,8 @@
 // What a mind keeps with `mem` and `focus`, read from its saved workspace
 // (the same rows the Files tab reads) and parsed by the commands' own parsers.
-import { FOCUS_FILE, focusLines, openThenDone, parseGoals, type Goal } from "../shell/focus-file";
-import { MEMORY_DIR, memoryIdOf, memoryMatches, newestFirst, parseMemory, type Memory } from "../shell/memory-file";
-import type { ReverieDb } from "./db";
+import { FOCUS_FILE, focusLines, openThenDone, parseGoals, type Goal } from "../../shell/focus-file";
+import { MEMORY_DIR, memoryIdOf, memoryMatches, newestFirst, parseMemory, type Memory } from "../../shell/memory-file";
+import type { ReverieDb } from "../db/db";
 import { readWorkspaceFile } from "./files";
 
 export interface MindNotes {

@@ -3,13 +3,13 @@
 // each of the mind's own writes, every few milliseconds on a fast model, for
 // rows it then skipped (bench/mind: about a millisecond of the worker's
 // thread per iteration). This watch reads when a change to the steps table is
-// announced by anyone but this context's own batch writer (lib/store/raw-write),
+// announced by anyone but this context's own batch writer (lib/store/db/raw-write),
 // and keeps its place past the mind's own rows as they are written: a batch
 // that follows on from the last row seen moves the place on with no read; one
 // that does not (someone's rows may lie between) makes it read.
 import Dexie, { type ObservabilitySet } from "dexie";
-import type { ReverieDb, StepRow } from "./db";
-import { onWriteHere, wroteHere } from "./raw-write";
+import type { ReverieDb, StepRow } from "../db/db";
+import { onWriteHere, wroteHere } from "../db/raw-write";
 import { rowsAfter } from "./steps";
 
 /**

@@ -1,7 +1,7 @@
 // The workspace files of one mind (the sandbox's persistent filesystem).
 import { z } from "zod";
-import type { FileRecord, FileStore } from "../shell/persistent-fs";
-import type { ReverieDb } from "./db";
+import type { FileRecord, FileStore } from "../../shell/persistent-fs";
+import type { ReverieDb } from "../db/db";
 import { getMind } from "./minds";
 
 const FileRecordSchema = z.object({

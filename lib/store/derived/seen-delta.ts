@@ -13,9 +13,9 @@
 //
 // Every form decodes back to exactly the SeenCall given (test/unit/
 // context-records-delta.test.ts); rows of older builds (full parts) are
-// keyframes already. Pure: lib/store/contexts.ts reads and writes the rows.
+// keyframes already. Pure: lib/store/derived/contexts.ts reads and writes the rows.
 import { z } from "zod";
-import { SeenPart, SystemKind, type SeenCall } from "../context/replay";
+import { SeenPart, SystemKind, type SeenCall } from "../../context/replay";
 
 /** A chain never runs longer than this: the K-th record after a keyframe is one. */
 export const KEYFRAME_EVERY = 16;
@@ -36,7 +36,7 @@ const SealedTier = z.object({ kind: z.literal("tier"), tier: z.number().int(), i
 export const StoredPart = z.union([SeenPart, ListDelta, SameParts, SealedTier]);
 export type StoredPart = z.infer<typeof StoredPart>;
 
-/** A row of the `contexts` table as read (lib/store/db.ts ContextRow). */
+/** A row of the `contexts` table as read (lib/store/db/db.ts ContextRow). */
 export const StoredCall = z.object({
   mind_id: z.string(),
   step_id: z.string(),

@@ -2,12 +2,12 @@
 // stream in; the owner's record is written last, as the commit. Until then
 // the import is invisible, and a cancelled, failed or abandoned import (a
 // closed tab) is swept away: nothing half-imported is left behind.
-import { importArchive, type ImportSink, type StepBatchItem } from "../import/importer";
-import { checkSummary, type ImportStats } from "../import/stats";
-import { formatTs } from "../trajectory/schema";
-import type { ImportedArchive } from "./archives";
-import type { PageRow, ReverieDb, TierRow } from "./db";
-import { readTierLines, TIERS_FILE } from "../context/rollups";
+import { importArchive, type ImportSink, type StepBatchItem } from "../../import/importer";
+import { checkSummary, type ImportStats } from "../../import/stats";
+import { formatTs } from "../../trajectory/schema";
+import type { ImportedArchive } from "../minds/archives";
+import type { PageRow, ReverieDb, TierRow } from "../db/db";
+import { readTierLines, TIERS_FILE } from "../../context/rollups";
 import Dexie from "dexie";
 
 export class ImportError extends Error {}

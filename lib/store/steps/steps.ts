@@ -1,14 +1,14 @@
 // Steps: append and read, never update or delete. Everything read back is
 // parsed with the schema; a row that does not parse is skipped and counted.
 import Dexie, { liveQuery } from "dexie";
-import type { FoundStep } from "../mind/ports";
-import { decorateLog, type BatchingLog } from "../mind/step-log";
-import { trajDirName } from "../trajectory/headlong";
-import { readLine } from "../trajectory/headlong";
-import { parseStep, type Step } from "../trajectory/schema";
-import { stepText } from "../trajectory/summary";
-import type { ReverieDb, StepRow } from "./db";
-import { writeRows, type TableWrite } from "./raw-write";
+import type { FoundStep } from "../../mind/ports";
+import { decorateLog, type BatchingLog } from "../../mind/step-log";
+import { trajDirName } from "../../trajectory/headlong";
+import { readLine } from "../../trajectory/headlong";
+import { parseStep, type Step } from "../../trajectory/schema";
+import { stepText } from "../../trajectory/summary";
+import type { ReverieDb, StepRow } from "../db/db";
+import { writeRows, type TableWrite } from "../db/raw-write";
 
 export class InvalidStepError extends Error {
   /** Steps of the same write that were stored before the refused one. */

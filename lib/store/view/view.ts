@@ -3,11 +3,11 @@
 // the viewer shows something at once), then every older one in pages; bodies,
 // blobs and search on demand.
 import Dexie from "dexie";
-import { readLine } from "../trajectory/headlong";
-import { entryOf, LIVE_MS, type IndexEntry } from "../trajectory/rows";
-import type { Step } from "../trajectory/schema";
-import type { PageRow, ReverieDb, StepRow, TrajectoryRow } from "./db";
-import { getBlob, parseRows, watchRows } from "./steps";
+import { readLine } from "../../trajectory/headlong";
+import { entryOf, LIVE_MS, type IndexEntry } from "../../trajectory/rows";
+import type { Step } from "../../trajectory/schema";
+import type { PageRow, ReverieDb, StepRow, TrajectoryRow } from "../db/db";
+import { getBlob, parseRows, watchRows } from "../steps/steps";
 
 export interface SearchHit {
   seq: number;

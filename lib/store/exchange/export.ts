@@ -4,12 +4,12 @@
 // `tiers.jsonl` beside it (what `npx reverie context` reads), plus
 // `mind.json` (never keys).
 import Dexie from "dexie";
-import type { OutEntry } from "../archive/write";
-import { TIERS_FILE } from "../context/rollups";
-import { trajDirName } from "../trajectory/headlong";
-import { parseArchive } from "./archives";
-import type { ReverieDb, TrajectoryRow } from "./db";
-import { parseMind } from "./minds";
+import type { OutEntry } from "../../archive/write";
+import { TIERS_FILE } from "../../context/rollups";
+import { trajDirName } from "../../trajectory/headlong";
+import { parseArchive } from "../minds/archives";
+import type { ReverieDb, TrajectoryRow } from "../db/db";
+import { parseMind } from "../minds/minds";
 
 export const MIND_JSON_FORMAT = "reverie-mind";
 

@@ -1,8 +1,8 @@
 // The browser database. The only module (with its siblings in lib/store) that
 // touches IndexedDB. Everything read back is parsed by the callers' schemas.
 import Dexie, { type DexieOptions, type EntityTable } from "dexie";
-import type { SeenCall } from "../context/replay";
-import type { FileRecord } from "../shell/persistent-fs";
+import type { SeenCall } from "../../context/replay";
+import type { FileRecord } from "../../shell/persistent-fs";
 
 /** A mind (live) or an imported archive (read-only): the owner of steps. */
 export interface MindRow {
@@ -72,7 +72,7 @@ export interface SettingRow {
  * lib/context/staircase.ts numbers them (tier 0: F steps, tier k: F blocks of
  * tier k-1) and shaped as a line of tiers.jsonl plus its owner. Derived data
  * beside the log: written once (add, never put), never rewritten, rebuildable
- * from the steps it cites. lib/store/tiers.ts reads and writes it.
+ * from the steps it cites. lib/store/derived/tiers.ts reads and writes it.
  */
 export interface TierRow {
   mind_id: string;
@@ -102,7 +102,7 @@ export interface TierRow {
  * to rebuild its exact messages (lib/context/replay.ts). The instructions'
  * text is kept once, in `settings` under `seen-text:<sha-256 hex>`; the parts
  * are parsed when read. Most rows are a delta against their run's previous
- * one, `base` (lib/store/seen-delta.ts), and store no instructions when they
+ * one, `base` (lib/store/derived/seen-delta.ts), and store no instructions when they
  * are the base's; rows without `base` stand alone (as every older row does).
  */
 export type ContextRow = Omit<SeenCall, "system" | "parts"> & {

@@ -1,6 +1,6 @@
 // Imported trajectories: read-only owners of steps, listed beside the minds.
 import { z } from "zod";
-import type { ReverieDb } from "./db";
+import type { ReverieDb } from "../db/db";
 import { getOwner, listOwners } from "./owners";
 
 export const ImportedArchive = z.object({

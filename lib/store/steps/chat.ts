@@ -2,10 +2,10 @@
 // from its root trajectory. Rows are picked by their `type` column (and, for
 // observations, whether they carry a decision) before any JSON is parsed.
 import Dexie from "dexie";
-import { conversations, type Conversation } from "../trajectory/chat";
-import type { Step } from "../trajectory/schema";
-import type { ReverieDb, StepRow } from "./db";
-import { getMind } from "./minds";
+import { conversations, type Conversation } from "../../trajectory/chat";
+import type { Step } from "../../trajectory/schema";
+import type { ReverieDb, StepRow } from "../db/db";
+import { getMind } from "../minds/minds";
 import { parseRows } from "./steps";
 
 const wanted = (row: StepRow) => row.type === "message" || (row.type === "observation" && row.json.includes('"decision"'));

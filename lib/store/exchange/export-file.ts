@@ -1,7 +1,7 @@
 // An owner's export as one downloadable file.
-import { writeTarGz } from "../archive/write";
-import { slugify } from "../trajectory/headlong";
-import { db } from "./db";
+import { writeTarGz } from "../../archive/write";
+import { slugify } from "../../trajectory/headlong";
+import { db } from "../db/db";
 import { exportEntries } from "./export";
 
 export async function exportArchive(owner: string, name: string): Promise<{ blob: Blob; fileName: string }> {

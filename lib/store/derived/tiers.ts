@@ -4,13 +4,13 @@
 // nothing is ever rewritten. Rows read back are parsed with the tiers.jsonl
 // line schema; one that does not parse is skipped and counted.
 import Dexie from "dexie";
-import { TierLine } from "../context/rollups";
-import type { SealedTier, StreamKey } from "../context/sealed-past";
-import type { TierStorePort } from "../mind/ports";
-import { inStream } from "../context/build";
-import type { Step } from "../trajectory/schema";
-import type { ReverieDb, TierRow } from "./db";
-import { parseRows } from "./steps";
+import { TierLine } from "../../context/rollups";
+import type { SealedTier, StreamKey } from "../../context/sealed-past";
+import type { TierStorePort } from "../../mind/ports";
+import { inStream } from "../../context/build";
+import type { Step } from "../../trajectory/schema";
+import type { ReverieDb, TierRow } from "../db/db";
+import { parseRows } from "../steps/steps";
 
 export class AlreadySealedError extends Error {
   constructor(readonly tier: number, readonly index: number) {

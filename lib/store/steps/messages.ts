@@ -1,6 +1,6 @@
 // A person's message to a mind: one more step in its trajectory.
-import { stampStep, type Step } from "../trajectory/schema";
-import type { ReverieDb } from "./db";
+import { stampStep, type Step } from "../../trajectory/schema";
+import type { ReverieDb } from "../db/db";
 import { appendStep } from "./steps";
 
 export const MAX_MESSAGE_CHARS = 20_000;

@@ -1,6 +1,6 @@
 // Owners of steps share one table (a mind, or an imported archive): read one
 // or all of a kind through that kind's parser, so damaged rows are left out.
-import type { ReverieDb } from "./db";
+import type { ReverieDb } from "../db/db";
 
 export async function getOwner<T>(db: ReverieDb, id: string, parse: (json: unknown) => T | null): Promise<T | null> {
   const row = await db.minds.get(id);

@@ -1,10 +1,10 @@
 // Reads for a mind's dashboard: the steps its timeline draws, newest first
 // back to the window's start (by the [mind_id+seq] index, so a long life is
 // not read whole for its last hour), and its usage rows since a time.
-import type { ReverieDb, StepRow, UsageRow } from "./db";
+import type { ReverieDb, StepRow, UsageRow } from "../db/db";
 import { parseRows } from "./steps";
-import { TIMELINE_KINDS } from "../trajectory/timeline";
-import type { Step } from "../trajectory/schema";
+import { TIMELINE_KINDS } from "../../trajectory/timeline";
+import type { Step } from "../../trajectory/schema";
 
 const PAGE = 2000;
 

@@ -3,12 +3,12 @@
 // each step as the cursor passes it, so the viewer follows a replay as it
 // follows a live mind. Moving the cursor back cannot un-append what the viewer
 // holds, so it makes a new source (a new identity: the viewer reloads).
-import type { TrajectoryRow } from "./db";
+import type { TrajectoryRow } from "../db/db";
 import type { StepSource } from "./view";
-import type { IndexEntry } from "../trajectory/rows";
-import type { Step } from "../trajectory/schema";
-import { TIMELINE_KINDS } from "../trajectory/timeline";
-import { clampShown } from "../trajectory/replay-cursor";
+import type { IndexEntry } from "../../trajectory/rows";
+import type { Step } from "../../trajectory/schema";
+import { TIMELINE_KINDS } from "../../trajectory/timeline";
+import { clampShown } from "../../trajectory/replay-cursor";
 
 export interface ReplayLoad {
   traj: string;

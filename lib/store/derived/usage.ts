@@ -2,10 +2,10 @@
 // usage. Derived data beside the log (rebuildable from the steps); it answers
 // what a mind spent this hour and today, for its caps and its page.
 import Dexie from "dexie";
-import { periods } from "../mind/budget";
-import { carryingRows, type RowsWith, type StoreLog } from "./steps";
-import type { Step, StepUsage } from "../trajectory/schema";
-import type { ReverieDb, UsageRow } from "./db";
+import { periods } from "../../mind/budget";
+import { carryingRows, type RowsWith, type StoreLog } from "../steps/steps";
+import type { Step, StepUsage } from "../../trajectory/schema";
+import type { ReverieDb, UsageRow } from "../db/db";
 
 const usageOf = (step: Step): StepUsage | undefined => {
   const u = (step as { usage?: unknown }).usage;

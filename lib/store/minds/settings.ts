@@ -1,6 +1,6 @@
 // Small per-browser preferences.
 import { z } from "zod";
-import type { ReverieDb } from "./db";
+import type { ReverieDb } from "../db/db";
 
 export const DEFAULT_SENDER = "you";
 

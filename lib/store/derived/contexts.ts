@@ -3,17 +3,17 @@
 // instructions change rarely and are long, so each of their parts is stored
 // once, content-addressed (`seen-text:<sha-256>` in `settings`), and a call's
 // row names it by hash. A call's row is most often a delta against the run's
-// previous one (lib/store/seen-delta.ts): the recorder remembers each run's
+// previous one (lib/store/derived/seen-delta.ts): the recorder remembers each run's
 // last record, and reading resolves a run's rows together, so what leaves
 // this file is always the whole SeenCall. Rows read back are parsed; a
 // damaged one is skipped, and a delta whose base is gone says so in `missing`.
-import { TierLine } from "../context/rollups";
-import { shownSteps, type ReplayLookups, type SeenCall, type SeenPart } from "../context/replay";
-import type { ContextPort } from "../mind/ports";
-import type { Step } from "../trajectory/schema";
-import type { ContextRow, ReverieDb } from "./db";
+import { TierLine } from "../../context/rollups";
+import { shownSteps, type ReplayLookups, type SeenCall, type SeenPart } from "../../context/replay";
+import type { ContextPort } from "../../mind/ports";
+import type { Step } from "../../trajectory/schema";
+import type { ContextRow, ReverieDb } from "../db/db";
 import { encodeCall, resolveRecords, sealedHash, StoredCall, type Encoded, type Previous, type SealedFacts } from "./seen-delta";
-import { carryingRows, InvalidStepError, parseRows, type RowsWith, type StoreLog } from "./steps";
+import { carryingRows, InvalidStepError, parseRows, type RowsWith, type StoreLog } from "../steps/steps";
 
 const textKey = (hash: string) => `seen-text:${hash}`;
 

@@ -5,15 +5,15 @@
 // mind's own rows, blobs and keys.
 import Dexie from "dexie";
 import { z } from "zod";
-import type { Clock } from "../mind/ports";
-import type { Inbound, LinkInfo, LinkKind, WireTrajectory } from "../share/api";
-import { syncClient } from "../share/client";
-import { activeInvite, EMPTY_SYNC, syncEngine, wakeSource, type LocalMind, type SyncEngine, type SyncRecord, type SyncStatePort } from "../share/sync-engine";
-import { stampStep } from "../trajectory/schema";
-import type { ReverieDb } from "./db";
-import { getMind, listMinds } from "./minds";
-import { watchTables } from "./watch";
-import { appendStep, getBlob, lastSeq, watchRows } from "./steps";
+import type { Clock } from "../../mind/ports";
+import type { Inbound, LinkInfo, LinkKind, WireTrajectory } from "../../share/api";
+import { syncClient } from "../../share/client";
+import { activeInvite, EMPTY_SYNC, syncEngine, wakeSource, type LocalMind, type SyncEngine, type SyncRecord, type SyncStatePort } from "../../share/sync-engine";
+import { stampStep } from "../../trajectory/schema";
+import type { ReverieDb } from "../db/db";
+import { getMind, listMinds } from "../minds/minds";
+import { watchTables } from "../db/watch";
+import { appendStep, getBlob, lastSeq, watchRows } from "../steps/steps";
 
 const LocalLinkRow = z.object({
   id: z.string(),

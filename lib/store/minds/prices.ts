@@ -1,9 +1,9 @@
 // This browser's price table (USD per million tokens, keyed provider/model):
 // the built-in table with the human's edits on top, kept in the settings
 // table under "prices". Read back through the schema, never cast.
-import { BUILT_IN_PRICES } from "../llm/prices";
-import { PriceTable } from "../llm/price";
-import type { ReverieDb } from "./db";
+import { BUILT_IN_PRICES } from "../../llm/prices";
+import { PriceTable } from "../../llm/price";
+import type { ReverieDb } from "../db/db";
 
 const KEY = "prices";
 
