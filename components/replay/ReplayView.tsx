@@ -6,7 +6,7 @@
 // + and - change the speed.
 import Link from "next/link";
 import { memo, Suspense, useEffect, useMemo } from "react";
-import type { StepSource } from "@/lib/store/view/view";
+import type { StepSource } from "@/lib/trajectory/source";
 import { nextSpeed, shownThrough } from "@/lib/trajectory/replay-cursor";
 import { timelineOf } from "@/lib/trajectory/timeline";
 import { PRESENTING_CONTRAST, PresentationToggle, usePresenting } from "../classroom/presentation";

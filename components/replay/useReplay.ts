@@ -5,7 +5,7 @@
 // reach it through its watch, a move back hands it a new source.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { loadReplay, loadTimelineSteps, ReplayCursor, type ReplayLoad } from "@/lib/store/view/replay-source";
-import type { StepSource } from "@/lib/store/view/view";
+import type { StepSource } from "@/lib/trajectory/source";
 import { clampShown, waitBefore, type ReplaySpeed, type Wait } from "@/lib/trajectory/replay-cursor";
 import type { Step } from "@/lib/trajectory/schema";
 

@@ -9,7 +9,7 @@ import { ApiRequestError, type ShareClient } from "@/lib/share/client";
 import { InviteRevokedError, savedGuestName, saveGuestName, sendAsGuest } from "@/lib/share/guest";
 import { remoteSource } from "@/lib/share/remote-source";
 import type { Messaging } from "@/lib/store/view/hooks";
-import type { StepSource } from "@/lib/store/view/view";
+import type { StepSource } from "@/lib/trajectory/source";
 
 export type SharedLink =
   | { state: "loading" }

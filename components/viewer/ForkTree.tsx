@@ -3,7 +3,7 @@
 // under their parent, to move between them. The current one is marked.
 import { memo } from "react";
 import { ancestors, forkTree, roots, type TrajectoryNode } from "@/lib/trajectory/dag";
-import type { TrajectoryRow } from "@/lib/store/db/db";
+import type { TrajectoryRow } from "@/lib/trajectory/source";
 
 export const ForkTree = memo(function ForkTree({ trajectories, current, onOpen }: { trajectories: TrajectoryRow[]; current: string | undefined; onOpen: (trajId: string) => void }) {
   const tree = forkTree(trajectories.map((t) => ({ type: "trajectory", step_id: t.traj_id, name: t.name, parent_traj: t.parent_traj, parent_step: t.parent_step })));

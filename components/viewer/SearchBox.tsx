@@ -2,7 +2,7 @@
 // Search over step content and blobs. Enter jumps to the next hit,
 // Shift+Enter to the previous one; the query is kept in the URL.
 import { memo, useEffect, useRef, useState } from "react";
-import type { SearchHit, StepSource } from "@/lib/store/view/view";
+import type { SearchHit, StepSource } from "@/lib/trajectory/source";
 import { useShortcut } from "../shortcuts/useShortcut";
 
 export const SearchBox = memo(function SearchBox(props: {

@@ -5,8 +5,7 @@
 // type filters and the selected step kept in the URL.
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
-import type { TrajectoryRow } from "@/lib/store/db/db";
-import type { SearchHit, StepSource } from "@/lib/store/view/view";
+import type { SearchHit, StepSource, TrajectoryRow } from "@/lib/trajectory/source";
 import { rowIndexOf, type DisplayRow, type IndexEntry } from "@/lib/trajectory/rows";
 import { ContextInspector } from "../inspector/ContextInspector";
 import { useShortcut } from "../shortcuts/useShortcut";

@@ -4,7 +4,7 @@
 // steps of a followed live stream are loaded before they are shown, so their
 // rows are drawn once, with their bodies, not as a preview and again.
 import { useEffect, useMemo, useRef, useState } from "react";
-import type { StepSource } from "@/lib/store/view/view";
+import type { StepSource } from "@/lib/trajectory/source";
 import type { Step } from "@/lib/trajectory/schema";
 
 const CACHE = 4000;

@@ -3,7 +3,7 @@
 // shows something at once), then every older step, then, when the source can
 // grow (a live mind, a live link), each new step as it is appended.
 import { useEffect, useRef, useState } from "react";
-import type { StepSource } from "@/lib/store/view/view";
+import type { StepSource } from "@/lib/trajectory/source";
 import { LIVE_MS, type IndexEntry } from "@/lib/trajectory/rows";
 
 const FIRST = 150;

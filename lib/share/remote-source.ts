@@ -3,8 +3,7 @@
 // over server-sent events that resumes from the last seq it saw after a
 // reconnect. A revoked link is noticed (an `event: revoked`, or a 404 when
 // reconnecting) and reported once through `onRevoked`.
-import type { TrajectoryRow } from "../store/db/db";
-import type { StepSource } from "../store/view/view";
+import type { StepSource, TrajectoryRow } from "../trajectory/source";
 import { readLine } from "../trajectory/headlong";
 import { entryOf, type IndexEntry } from "../trajectory/rows";
 import type { Step } from "../trajectory/schema";

@@ -7,13 +7,14 @@ import { ArchiveError, type OutEntry, writeTarGz, writeZip } from "@/lib/archive
 import { importArchive } from "@/lib/import/importer";
 import { checkSummary, type ImportStats } from "@/lib/import/stats";
 import { getArchive, listArchives } from "@/lib/store/minds/archives";
-import { type PageRow, type ReverieDb, type StepRow, type TrajectoryRow } from "@/lib/store/db/db";
+import { type PageRow, type ReverieDb, type StepRow } from "@/lib/store/db/db";
 import { exportDirs, exportEntries, MIND_JSON_FORMAT, mindJson } from "@/lib/store/exchange/export";
 import { discardUncommitted, ImportError, importIntoDb, markImportStarted, PAGE_LINES, sweepUnfinishedImports } from "@/lib/store/exchange/import";
 import { createMind } from "@/lib/store/minds/minds";
 import { appendStep, mindLog } from "@/lib/store/steps/steps";
 import { readTiers, sealTier } from "@/lib/store/derived/tiers";
-import { pageSource, rowSource, type StepSource } from "@/lib/store/view/view";
+import { pageSource, rowSource } from "@/lib/store/view/view";
+import type { StepSource, TrajectoryRow } from "@/lib/trajectory/source";
 import { trajDirName } from "@/lib/trajectory/headlong";
 import { entryOf, type IndexEntry } from "@/lib/trajectory/rows";
 import { parseStep, type Step } from "@/lib/trajectory/schema";

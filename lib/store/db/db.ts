@@ -3,6 +3,7 @@
 import Dexie, { type DexieOptions, type EntityTable } from "dexie";
 import type { SeenCall } from "../../context/replay";
 import type { FileRecord } from "../../shell/persistent-fs";
+import type { TrajectoryRow } from "../../trajectory/source";
 
 /** A mind (live) or an imported archive (read-only): the owner of steps. */
 export interface MindRow {
@@ -49,17 +50,6 @@ export interface PageRow {
   lines: string;
   /** The step ids of the lines, joined by ",", for deep links. */
   ids: string;
-}
-
-/** One trajectory of an owner: its root, or a forked child. */
-export interface TrajectoryRow {
-  mind_id: string;
-  traj_id: string;
-  name: string;
-  /** Where its blobs live: keys are `<dir>/blobs/<name>` ("" for a live mind's root). */
-  dir: string;
-  parent_traj?: string;
-  parent_step?: string;
 }
 
 export interface SettingRow {

@@ -8,7 +8,8 @@ import type { OutEntry } from "../../archive/write";
 import { TIERS_FILE } from "../../context/rollups";
 import { trajDirName } from "../../trajectory/headlong";
 import { parseArchive } from "../minds/archives";
-import type { ReverieDb, TrajectoryRow } from "../db/db";
+import type { TrajectoryRow } from "../../trajectory/source";
+import type { ReverieDb } from "../db/db";
 import { parseMind } from "../minds/minds";
 
 export const MIND_JSON_FORMAT = "reverie-mind";

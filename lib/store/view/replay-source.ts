@@ -3,8 +3,7 @@
 // each step as the cursor passes it, so the viewer follows a replay as it
 // follows a live mind. Moving the cursor back cannot un-append what the viewer
 // holds, so it makes a new source (a new identity: the viewer reloads).
-import type { TrajectoryRow } from "../db/db";
-import type { StepSource } from "./view";
+import type { StepSource, TrajectoryRow } from "../../trajectory/source";
 import type { IndexEntry } from "../../trajectory/rows";
 import type { Step } from "../../trajectory/schema";
 import { TIMELINE_KINDS } from "../../trajectory/timeline";

@@ -6,48 +6,9 @@ import Dexie from "dexie";
 import { readLine } from "../../trajectory/headlong";
 import { entryOf, LIVE_MS, type IndexEntry } from "../../trajectory/rows";
 import type { Step } from "../../trajectory/schema";
-import type { PageRow, ReverieDb, StepRow, TrajectoryRow } from "../db/db";
+import type { SearchHit, StepSource } from "../../trajectory/source";
+import type { PageRow, ReverieDb, StepRow } from "../db/db";
 import { getBlob, parseRows, watchRows } from "../steps/steps";
-
-export interface SearchHit {
-  seq: number;
-  id: string;
-  traj: string;
-}
-
-export interface SearchResult {
-  hits: SearchHit[];
-  truncated: boolean;
-}
-
-/**
- * Everything the viewer reads, from wherever the steps live: this browser's
- * IndexedDB (a live mind's rows, an imported archive's pages) or, for a
- * shared link, a server.
- */
-export interface StepSource {
-  /** The trajectory to show before the list of trajectories has loaded (a live mind's root). */
-  readonly root?: string;
-  /** The owner's trajectories: its root and every forked child. */
-  trajectories(): Promise<TrajectoryRow[]>;
-  /** The blob a step field points to (`blobs/<file>`), relative to its trajectory's folder. */
-  blob(traj: TrajectoryRow | undefined, ref: string): Promise<string | undefined>;
-  /** The newest `n` entries of a trajectory, oldest first. */
-  newest(traj: string, n: number): Promise<IndexEntry[]>;
-  /** Every entry before `seq`, oldest first, handed over a page at a time. */
-  older(traj: string, beforeSeq: number, onPage: (entries: IndexEntry[]) => void, signal?: AbortSignal): Promise<void>;
-  bodies(seqs: readonly number[]): Promise<Map<number, Step>>;
-  /** Where a step lives (for deep links). */
-  locate(stepId: string): Promise<{ seq: number; traj: string } | null>;
-  /** Steps whose JSON, or whose blob, contains `query` (case-insensitive). */
-  search(query: string, opts?: { signal?: AbortSignal; limit?: number }): Promise<SearchResult>;
-  /**
-   * For a trajectory that grows: call `onEntries` with every entry appended
-   * after `afterSeq`, by any tab or worker. Returns the unsubscribe function.
-   * Absent when the trajectory cannot grow (an imported archive, a snapshot).
-   */
-  watch?(traj: string, afterSeq: number, onEntries: (entries: IndexEntry[]) => void): () => void;
-}
 
 const PAGE = 5000;
 const SEARCH_LIMIT = 5000;
