@@ -6,7 +6,7 @@ import { dirname, join, normalize, relative } from "node:path";
 
 const ROOT = process.cwd();
 const SCAN = ["app", "components", "workers", "lib"];
-const PURE = ["lib/trajectory", "lib/context", "lib/mind"];
+const PURE = ["lib/trajectory", "lib/context", "lib/mind", "lib/onboarding"];
 
 function* files(dir) {
   let entries;

@@ -1,7 +1,7 @@
 "use client";
 // What the new mind would cost if it only ever idled at its longest pause:
 // the Usage tab's forecast, for the model, price, pacing and caps as typed.
-import { TYPICAL_IDLE_WAKE, type Forecast } from "@/lib/mind/forecast";
+import { TYPICAL_IDLE_WAKE, type Forecast } from "@/lib/onboarding/forecast";
 import { usd } from "../usage/format";
 
 export function OnboardingForecast({ forecast, model }: { forecast: Forecast | null; model: string }) {

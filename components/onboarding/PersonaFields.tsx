@@ -7,7 +7,7 @@
 // writes one or draws one from the persona (a hand-written persona's mind
 // starts as it always has, with nothing in its stream before its first wake).
 import { useState } from "react";
-import { DEFAULT_PRESET, firstThoughtFor, PERSONA_PRESETS, presetFor } from "@/lib/mind/persona-presets";
+import { DEFAULT_PRESET, firstThoughtFor, PERSONA_PRESETS, presetFor } from "@/lib/onboarding/persona-presets";
 import { inputClass } from "../ModelFields";
 
 /** Where the first thought came from: it follows the persona unless the person wrote it. */

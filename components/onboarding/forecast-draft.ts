@@ -1,12 +1,12 @@
 // What a mind not yet made would cost idling at its pacing cap, from the
 // model, price, pacing and caps typed so far: the Usage tab's forecast
-// (lib/mind/forecast) with no history yet, so at a typical idle wake. Pure.
+// (lib/onboarding/forecast) with no history yet, so at a typical idle wake. Pure.
 import { priceFor } from "@/lib/llm/prices";
 import type { Price, PriceTable } from "@/lib/llm/price";
 import { costUsd } from "@/lib/llm/price";
 import type { ProxyOffer } from "@/lib/llm/proxy";
 import type { ModelSettings } from "@/lib/llm/settings";
-import { forecast, TYPICAL_IDLE_WAKE, type Forecast } from "@/lib/mind/forecast";
+import { forecast, TYPICAL_IDLE_WAKE, type Forecast } from "@/lib/onboarding/forecast";
 import type { BudgetConfig, PacingConfig } from "@/lib/trajectory/schema";
 import { withProxyPrice } from "../money-form";
 

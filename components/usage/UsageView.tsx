@@ -5,7 +5,7 @@
 import { useMemo, useState } from "react";
 import { costUsd } from "@/lib/llm/price";
 import { priceFor } from "@/lib/llm/prices";
-import { forecast as forecastOf, idleWakeCosts, TYPICAL_IDLE_WAKE, type Forecast } from "@/lib/mind/forecast";
+import { forecast as forecastOf, idleWakeCosts, TYPICAL_IDLE_WAKE, type Forecast } from "@/lib/onboarding/forecast";
 import { seriesStart, usageSeries, type UsageSeries } from "@/lib/mind/usage-series";
 import { useTimelineSteps, useUsageRows } from "@/lib/store/view/hooks";
 import type { Mind } from "@/lib/store/minds/minds";

@@ -2,7 +2,7 @@
 // where it has them: an idle wake is the forecast's typical idle wake (one
 // call that sees the 2k idle look plus instructions), the pacing is the
 // default every new mind gets, and prices come from the built-in table.
-import { TYPICAL_IDLE_WAKE } from "../mind/forecast";
+import { TYPICAL_IDLE_WAKE } from "../onboarding/forecast";
 import { DEFAULT_PACING } from "../mind/pacing";
 import { BUILT_IN_PRICES } from "../llm/prices";
 import type { Price } from "../llm/price";

@@ -8,8 +8,8 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { usd } from "../../components/usage/format";
-import { TYPICAL_IDLE_WAKE } from "../../lib/mind/forecast";
-import { PERSONA_PRESETS } from "../../lib/mind/persona-presets";
+import { TYPICAL_IDLE_WAKE } from "../../lib/onboarding/forecast";
+import { PERSONA_PRESETS } from "../../lib/onboarding/persona-presets";
 import { isResponderCall, isSummaryCall, startModelServer, type ModelServer } from "../fixtures/model-server";
 import { browserAndModelForFile } from "./browser";
 import { rows } from "./mind-page";
@@ -30,7 +30,7 @@ async function freshPage(): Promise<Page> {
   return context.newPage();
 }
 
-/** A typical idle wake (lib/mind/forecast) at USD 1 in and 2 out per million tokens: $0.00266 while it is 2,500 in and 80 out. */
+/** A typical idle wake (lib/onboarding/forecast) at USD 1 in and 2 out per million tokens: $0.00266 while it is 2,500 in and 80 out. */
 const WAKE_AT_1_2 = (TYPICAL_IDLE_WAKE.inputTokens * 1 + TYPICAL_IDLE_WAKE.outputTokens * 2) / 1e6;
 
 const result = (page: Page) => page.getByTestId("connection-result");

@@ -1,11 +1,11 @@
-// lib/mind/forecast.ts: the spend per hour and per day if the mind woke at
+// lib/onboarding/forecast.ts: the spend per hour and per day if the mind woke at
 // its pacing cap forever, each wake an idle one: from the average of its own
 // idle wakes (read from the usage table, written by the real recordingUsage
 // at a price through lib/llm/price.ts), or from a typical idle wake at its
 // model's price when it has none on record.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { costUsd, type Price } from "@/lib/llm/price";
-import { forecast, idleWakeCosts, TYPICAL_IDLE_WAKE } from "@/lib/mind/forecast";
+import { forecast, idleWakeCosts, TYPICAL_IDLE_WAKE } from "@/lib/onboarding/forecast";
 import { DEFAULT_PACING } from "@/lib/mind/pacing";
 import type { ReverieDb } from "@/lib/store/db/db";
 import { mindLog } from "@/lib/store/steps/steps";

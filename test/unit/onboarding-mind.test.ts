@@ -3,7 +3,7 @@
 // thought createMind writes, which the mind's first wake sees as its own
 // (run under Node over fake-indexeddb against the scripted model server).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_PRESET, firstThoughtFor, PERSONA_PRESETS, presetFor } from "@/lib/mind/persona-presets";
+import { DEFAULT_PRESET, firstThoughtFor, PERSONA_PRESETS, presetFor } from "@/lib/onboarding/persona-presets";
 import { DEFAULT_PACING } from "@/lib/mind/pacing";
 import type { ReverieDb } from "@/lib/store/db/db";
 import { createMind, getMind } from "@/lib/store/minds/minds";

@@ -1,12 +1,12 @@
 // The new-mind form's pacing in plain words and the cost forecast it implies:
 // the sentence follows the mind's own backoff rules, the forecast is the
-// Usage tab's (lib/mind/forecast) at the price the mind would be counted at.
+// Usage tab's (lib/onboarding/forecast) at the price the mind would be counted at.
 import { describe, expect, it } from "vitest";
 import { draftForecast, draftPrice } from "@/components/onboarding/forecast-draft";
 import { readPacingFields } from "@/components/onboarding/pacing-form";
 import { pacingPlan, pacingProblems, pacingSentence, shortDuration } from "@/components/onboarding/pacing-words";
 import { BUILT_IN_PRICES } from "@/lib/llm/prices";
-import { TYPICAL_IDLE_WAKE } from "@/lib/mind/forecast";
+import { TYPICAL_IDLE_WAKE } from "@/lib/onboarding/forecast";
 import { afterWake, DEFAULT_PACING, delaySeconds, RESTED } from "@/lib/mind/pacing";
 
 const form = (fields: Record<string, string>) => {
