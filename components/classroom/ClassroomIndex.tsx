@@ -3,7 +3,7 @@
 // compare harnesses on a scripted day, each in a form that reads on a projector.
 import Link from "next/link";
 import { useArchives, useMinds } from "@/lib/store/view/hooks";
-import { OwnerList } from "../OwnerList";
+import { OwnerList } from "../home/OwnerList";
 import { replayHref } from "../replay/ReplaySources";
 import { PRESENTING_CONTRAST, PresentationToggle, usePresenting } from "./presentation";
 

@@ -5,7 +5,7 @@
 // pacing-ticks_per_level.
 import { DEFAULT_PACING } from "@/lib/mind/pacing";
 import type { PacingConfig } from "@/lib/trajectory/schema";
-import { inputClass } from "../ModelFields";
+import { inputClass } from "../settings/ModelFields";
 import { pacingSentence } from "./pacing-words";
 
 const FIELDS: { name: keyof PacingConfig; label: string; min: number; max: number; step: string }[] = [

@@ -8,7 +8,7 @@
 // starts as it always has, with nothing in its stream before its first wake).
 import { useState } from "react";
 import { DEFAULT_PRESET, firstThoughtFor, PERSONA_PRESETS, presetFor } from "@/lib/onboarding/persona-presets";
-import { inputClass } from "../ModelFields";
+import { inputClass } from "../settings/ModelFields";
 
 /** Where the first thought came from: it follows the persona unless the person wrote it. */
 type ThoughtSource = "preset" | "drawn" | "typed";

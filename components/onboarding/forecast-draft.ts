@@ -8,7 +8,7 @@ import type { ProxyOffer } from "@/lib/llm/proxy";
 import type { ModelSettings } from "@/lib/llm/settings";
 import { forecast, TYPICAL_IDLE_WAKE, type Forecast } from "@/lib/onboarding/forecast";
 import type { BudgetConfig, PacingConfig } from "@/lib/trajectory/schema";
-import { withProxyPrice } from "../money-form";
+import { withProxyPrice } from "../settings/money-form";
 
 /** The price the mind's calls would be counted at: typed, the proxy's, or this browser's table; none when unknown. */
 export function draftPrice(settings: ModelSettings, proxy: ProxyOffer | undefined, table: PriceTable): Price | undefined {

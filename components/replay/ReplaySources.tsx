@@ -2,7 +2,7 @@
 // The three things a replay can play, each through the StepSource its own
 // page already uses: a mind in this browser, an imported archive, a shared link.
 import { useArchive, useLocalSource, useMind } from "@/lib/store/view/hooks";
-import { NotFound } from "../OwnerList";
+import { NotFound } from "../home/OwnerList";
 import { LinkError, LinkNotFound } from "../share/SharedView";
 import { useSharedLink } from "../share/use-shared-link";
 import { ReplayView } from "./ReplayView";

@@ -4,7 +4,7 @@
 // to the mind under a name. Unknown and revoked links look the same.
 import Link from "next/link";
 import { Suspense, useState } from "react";
-import { MessageBox } from "../MessageBox";
+import { MessageBox } from "../mind/MessageBox";
 import { TrajectoryViewer } from "../viewer/TrajectoryViewer";
 import { useGuestMessaging, useSharedLink } from "./use-shared-link";
 import type { ShareClient } from "@/lib/share/client";

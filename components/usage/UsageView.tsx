@@ -10,7 +10,7 @@ import { seriesStart, usageSeries, type UsageSeries } from "@/lib/mind/usage-ser
 import { useTimelineSteps, useUsageRows } from "@/lib/store/view/hooks";
 import type { Mind } from "@/lib/store/minds/minds";
 import { timelineOf } from "@/lib/trajectory/timeline";
-import { usePriceTable, useSpend } from "../money-hooks";
+import { usePriceTable, useSpend } from "../settings/money-hooks";
 import { UsageChart } from "./UsageChart";
 import { UsageTable } from "./UsageTable";
 import { usd } from "./format";

@@ -2,7 +2,7 @@
 // read back into Permissions or into problems a person can act on; and the
 // one-line summary on the mind's page.
 import { describe, expect, it } from "vitest";
-import { formatBytes, LIMIT_FIELDS, readPermissionFields, summarize, unitFor } from "@/components/permissions-form";
+import { formatBytes, LIMIT_FIELDS, readPermissionFields, summarize, unitFor } from "@/components/settings/permissions-form";
 import { DEFAULT_PERMISSIONS, type Permissions } from "@/lib/trajectory/permissions";
 
 /** The form as PermissionsFields renders it for the defaults, with `change` on top. */

@@ -1,4 +1,4 @@
-import { MindView } from "@/components/MindView";
+import { MindView } from "@/components/mind/MindView";
 
 export default async function MindPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;

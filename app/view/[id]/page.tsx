@@ -1,4 +1,4 @@
-import { ArchiveView } from "@/components/ArchiveView";
+import { ArchiveView } from "@/components/viewer/ArchiveView";
 
 export default async function ViewPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;

@@ -196,7 +196,7 @@ export function useTimelineSteps(mindId: string, sinceMs: number | null): Step[]
   return steps?.key === key ? steps.steps : undefined;
 }
 
-/** Read every 2 s, as the spend line is (components/money-hooks.ts), so the two agree. */
+/** Read every 2 s, as the spend line is (components/settings/money-hooks.ts), so the two agree. */
 const USAGE_REFRESH_MS = 2000;
 
 /**

@@ -1,8 +1,8 @@
 "use client";
 import { useEffect, useState } from "react";
 import type { MindStatus } from "@/lib/protocol";
-import { useShortcut } from "./shortcuts/useShortcut";
-import type { Role } from "./runner/runner-store";
+import { useShortcut } from "../shortcuts/useShortcut";
+import type { Role } from "../runner/runner-store";
 
 function useNow(active: boolean): number {
   const [now, setNow] = useState(() => Date.now());

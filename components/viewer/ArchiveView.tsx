@@ -3,9 +3,9 @@
 import Link from "next/link";
 import { Suspense } from "react";
 import { useArchive, useLocalSource } from "@/lib/store/view/hooks";
-import { ExportButton } from "./ExportButton";
-import { NotFound } from "./OwnerList";
-import { TrajectoryViewer } from "./viewer/TrajectoryViewer";
+import { ExportButton } from "../mind/ExportButton";
+import { NotFound } from "../home/OwnerList";
+import { TrajectoryViewer } from "./TrajectoryViewer";
 
 export function ArchiveView({ id }: { id: string }) {
   const archive = useArchive(id);

@@ -1,7 +1,7 @@
 "use client";
 import { useState, type KeyboardEvent } from "react";
 import type { Messaging } from "@/lib/store/view/hooks";
-import { useShortcut } from "./shortcuts/useShortcut";
+import { useShortcut } from "../shortcuts/useShortcut";
 
 /** Type a message; Enter (or Ctrl/⌘+Enter, from anywhere on the page) sends, Shift+Enter makes a new line. `nameTestId`: the name field's test id (a guest's page has its own). */
 export function MessageBox({ mindName, messaging, nameTestId = "sender-name" }: { mindName: string; messaging: Messaging; nameTestId?: string }) {

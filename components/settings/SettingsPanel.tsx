@@ -13,7 +13,7 @@ import { BudgetFields } from "./BudgetFields";
 import { priceProblems, readBudgetFields, withProxyPrice } from "./money-form";
 import { usePriceTable, useProxyOffer } from "./money-hooks";
 import { PricesEditor } from "./PricesEditor";
-import { ConfigHistory } from "./settings/ConfigHistory";
+import { ConfigHistory } from "./ConfigHistory";
 
 // The running tab's worker sees the `config` step and restarts with the new settings.
 export function SettingsPanel({ mind }: { mind: Mind }) {

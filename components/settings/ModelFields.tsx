@@ -9,7 +9,7 @@ import type { PriceTable } from "@/lib/llm/price";
 import type { ProxyOffer } from "@/lib/llm/proxy";
 import { PROVIDER_LABELS, PROVIDERS, type ModelSettings, type Provider } from "@/lib/llm/settings";
 import { PRICE_INPUT_FIELD, PRICE_OUTPUT_FIELD, readPriceFields } from "./money-form";
-import { ConnectionTest } from "./onboarding/ConnectionTest";
+import { ConnectionTest } from "../onboarding/ConnectionTest";
 
 export const inputClass =
   "mt-1 w-full rounded border border-stone-300 bg-white px-2 py-1.5 text-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500 dark:border-stone-700 dark:bg-stone-900";

@@ -12,17 +12,17 @@ import { settingsProblems, type Provider } from "@/lib/llm/settings";
 import { DEFAULT_PACING } from "@/lib/mind/pacing";
 import { db, requestPersistence } from "@/lib/store/db/db";
 import { createMind, NewMindInput } from "@/lib/store/minds/minds";
-import { inputClass as input, ModelFields, readModelFields } from "./ModelFields";
-import { PermissionsFields } from "./PermissionsFields";
-import { readPermissionFields } from "./permissions-form";
-import { BudgetFields } from "./BudgetFields";
-import { priceProblems, readBudgetFields, withProxyPrice } from "./money-form";
-import { usePriceTable, useProxyOffer } from "./money-hooks";
-import { draftForecast, draftPrice } from "./onboarding/forecast-draft";
-import { OnboardingForecast } from "./onboarding/OnboardingForecast";
-import { PacingFields } from "./onboarding/PacingFields";
-import { readPacingFields } from "./onboarding/pacing-form";
-import { FIRST_THOUGHT_FIELD, PersonaFields } from "./onboarding/PersonaFields";
+import { inputClass as input, ModelFields, readModelFields } from "../settings/ModelFields";
+import { PermissionsFields } from "../settings/PermissionsFields";
+import { readPermissionFields } from "../settings/permissions-form";
+import { BudgetFields } from "../settings/BudgetFields";
+import { priceProblems, readBudgetFields, withProxyPrice } from "../settings/money-form";
+import { usePriceTable, useProxyOffer } from "../settings/money-hooks";
+import { draftForecast, draftPrice } from "../onboarding/forecast-draft";
+import { OnboardingForecast } from "../onboarding/OnboardingForecast";
+import { PacingFields } from "../onboarding/PacingFields";
+import { readPacingFields } from "../onboarding/pacing-form";
+import { FIRST_THOUGHT_FIELD, PersonaFields } from "../onboarding/PersonaFields";
 
 /** What the fields typed so far imply, for the live pacing sentence and cost forecast. */
 function draftOf(f: FormData, provider: Provider, proxy: ProxyOffer | undefined, table: PriceTable) {

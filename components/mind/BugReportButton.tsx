@@ -6,7 +6,7 @@
 import { collectBugReportFile } from "@/lib/report/collect";
 import pkg from "@/package.json";
 import { DownloadButton } from "./DownloadButton";
-import { runnerLog } from "./runner/runner-store";
+import { runnerLog } from "../runner/runner-store";
 
 export function BugReportButton({ mindId }: { mindId: string }) {
   return (
