@@ -8,10 +8,9 @@ import type { Price } from "../lib/llm/price";
 import { priceFor } from "../lib/llm/prices";
 import { discoverProxy } from "../lib/llm/proxy";
 import { budgetProblems, spendTally } from "../lib/mind/budget";
-import { CachedLog, GATHER_MS, WINDOW } from "../lib/mind/cached-log";
+import { GATHER_MS, MindWriter, TrajectoryLog, WINDOW } from "../lib/mind/mind-log";
 import { Journal } from "../lib/mind/journal";
 import { Mind } from "../lib/mind/mind";
-import { withSealedPast } from "../lib/mind/summarizer";
 import { SealedPast } from "../lib/context/sealed-past";
 import { DEFAULT_TIERS } from "../lib/context/staircase";
 import type { Clock, ModelPort } from "../lib/mind/ports";
@@ -24,14 +23,11 @@ import { WORKSPACE } from "../lib/shell/limits";
 import { openPersistentFs } from "../lib/shell/persistent-fs";
 import type { RuntimePort } from "../lib/shell/ports";
 import { listSkills } from "../lib/shell/skills";
-import { contextRecorder } from "../lib/store/derived/contexts";
 import type { ReverieDb } from "../lib/store/db/db";
-import { mindFiles } from "../lib/store/minds/files";
-import { tierStore } from "../lib/store/derived/tiers";
-import { getMind, saveShellState, type Mind as MindRecord } from "../lib/store/minds/minds";
+import type { Mind as MindRecord } from "../lib/store/minds/minds";
 import { getPriceTable } from "../lib/store/minds/prices";
-import { recordingUsage, usageSince } from "../lib/store/derived/usage";
-import { lastSeq, mindLog, parseRows } from "../lib/store/steps/steps";
+import { indexedDbMindState } from "../lib/store/state/mind-state";
+import { lastSeq, parseRows } from "../lib/store/steps/steps";
 import { watchOthers } from "../lib/store/steps/watch-others";
 
 export const systemClock: Clock = {
@@ -76,7 +72,9 @@ const WATCH_MS = 50;
 
 export async function runMind(db: ReverieDb, mindId: string, events: HostEvents, options: HostOptions = {}): Promise<RunningMind> {
   const clock = options.clock ?? systemClock;
-  const mind = await getMind(db, mindId);
+  // Everything the mind keeps, behind one port: steps (with their usage and what each call saw, one transaction a write), blobs, tiers, workspace, settings.
+  const state = indexedDbMindState(db, mindId, { onRecordError: (e) => console.warn(`Could not record what a model call saw: ${e instanceof Error ? e.message : String(e)}`) });
+  const mind = await state.settings();
   if (!mind) throw new Error(`There is no mind ${mindId} in this browser (or its record is damaged).`);
   // An unbounded bill is a start-up failure: no caps, no start.
   const capProblems = budgetProblems(mind.budget);
@@ -86,15 +84,13 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   // Summaries by the cheaper model its human picked (same provider and key), priced from the table like the mind's own; a test's model serves both.
   const summaryModel = mind.summary_model && !options.model ? await mindModel(db, { ...mind, model: { ...mind.model, model: mind.summary_model, price: undefined } }) : undefined;
   const { permissions } = mind;
-  const { fs, flush } = await openPersistentFs(mindFiles(db, mindId), { maxBytes: permissions.limits.max_workspace_bytes });
-  // Each model call's usage is recorded as its step is appended: the caps count it from the next call on.
-  // A write starts GATHER_MS after a step is queued: the steps of those milliseconds (and their usage) go in one transaction.
-  // What each call saw, for the page's inspector: derived data, so a failed write is reported, never fatal. Written with the step the call led to.
-  const contexts = contextRecorder(db, mindId, (e) => console.warn(`Could not record what a model call saw: ${e instanceof Error ? e.message : String(e)}`));
-  const log = new CachedLog(contexts.carriedBy(recordingUsage(mindId, mindLog(db, mindId))), WINDOW, { nextTurn: () => new Promise((resolve) => setTimeout(resolve, GATHER_MS)) });
+  const { fs, flush } = await openPersistentFs(state.files, { maxBytes: permissions.limits.max_workspace_bytes });
+  // The mind's one writer: a write starts GATHER_MS after a step is queued, so the steps of those milliseconds go in one transaction.
+  const writer = new MindWriter(state, { nextTurn: () => new Promise((resolve) => setTimeout(resolve, GATHER_MS)), onRecordError: (e) => console.warn(`Could not record what a model call saw: ${e instanceof Error ? e.message : String(e)}`) });
   // The stream's positions and its sealed summaries, read by the summarizer in the background: the run's context shows them once read.
   const past = new SealedPast(DEFAULT_TIERS);
-  const journal = new Journal(withSealedPast(log, past), ids, clock);
+  const log = new TrajectoryLog(writer, mindId, WINDOW, past);
+  const journal = new Journal(log, ids, clock);
   const shell = justBashSandbox({
     fs,
     flush,
@@ -108,8 +104,8 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     journal,
     persona: mind.persona,
     model,
-    budget: { caps, spend: spendTally((since) => usageSince(db, mindId, since), clock) },
-    summaries: { past, store: tierStore(db, mindId), model: summaryModel },
+    budget: { caps, spend: spendTally((since) => state.spendSince(since), clock) },
+    summaries: { past, store: state.tiers(mindId), model: summaryModel },
     shell,
     clock,
     selfName: mind.name,
@@ -117,24 +113,13 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     pacing: mind.pacing,
     limits: { ...DEFAULT_RUN_LIMITS, maxIterations: mind.max_iterations },
     nesting: { maxDepth: permissions.limits.recursion_depth, childIterations: permissions.limits.child_iterations },
-    shellState: mind.shell ?? { env: {}, cwd: WORKSPACE },
-    onStatus: (status) => {
-      events.onStatus(status);
-      // Between wakes: keep the shell's env and cwd for the next reload. Only
-      // when they changed: the write would wake every tab's list of minds.
-      if (status.state === "waiting") saveShell();
-    },
+    shellState: (await state.shellState()) ?? { env: {}, cwd: WORKSPACE },
+    // A run that changed the shell's env or cwd says so: kept for the next reload (a failed save only costs that).
+    onShellState: (s) => void state.saveShellState(s).catch(() => undefined),
+    onStatus: events.onStatus,
     onPartial: events.onPartial,
-    contexts,
+    contexts: writer,
   });
-  let savedShell = JSON.stringify(mind.shell ?? null);
-  const saveShell = () => {
-    const state = loop.innerLife.shellState();
-    const now = JSON.stringify(state);
-    if (now === savedShell) return;
-    savedShell = now;
-    saveShellState(db, mindId, state).catch(() => (savedShell = ""));
-  };
 
   // Every step appended after this point by someone else (the page, another
   // tab) is offered to the mind's dispatcher. What the mind wrote itself it
@@ -153,7 +138,7 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   }, { everyMs: WATCH_MS });
 
   // Writes go behind the loop (CachedLog): the mind is done once they are stored.
-  const stored = () => log.flushed().catch(() => undefined);
+  const stored = () => writer.flushed().catch(() => undefined);
   const done = loop.start().finally(async () => {
     unwatch();
     await stored();

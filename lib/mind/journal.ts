@@ -82,7 +82,7 @@ export class Journal {
       runId,
       triggerStep,
       journal: this,
-      append: (step) => this.append({ run_id: runId, trigger_step: triggerStep, ...step } as Appendable),
+      append: (step) => this.append({ run_id: runId, trigger_step: triggerStep, ...step }),
     };
   }
 

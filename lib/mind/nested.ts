@@ -7,7 +7,10 @@
 import { trajDirName } from "../trajectory/headlong";
 import type { RunScope } from "./journal";
 import type { NestedRunResult, ShellmPort } from "./ports";
-import { shellmRun, type RunDeps } from "./run";
+import type { RunDeps, RunOutcome, RunTask } from "./run-types";
+
+/** A whole shellm run: run.ts hands in its own, so a nested run is a run without this module importing it. */
+export type RunFn = (deps: RunDeps, run: RunScope, task: RunTask) => Promise<RunOutcome>;
 
 /** Steps of each ancestor shown to a nested run, nearest ancestor last. */
 const ANCESTOR_STEPS = 20;
@@ -15,7 +18,7 @@ const ANCESTOR_STEPS = 20;
 const ANCESTOR_STEPS_TOTAL = 40;
 const TASK_NAME_CHARS = 40;
 
-export function nestedShellm(deps: RunDeps, parent: RunScope, reasoning: () => string): ShellmPort {
+export function nestedShellm(deps: RunDeps, parent: RunScope, reasoning: () => string, shellmRun: RunFn): ShellmPort {
   return {
     async run(task, { signal, beacon, shell }): Promise<NestedRunResult> {
       const max = deps.nesting.maxDepth;

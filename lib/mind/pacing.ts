@@ -1,4 +1,4 @@
-// Idle backoff, as Headlong ships it: level 0 → no pause; level n →
+// Idle backoff, the way Headlong ships it: level 0 → no pause; level n →
 // min(base × 2^(n−1), cap). An empty spontaneous wake adds a tick; after
 // `ticks_per_level` ticks the level rises. A reactive wake or a run that did
 // work resets both to 0.

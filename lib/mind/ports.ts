@@ -1,12 +1,15 @@
 // The mind's view of the world. lib/mind is pure over these; the worker wires
 // real ones (Dexie, just-bash, the AI SDK, timers) and tests wire fakes.
 import type { ChatMessage } from "../context/project";
-import type { SealedPast, SealedTier, StreamKey } from "../context/sealed-past";
+import type { SealedPast } from "../context/sealed-past";
 import type { SeenCall } from "../context/replay";
 import type { BudgetPause } from "../protocol";
 import type { Step, StepUsage } from "../trajectory/schema";
 
-export type { ChatMessage };
+import type { ShellState } from "./state";
+
+export type { ChatMessage, ShellState };
+export type { TierStorePort } from "./state";
 
 /** A step found by id, with the trajectory it belongs to. */
 export interface FoundStep {
@@ -40,18 +43,6 @@ export interface StepLog {
   readonly past?: () => SealedPast | undefined;
 }
 
-/** Sealed summaries stored beside a trajectory, and the keys-only index of its stream. */
-export interface TierStorePort {
-  /** Every summary sealed for this trajectory. */
-  list(): Promise<SealedTier[]>;
-  /** Store a summary once. A block that has one already is refused ("already-sealed"): sealed summaries are never rewritten. */
-  seal(tier: SealedTier & { model?: string; created?: string }): Promise<"sealed" | "already-sealed">;
-  /** The index's entries after `seq`, in seq order: type and id of each step, without reading its row. */
-  keysAfter(seq: number): Promise<StreamKey[]>;
-  /** The trajectory's steps with seq in [first, last], oldest first. */
-  steps(first: number, last: number): Promise<Step[]>;
-}
-
 export interface ModelRequest {
   instructions: string;
   messages: ChatMessage[];
@@ -81,12 +72,6 @@ export interface ContextPort {
 export interface ModelPort {
   readonly name: string;
   complete(req: ModelRequest): Promise<ModelResult>;
-}
-
-/** The shell's variables and directory, carried between blocks (just-bash resets them on every exec). */
-export interface ShellState {
-  env: Record<string, string>;
-  cwd: string;
 }
 
 export interface ShellRequest extends ShellState {

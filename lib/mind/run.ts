@@ -3,7 +3,7 @@
 // the run. Never throws for the model or the shell: every ending is a step
 // (final, error, thought). The run's scope (its appender) is handed in; the
 // shell state it ends with is handed back.
-import { arraySource, buildContext, DEFAULT_BUDGET, inStream, type BuildOptions, type BuiltContext, type ContextSource, type Summary } from "../context/build";
+import { arraySource, BuildCache, buildContext, DEFAULT_BUDGET, inStream, type BuildOptions, type Summary } from "../context/build";
 import { seenCall, type SeenCall } from "../context/replay";
 import { DEFAULT_TIERS } from "../context/staircase";
 import { TokenCounter } from "../context/tokens";
@@ -11,28 +11,14 @@ import { blobFields, splitOutput } from "../trajectory/large-output";
 import type { Step } from "../trajectory/schema";
 import type { RunScope } from "./journal";
 import { nestedShellm } from "./nested";
-import type { BudgetPause } from "../protocol";
-import type { ContextPort, ModelPort, ShellPort, ShellResult, ShellState } from "./ports";
+import type { ShellResult, ShellState } from "./ports";
 import { splitInstructions } from "./prompt";
+import { shellChanged } from "./state";
 import { parseReply } from "./reply";
+import type { Nesting, RunDeps, RunLimits, RunOutcome, RunTask } from "./run-types";
 
 export type { ShellState };
-
-export interface RunLimits {
-  maxIterations: number;
-  /** Steps of the trajectory's tail read for the context (the verbatim part is sized by the token budget). */
-  contextSteps: number;
-  /** Tokens the context's messages may take (the instructions come on top). */
-  contextTokens: number;
-  /** Failing commands in a row that end the run. */
-  maxFailuresInRow: number;
-  /** Times the same failing command may fail before the run ends. */
-  maxSameFailure: number;
-  /** Model tokens (in + out) one run may use before it is ended. */
-  maxTokens: number;
-  /** The same reply this many times in a row ends the run (the loop-breaker). */
-  maxRepeats: number;
-}
+export type { Nesting, RunDeps, RunEnd, RunLimits, RunOutcome, RunTask } from "./run-types";
 
 export const DEFAULT_RUN_LIMITS: RunLimits = {
   maxIterations: 12,
@@ -44,64 +30,7 @@ export const DEFAULT_RUN_LIMITS: RunLimits = {
   maxRepeats: 3,
 };
 
-/** How far `shellm` may recurse, and the iteration budget of each nested run. */
-export interface Nesting {
-  maxDepth: number;
-  childIterations: number;
-}
-
 export const DEFAULT_NESTING: Nesting = { maxDepth: 2, childIterations: 8 };
-
-export interface RunDeps {
-  model: ModelPort;
-  shell: ShellPort;
-  selfName: string;
-  instructions: string;
-  limits: RunLimits;
-  nesting: Nesting;
-  /** 0 for a thinker's own run; n for a run nested n deep. */
-  depth: number;
-  signal: AbortSignal;
-  /** Whether `chat reply` works in this run (the inner life leaves replies to the responder). Default true. */
-  replies?: boolean;
-  /** For a nested run: its ancestors' recent steps, shown before its own. */
-  ancestors?: readonly Step[];
-  /** The first model call's token budget, when it should be smaller (an idle wake choosing what to do). */
-  firstCallBudget?: number;
-  /** The first model call's own instructions and context cut, when it is a lean first look (an idle wake: lib/mind/thinkers/first-look.ts); later calls get `instructions` and the whole budget. */
-  firstLook?: { instructions: string; build: (src: ContextSource, opts: BuildOptions) => BuiltContext };
-  /** Token counts cached across calls (one per mind); a fresh one when not given. */
-  counter?: TokenCounter;
-  /** Where what each model call saw is recorded, keyed by the step the call led to. */
-  contexts?: ContextPort;
-  onIteration?: (runId: string, iteration: number) => void;
-  onPartial?: (text: string) => void;
-}
-
-/** "budget": a spend cap refused the model call (the run's error step says which; the thinker pauses). */
-export type RunEnd = "final" | "thought" | "error" | "model-error" | "budget" | "stopped";
-
-export interface RunOutcome {
-  end: RunEnd;
-  runId: string;
-  /** The shell's env and cwd after the run's last block. */
-  shell: ShellState;
-  /** The FINAL text, when end is final. */
-  answer?: string;
-  /** The run's last step (its final, error or thought). */
-  lastStepId: string;
-  /** The model's error text, for the status line, when end is model-error. */
-  error?: string;
-  /** When end is model-error: how long the model's server asked to wait. */
-  retryAfterS?: number;
-  /** When end is budget: the cap that was reached and when it resets. */
-  paused?: BudgetPause;
-}
-
-export interface RunTask {
-  prompt: string;
-  shell: ShellState;
-}
 
 /** Shell variables that belong to the shell itself and are not carried over. */
 const SHELL_OWN = new Set(["?", "PWD", "OLDPWD", "FINAL", "IFS", "OPTIND", "SHELLOPTS", "BASHOPTS", "_"]);
@@ -128,17 +57,17 @@ export async function shellmRun(deps: RunDeps, run: RunScope, task: RunTask): Pr
       ...(deps.replies === false ? { replyRefusal: "replies to messages are the responder's: it answers each message once. Use chat send --to <name> to start a conversation of your own." } : {}),
       send: ({ to, content, replyTo }) => run.append({ type: "message", from: deps.selfName, to, content, reply_to: replyTo, source: "chat" }),
     },
-    shellm: nestedShellm(deps, run, () => state.reasoning),
+    shellm: nestedShellm(deps, run, () => state.reasoning, shellmRun),
     depth: deps.depth,
   });
-  const ended = await iterate({ ...deps, counter: deps.counter ?? new TokenCounter() }, run, (code, signal) => session.exec(code, { ...state.shell, signal }), state, prompt);
-  return { ...ended, runId: run.runId, shell: state.shell };
+  const ended = await iterate({ ...deps, counter: deps.counter ?? new TokenCounter(), cache: deps.cache ?? new BuildCache() }, run, (code, signal) => session.exec(code, { ...state.shell, signal }), state, prompt);
+  return { ...ended, runId: run.runId, shell: state.shell, shellChanged: shellChanged(task.shell, state.shell) };
 }
 
-type Ending = Omit<RunOutcome, "runId" | "shell">;
+type Ending = Omit<RunOutcome, "runId" | "shell" | "shellChanged">;
 
 async function iterate(
-  deps: RunDeps,
+  deps: RunDeps & Required<Pick<RunDeps, "counter" | "cache">>,
   run: RunScope,
   exec: (code: string, signal: AbortSignal) => Promise<ShellResult>,
   state: { shell: ShellState; reasoning: string },
@@ -181,7 +110,8 @@ async function iterate(
       tiers: past?.tiers ?? DEFAULT_TIERS,
       summary: lookups ? lookups.summary : () => undefined,
       ...(lookups ? { missing: lookups.missing, plan: past?.plan } : { before: Math.max(0, total - tail.length) }),
-      counter: deps.counter as TokenCounter,
+      counter: deps.counter,
+      cache: deps.cache,
       pinned: prompt,
       ancestors: deps.ancestors,
     };

@@ -8,12 +8,11 @@
 // behind it). A failed summary is retried later with backoff; meanwhile its
 // block falls back to its children or an elision that says why, and each
 // failure is an `error` step (reason `summary-failed`). Pure over ports.
-import { decorateLog } from "./step-log";
 import { blockRange, type BlockRef } from "../context/staircase";
 import type { SealedPast } from "../context/sealed-past";
 import { formatTs, type Step } from "../trajectory/schema";
 import type { Journal } from "./journal";
-import type { Clock, ModelPort, StepLog, TierStorePort } from "./ports";
+import type { Clock, ModelPort, TierStorePort } from "./ports";
 import { childrenMessage, citesIn, cleanSummary, stepsMessage, summaryInstructions } from "./summary-prompt";
 
 export const SUMMARIZER = "summarizer";
@@ -147,8 +146,10 @@ export class Summarizer {
     const { past, model, selfName, persona } = this.deps;
     const { from, to } = blockRange(block, past.tiers);
     // A block's ends (all that is known of a block inside the sealed past), and its seqs, which its row keeps.
-    const first = past.idAt(from) as string;
-    const last = past.idAt(to - 1) as string;
+    const first = past.idAt(from);
+    const last = past.idAt(to - 1);
+    // A pending block lies within the stream, its ends known even inside the sealed prefix; should that ever not hold, it is not sealed.
+    if (first === undefined || last === undefined) return this.failed(block, "its first or last step is not in the stream");
     const seqs = past.seqRange(block);
     let messages;
     let candidates: string[];
@@ -166,16 +167,16 @@ export class Summarizer {
     } else {
       const F = past.tiers.fanout;
       const children = Array.from({ length: F }, (_, c) => ({ tier: block.tier - 1, index: block.index * F + c }));
-      const sums = children.map((c) => past.summary(c));
-      if (sums.some((s) => !s)) return; // a child lost its summary: it is pending again, and this block after it
+      const sums = children.flatMap((c) => past.summary(c) ?? []);
+      if (sums.length < children.length) return; // a child lost its summary: it is pending again, and this block after it
       messages = childrenMessage(
-        sums.map((s) => s as NonNullable<typeof s>),
+        sums,
         children.map((c) => {
           const r = blockRange(c, past.tiers);
           return { first: past.idAt(r.from) ?? "", last: past.idAt(r.to - 1) ?? "" };
         }),
       );
-      candidates = [...new Set(sums.flatMap((s) => s?.cites ?? []))];
+      candidates = [...new Set(sums.flatMap((s) => s.cites))];
     }
 
     this.calls++;
@@ -215,9 +216,4 @@ export class Summarizer {
   private async log(content: string): Promise<void> {
     await this.deps.journal.append({ type: "error", reason: SUMMARY_FAILED, content, source: SUMMARIZER }).catch(() => undefined);
   }
-}
-
-/** The log, with its sealed past for the run's context once the summarizer has read it (before that, and for forked children, there is none). */
-export function withSealedPast(log: StepLog, past: SealedPast): StepLog {
-  return decorateLog(log, { past: () => (past.loaded ? past : undefined) });
 }

@@ -2,20 +2,9 @@
 // sees) written through to a FileStore (IndexedDB in the browser). Mutations
 // mark paths dirty; `flush()` after each exec saves exactly what changed.
 import { InMemoryFs, type IFileSystem } from "just-bash";
+import type { FileRecord, FileStore } from "../mind/state";
 
-export interface FileRecord {
-  path: string;
-  kind: "file" | "dir" | "symlink";
-  data?: Uint8Array;
-  target?: string;
-  mode: number;
-  mtime: number;
-}
-
-export interface FileStore {
-  loadAll(): Promise<FileRecord[]>;
-  save(put: FileRecord[], remove: string[]): Promise<void>;
-}
+export type { FileRecord, FileStore };
 
 type FsMethod = keyof IFileSystem;
 const MUTATING = new Set<FsMethod>(["writeFile", "appendFile", "mkdir", "rm", "cp", "mv", "chmod", "symlink", "link", "utimes"]);

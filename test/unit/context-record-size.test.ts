@@ -11,9 +11,11 @@ import { serialize } from "node:v8";
 import { describe, expect, it } from "vitest";
 import { LEAN_BUDGET, leanContext } from "@/lib/context/lean";
 import type { SeenCall } from "@/lib/context/replay";
-import { contextRecorder, contextsOfRun } from "@/lib/store/derived/contexts";
+import { contextsOfRun } from "@/lib/store/derived/contexts";
 import type { ContextRow } from "@/lib/store/db/db";
 import { encodeCall, type Previous } from "@/lib/store/derived/seen-delta";
+import { indexedDbMindState } from "@/lib/store/state/mind-state";
+import { MindWriter } from "@/lib/mind/mind-log";
 import { openTestDb } from "./helpers/db";
 import { SeenLife, SYSTEM } from "./helpers/seen-life";
 import { id } from "./helpers/steps";
@@ -33,7 +35,8 @@ async function measure(label: string, lean: boolean) {
     const life = new SeenLife(MIND, MIND);
     life.grow(HISTORY);
     await db.tiers.bulkAdd(life.seal());
-    const recorder = contextRecorder(db, MIND);
+    // What the calls saw, written by the mind's writer (each write its records, without steps here: the figure is the records').
+    const recorder = new MindWriter(indexedDbMindState(db, MIND));
     const calls: SeenCall[] = [];
     for (let r = 0; r < RUNS; r++) {
       const runId = id(0x100000 + r, "cccccccccccc");
@@ -46,7 +49,7 @@ async function measure(label: string, lean: boolean) {
         if (sealed.length) await db.tiers.bulkAdd(sealed);
       }
     }
-    await recorder.settled();
+    await recorder.flushed();
 
     // As older builds stored it: the call as given, its instructions by hash (a 64-hex sha-256 each).
     const before = calls.map((c) => bytes({ ...c, mind_id: MIND, system: c.system.map((s) => ({ kind: s.kind, hash: "0".repeat(64), tokens: s.tokens })) }));

@@ -9,10 +9,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isMessage } from "@/lib/context/conversation";
 import { conversationCall, type SeenCall } from "@/lib/context/replay";
 import { TokenCounter } from "@/lib/context/tokens";
-import { contextOf, contextRecorder, contextsOfRun } from "@/lib/store/derived/contexts";
+import { MindWriter, TrajectoryLog } from "@/lib/mind/mind-log";
+import { contextOf, contextsOfRun } from "@/lib/store/derived/contexts";
 import type { ContextRow, ReverieDb } from "@/lib/store/db/db";
 import { KEYFRAME_EVERY, listDelta } from "@/lib/store/derived/seen-delta";
-import { mindLog } from "@/lib/store/steps/steps";
+import { indexedDbMindState } from "@/lib/store/state/mind-state";
 import type { Step } from "@/lib/trajectory/schema";
 import { openTestDb } from "./helpers/db";
 import { SeenLife, SYSTEM } from "./helpers/seen-life";
@@ -52,18 +53,24 @@ describe("context records stored as deltas, read back whole", () => {
     await db.delete();
   });
 
-  /** The life so far in the store: its steps (through `append`), its sealed blocks. */
-  async function settle(append: (steps: Step[]) => Promise<void>, steps: Step[]) {
-    await append(steps);
+  /** The mind's writer over its IndexedDB state (the ContextPort a run records to); both hear of a record that could not be stored. */
+  function recorder() {
+    const writer = new MindWriter(indexedDbMindState(db, MIND, { onRecordError: (e) => errors.push(e) }), { onRecordError: (e) => errors.push(e) });
+    return { writer, log: new TrajectoryLog(writer, MIND) };
+  }
+
+  /** The life so far in the store, as a run writes it: its steps appended, then what the call saw recorded, then written (with its sealed blocks). */
+  async function settle(r: ReturnType<typeof recorder>, steps: Step[], ...calls: SeenCall[]) {
+    for (const s of steps) await r.log.append(s);
+    for (const c of calls) r.writer.record(c);
+    await r.writer.flushed();
     const sealed = life.seal();
     if (sealed.length) await db.tiers.bulkAdd(sealed);
   }
 
   it("over interleaved runs, every record read back is the call it was made from, most of them small deltas", async () => {
-    const recorder = contextRecorder(db, MIND, (e) => errors.push(e));
-    const log = recorder.carriedBy(mindLog(db, MIND));
-    const append = async (steps: Step[]) => log.appendAll?.(steps);
-    await settle(append, life.grow(640));
+    const r = recorder();
+    await settle(r, life.grow(640));
 
     const given = new Map<string, SeenCall>();
     const promptB = life.make("prompt", { content: "A message from ana: water the basil." });
@@ -77,38 +84,33 @@ describe("context records stored as deltas, read back whole", () => {
       if (i === 9) call = { ...call, parts: call.parts.map((p) => (p.kind === "verbatim" ? { ...p, step_ids: p.step_ids.filter((_, j) => j !== 5) } : p)) };
       if (i === 12) {
         failed = call.step_id;
-        // IndexedDB cannot clone a function: this record's write fails.
-        recorder.record({ ...call, unclonable: () => 1 } as unknown as SeenCall);
+        // IndexedDB cannot clone a function: this record's write fails (its steps are written again without it).
+        await settle(r, a.steps, { ...call, unclonable: () => 1 } as unknown as SeenCall);
       } else {
-        recorder.record(call);
         given.set(call.step_id, call);
+        await settle(r, a.steps, call);
       }
-      await settle(append, a.steps);
       // Run B, interleaved: its own prompt pinned, a smaller budget, its instructions changed once (at its 5th call).
       if (i <= 10) {
         const b = life.call({ run_id: RUN_B, iteration: i, budget: 4_000, pinned: promptB, system: i >= 5 ? [...SYSTEM.slice(0, 3), { kind: "people", text: "ana: the gardener. ben: her neighbour.\n" }] : SYSTEM });
-        recorder.record(b.call);
         given.set(b.call.step_id, b.call);
-        await settle(append, b.steps);
+        await settle(r, b.steps, b.call);
       }
       // Run C, a nested run's: its ancestors' steps first, every call.
       if (i % 3 === 0 && i <= 15) {
         const c = life.call({ run_id: RUN_C, iteration: i / 3, pinned: promptC, ancestors });
-        recorder.record(c.call);
         given.set(c.call.step_id, c.call);
-        await settle(append, c.steps);
+        await settle(r, c.steps, c.call);
       }
     }
     // The responder's call: one conversation part, a run of its own.
     const message = life.make("message", { from: "ana", to: "Reverie", content: "Did you water the basil?" });
     if (!isMessage(message)) throw new Error("not a message step");
-    await settle(append, [message]);
+    await settle(r, [message]);
     const reply = life.make("message", { from: "Reverie", to: "ana", content: "Yes." });
     const answer = conversationCall({ person: "ana", selfName: "Reverie", inner: life.steps.slice(-20), conversation: [], message }, { step_id: reply.step_id, run_id: message.step_id, traj_id: MIND, instructions: "Answer ana.", counter: new TokenCounter() });
-    recorder.record(answer);
     given.set(answer.step_id, answer);
-    await settle(append, [reply]);
-    await recorder.settled();
+    await settle(r, [reply], answer);
 
     expect(errors).toHaveLength(1);
     expect(await contextOf(db, MIND, failed)).toBeUndefined();
@@ -136,7 +138,7 @@ describe("context records stored as deltas, read back whole", () => {
   });
 
   it("rows stored by older builds (whole lists, every tier's ends and cites) still load, beside new ones", async () => {
-    const recorder = contextRecorder(db, MIND, (e) => errors.push(e));
+    const { writer } = recorder();
     await db.tiers.bulkAdd(life.seal());
     life.grow(400);
     await db.tiers.bulkAdd(life.seal());
@@ -146,8 +148,8 @@ describe("context records stored as deltas, read back whole", () => {
     // Exactly what the recorder wrote before deltas: the call, its instructions by hash.
     await db.contexts.bulkPut(old.map((c): ContextRow => ({ ...c, mind_id: MIND, system: c.system.map((s) => ({ kind: s.kind, hash: sha(s.text), tokens: s.tokens })) })));
     const fresh = [1, 2, 3].map((i) => life.call({ run_id: RUN_B, iteration: i }).call);
-    for (const c of fresh) recorder.record(c);
-    await recorder.settled();
+    for (const c of fresh) writer.record(c);
+    await writer.flushed();
     expect(errors).toEqual([]);
     expect(await contextsOfRun(db, MIND, RUN_A)).toEqual(old.map((call) => ({ call, missing: [] })));
     expect(await contextsOfRun(db, MIND, RUN_B)).toEqual(fresh.map((call) => ({ call, missing: [] })));
@@ -155,12 +157,12 @@ describe("context records stored as deltas, read back whole", () => {
   });
 
   it("a delta whose base is gone or damaged, or a sealed summary not the one seen, is reported in `missing`, never thrown", async () => {
-    const recorder = contextRecorder(db, MIND, (e) => errors.push(e));
+    const { writer } = recorder();
     life.grow(300);
     await db.tiers.bulkAdd(life.seal());
     const calls = [1, 2, 3, 4].map((i) => life.call({ run_id: RUN_A, iteration: i }).call);
-    for (const c of calls) recorder.record(c);
-    await recorder.settled();
+    for (const c of calls) writer.record(c);
+    await writer.flushed();
     const [first, second, third, fourth] = calls as [SeenCall, SeenCall, SeenCall, SeenCall];
     expect(await contextsOfRun(db, MIND, RUN_A)).toEqual(calls.map((call) => ({ call, missing: [] })));
 

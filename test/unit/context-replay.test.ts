@@ -13,9 +13,11 @@ import { blockRange, completeBlocks, DEFAULT_TIERS, type BlockRef } from "@/lib/
 import { TokenCounter } from "@/lib/context/tokens";
 import { instructionParts, splitInstructions } from "@/lib/mind/prompt";
 import type { ReverieDb } from "@/lib/store/db/db";
-import { contextOf, contextRecorder, contextsOfRun, replayLookups } from "@/lib/store/derived/contexts";
+import { contextOf, contextsOfRun, replayLookups } from "@/lib/store/derived/contexts";
 import { createMind } from "@/lib/store/minds/minds";
-import { mindLog, tailSteps } from "@/lib/store/steps/steps";
+import { indexedDbMindState } from "@/lib/store/state/mind-state";
+import { tailSteps } from "@/lib/store/steps/steps";
+import { MindWriter, TrajectoryLog } from "@/lib/mind/mind-log";
 import { readTiers, sealTier, streamEntriesAfter } from "@/lib/store/derived/tiers";
 import type { Step } from "@/lib/trajectory/schema";
 import { runMind } from "@/workers/host";
@@ -215,9 +217,12 @@ describe("recorded by the running mind, stored, and replayed", () => {
 
   it("over a sealed past read from the store, as a running mind's is, each call of a run is stored small and replays its messages exactly", async () => {
     const MIND = "00000000-0000-4000-8000-000000000001";
-    const log = mindLog(db, MIND);
+    // The mind's writer over its IndexedDB state: its log's appends and, as the ContextPort, what each call saw.
+    const recorder = new MindWriter(indexedDbMindState(db, MIND));
+    const log = new TrajectoryLog(recorder, MIND);
     const steps = life(460);
-    await log.appendAll?.(steps);
+    for (const s of steps) await log.append(s);
+    await recorder.flushed();
     // Seal every complete block of the stream, as the summarizer does (lib/store/derived/tiers.ts).
     const stream = steps.filter(inStream);
     for (const b of completeBlocks(stream.length, DEFAULT_TIERS)) {
@@ -229,7 +234,6 @@ describe("recorded by the running mind, stored, and replayed", () => {
     const past = new SealedPast(DEFAULT_TIERS);
     past.extend(await streamEntriesAfter(db, MIND, MIND, 0));
     for (const t of (await readTiers(db, MIND, MIND)).tiers) past.accept(t);
-    const recorder = contextRecorder(db, MIND);
     const mk = stepMaker({ tail: "eeeeeeeeeeee", start: Date.parse("2026-01-01T00:00:00Z") });
     const built: { step: string; messages: unknown }[] = [];
     for (let i = 1; i <= 4; i++) {
@@ -241,11 +245,12 @@ describe("recorded by the running mind, stored, and replayed", () => {
       const led = mk("reasoning", { thought: `Call ${i}.`, cmd: "echo" });
       recorder.record(seenCall(context, opts, source, { step_id: led.step_id, run_id: id(4242), traj_id: MIND, iteration: i, system: SYSTEM }));
       const output = mk("shell-output", { stdout: `${i}\n`, stderr: "", exit: 0, exec_s: 0, timed_out: false });
-      await log.appendAll?.([led, output]);
+      await log.append(led);
+      await log.append(output);
+      await recorder.flushed();
       past.extend(await streamEntriesAfter(db, MIND, MIND, past.lastSeq));
       built.push({ step: led.step_id, messages: context.messages });
     }
-    await recorder.settled();
     const rows = await db.contexts.where("[mind_id+run_id]").equals([MIND, id(4242)]).toArray();
     expect(rows.filter((r) => r.base !== undefined)).toHaveLength(3);
     for (const b of built) {
@@ -271,11 +276,13 @@ describe("recorded by the running mind, stored, and replayed", () => {
 
   it("a failed write is reported, and the records after it are still written", async () => {
     const errors: unknown[] = [];
-    const recorder = contextRecorder(db, "m", (e) => errors.push(e));
+    const recorder = new MindWriter(indexedDbMindState(db, "m", { onRecordError: (e) => errors.push(e) }), { onRecordError: (e) => errors.push(e) });
     const good: SeenCall = { step_id: id(1), run_id: id(2), traj_id: "m", iteration: 1, self_name: SELF, budget: 100, before: 0, tokens: 5, system: [{ kind: "instructions", text: "Be brief.", tokens: 2 }], parts: [] };
+    // No step id: not a key the contexts table takes, so its write fails (and is written again without it: the writer goes on).
     recorder.record({ ...good, parts: [{ kind: "verbatim", step_ids: [1 as unknown as string], tokens: 1 }], step_id: undefined as unknown as string });
+    await recorder.flushed();
     recorder.record(good);
-    await recorder.settled();
+    await recorder.flushed();
     expect(errors).toHaveLength(1);
     expect((await contextOf(db, "m", id(1)))?.call).toEqual(good);
   });

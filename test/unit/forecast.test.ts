@@ -1,16 +1,16 @@
 // lib/onboarding/forecast.ts: the spend per hour and per day if the mind woke at
 // its pacing cap forever, each wake an idle one: from the average of its own
-// idle wakes (read from the usage table, written by the real recordingUsage
-// at a price through lib/llm/price.ts), or from a typical idle wake at its
+// idle wakes (read from the usage table, written by the mind's own writer
+// through its IndexedDB state, at a price through lib/llm/price.ts), or from a typical idle wake at its
 // model's price when it has none on record.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { costUsd, type Price } from "@/lib/llm/price";
 import { forecast, idleWakeCosts, TYPICAL_IDLE_WAKE } from "@/lib/onboarding/forecast";
 import { DEFAULT_PACING } from "@/lib/mind/pacing";
 import type { ReverieDb } from "@/lib/store/db/db";
-import { mindLog } from "@/lib/store/steps/steps";
+import { MindWriter, TrajectoryLog } from "@/lib/mind/mind-log";
+import { indexedDbMindState } from "@/lib/store/state/mind-state";
 import { readTimeline, usageRowsSince } from "@/lib/store/steps/timeline";
-import { recordingUsage } from "@/lib/store/derived/usage";
 import { formatTs, type Step } from "@/lib/trajectory/schema";
 import { timelineOf } from "@/lib/trajectory/timeline";
 import { openTestDb } from "./helpers/db";
@@ -63,7 +63,8 @@ describe("the forecast from the ledger", () => {
 
   it("averages what the idle wakes' calls cost in the usage table; working wakes and the responder are left out", async () => {
     await db.trajectories.add({ mind_id: MIND, traj_id: MIND, name: "Mo", dir: "" });
-    const log = recordingUsage(MIND, mindLog(db, MIND));
+    const writer = new MindWriter(indexedDbMindState(db, MIND));
+    const log = new TrajectoryLog(writer, MIND);
     let n = 0;
     const id = () => `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
     const ts = (s: number) => formatTs(T0 + s * 1000);
@@ -88,6 +89,7 @@ describe("the forecast from the ledger", () => {
     await wake(600, [{ inputTokens: 16_000, outputTokens: 900 }], "learn: something"); // worked: not an idle wake
     await log.append({ type: "observation", step_id: id(), ts: ts(700), content: "I answered Ada.", decision: "replied", source: "responder", usage: call({ inputTokens: 5000, outputTokens: 50 }) });
 
+    await writer.flushed();
     const { steps } = await readTimeline(db, MIND, null);
     const rows = await usageRowsSince(db, MIND, 0);
     expect(rows).toHaveLength(5);

@@ -11,7 +11,8 @@ import { type PageRow, type ReverieDb, type StepRow } from "@/lib/store/db/db";
 import { exportDirs, exportEntries, MIND_JSON_FORMAT, mindJson } from "@/lib/store/exchange/export";
 import { discardUncommitted, ImportError, importIntoDb, markImportStarted, PAGE_LINES, sweepUnfinishedImports } from "@/lib/store/exchange/import";
 import { createMind } from "@/lib/store/minds/minds";
-import { appendStep, mindLog } from "@/lib/store/steps/steps";
+import { appendStep } from "@/lib/store/steps/steps";
+import { indexedDbMindState } from "@/lib/store/state/mind-state";
 import { readTiers, sealTier } from "@/lib/store/derived/tiers";
 import { pageSource, rowSource } from "@/lib/store/view/view";
 import type { StepSource, TrajectoryRow } from "@/lib/trajectory/source";
@@ -614,7 +615,7 @@ describe("importIntoDb", () => {
   it("sweepUnfinishedImports removes abandoned imports (even one that only got as far as a blob), sparing running ones, committed archives and minds", async () => {
     const { id: committed } = await importIntoDb(db, await pack(TREE.files, "zip"), { name: "t.zip" });
     const mind = await createMind(db, { name: "Ada", persona: "", model: { provider: "openai", model: "gpt" } });
-    await mindLog(db, mind.id).putBlob("x.stdout", "mind blob");
+    await indexedDbMindState(db, mind.id).putBlob(mind.id, "x.stdout", "mind blob");
     const abandoned = "abandon0-0000-4000-8000-000000000000";
     const running = "running0-0000-4000-8000-000000000000";
     const blobOnly = "blobonly-0000-4000-8000-000000000000";
@@ -727,7 +728,7 @@ describe("export", () => {
 
   it("a live mind exports its trajectory, its blobs, and a mind.json without the key", async () => {
     const mind = await createMind(db, { name: "Ada Lovelace", persona: "curious", model: { provider: "openai", model: "gpt", apiKey: "fake-key-secret-123" } }, Date.UTC(2026, 0, 2));
-    await mindLog(db, mind.id).putBlob("out.stdout", "whole output");
+    await indexedDbMindState(db, mind.id).putBlob(mind.id, "out.stdout", "whole output");
     const files = await roundTrip(mind.id, "tar.gz");
     const rootDir = trajDirName(mind.id, "Ada Lovelace");
     expect(files.map((f) => f.path)).toEqual(["mind.json", `${rootDir}/trajectory.jsonl`, `${rootDir}/blobs/out.stdout`]);
@@ -935,7 +936,7 @@ describe("view: a live mind (rowSource)", () => {
       await appendStep(db, mindId, make("thought", { content: `root thought ${i}` }));
       if (i % 10 === 0) await appendStep(db, mindId, make("thought", { content: `child thought ${i} Needle` }), childId);
     }
-    await mindLog(db, mindId).putBlob("x.stdout", "a NEEDLE only in the blob");
+    await indexedDbMindState(db, mindId).putBlob(mindId, "x.stdout", "a NEEDLE only in the blob");
     await appendStep(db, mindId, make("shell-output", { stdout: "cut", stderr: "", exit: 0, exec_s: 0, timed_out: false, stdout_ref: "blobs/x.stdout", stdout_truncated: true }));
     const rows = await db.steps.orderBy("seq").toArray();
     rootRows = rows.filter((r) => r.traj_id === mindId);

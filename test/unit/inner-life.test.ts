@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { wakes } from "../../lib/mind/dispatch";
 import { Journal } from "../../lib/mind/journal";
 import { DEFAULT_PACING } from "../../lib/mind/pacing";
-import type { ShellRequest, ShellResult } from "../../lib/mind/ports";
+import type { ShellRequest, ShellResult, ShellState } from "../../lib/mind/ports";
 import { DEFAULT_RUN_LIMITS } from "../../lib/mind/run";
 import { functionStep, INNER_LIFE, InnerLife, REPEAT_WAKES } from "../../lib/mind/thinkers/inner-life";
 import type { MindStatus } from "../../lib/protocol";
@@ -63,6 +63,8 @@ function setup(opts: { initial?: Step[]; turns?: Turn[] | ((n: number) => Turn);
   const journal = new Journal(log, sequentialIds(), clock);
   const model = scriptedModel(opts.turns ?? [IDLE]);
   const statuses: { at: number; status: MindStatus }[] = [];
+  /** Every shell state the inner life handed its home to keep (onShellState). */
+  const shellSaves: ShellState[] = [];
   let messageIds = 0;
 
   // A tiny stand-in for the sandbox: `chat send --to <name> <text>` lines go
@@ -92,6 +94,7 @@ function setup(opts: { initial?: Step[]; turns?: Turn[] | ((n: number) => Turn);
     pacing: opts.pacing ?? DEFAULT_PACING,
     limits: DEFAULT_RUN_LIMITS,
     shellState: { env: {}, cwd: "/workspace" },
+    onShellState: (state) => shellSaves.push(structuredClone(state)),
     onStatus: (status) => statuses.push({ at: clock.now(), status }),
   });
 
@@ -103,6 +106,7 @@ function setup(opts: { initial?: Step[]; turns?: Turn[] | ((n: number) => Turn);
     shell,
     life,
     statuses,
+    shellSaves,
     start(first?: Parameters<InnerLife["start"]>[0]) {
       running = life;
       return life.start(first);
@@ -311,6 +315,33 @@ describe("InnerLife: pacing between idle wakes", () => {
       { code: "FINAL=idle", env: { TOPIC: "tea" }, cwd: "/workspace/notes" },
     ]);
     expect(t.life.shellState()).toEqual({ env: { TOPIC: "tea" }, cwd: "/workspace/notes" });
+  });
+
+  it("hands its home the shell's state once for each run that changed its env or cwd (onShellState), never for one that left them as they were", async () => {
+    const t = setup({
+      shell: (code, req, call) =>
+        call === 0
+          ? finalResult(req, "act: cd notes", { env: { ...req.env, TOPIC: "tea" }, cwd: "/workspace/notes" })
+          : call === 2
+            ? finalResult(req, "act: back home", { cwd: "/workspace" })
+            : undefined,
+    });
+    void t.start();
+    await t.asleep(1);
+    // Before the first pause: wake 1 changed env and cwd, wake 2 left them, wake 3 went back to the workspace (a cwd change, the env as it was), then three idle wakes left them.
+    expect(t.shell.calls.map((c) => [c.code, c.cwd])).toEqual([
+      ["FINAL=idle", "/workspace"],
+      ["FINAL=idle", "/workspace/notes"],
+      ["FINAL=idle", "/workspace/notes"],
+      ["FINAL=idle", "/workspace"],
+      ["FINAL=idle", "/workspace"],
+      ["FINAL=idle", "/workspace"],
+    ]);
+    expect(t.shellSaves).toEqual([
+      { env: { TOPIC: "tea" }, cwd: "/workspace/notes" },
+      { env: { TOPIC: "tea" }, cwd: "/workspace" },
+    ]);
+    expect(t.life.shellState()).toEqual({ env: { TOPIC: "tea" }, cwd: "/workspace" });
   });
 });
 

@@ -1,9 +1,11 @@
 // lib/mind/mind.ts end to end: recovery, then the responder (through the
 // Dispatcher) and the inner life, wired as workers/host.ts wires them: a
-// CachedLog over the store log (MemoryStepLog), steps others append handed
-// over with `ingest` + `notify`, the FakeShell, scripted models, a FakeClock.
+// TrajectoryLog over the mind's writer (MindWriter, also its ContextPort) over
+// its state (MemoryMindState, the store), steps others append handed over with
+// `ingest` + `notify`, the FakeShell, scripted models, a FakeClock.
 import { afterEach, describe, expect, it } from "vitest";
-import { CachedLog } from "../../lib/mind/cached-log";
+import { MindWriter, TrajectoryLog } from "../../lib/mind/mind-log";
+import { MemoryMindState } from "../../lib/mind/memory-state";
 import { Journal } from "../../lib/mind/journal";
 import { Mind } from "../../lib/mind/mind";
 import { DEFAULT_PACING } from "../../lib/mind/pacing";
@@ -15,7 +17,7 @@ import type { MindStatus } from "../../lib/protocol";
 import { formatTs, type Step, type StepOf } from "../../lib/trajectory/schema";
 import { FakeClock, settle, until } from "./helpers/fake-clock";
 import { FakeShell, finalResult } from "./helpers/fake-shell";
-import { MemoryStepLog, sequentialIds } from "./helpers/memory-log";
+import { ROOT_TRAJ, sequentialIds } from "./helpers/memory-log";
 import { scriptedModel, type Turn } from "./helpers/mock-model";
 import { id, stepMaker } from "./helpers/steps";
 
@@ -37,8 +39,20 @@ afterEach(async () => {
 });
 
 function setup(opts: { initial?: Step[]; innerTurns?: Turn[] | ((n: number) => Turn | Promise<Turn>); replies?: Turn[] | ((n: number) => Turn | Promise<Turn>); shell?: (code: string, call: number) => Promise<Partial<ShellResult> | undefined> | undefined } = {}) {
-  const store = new MemoryStepLog(opts.initial);
-  const log = new CachedLog(store);
+  const state = new MemoryMindState(ROOT_TRAJ);
+  // The store as the tests read it (every step of the root, oldest first), and as the page writes to it.
+  const store = {
+    state,
+    get steps() {
+      return state.steps();
+    },
+    ofType: (type: string) => state.steps().filter((s) => s.type === type),
+    append: (...steps: Step[]) => state.append({ steps: steps.map((step) => ({ trajId: ROOT_TRAJ, step })), seen: [] }),
+  };
+  // The steps stored before this start (a reload's): in the store before the mind first reads it.
+  const seeded = store.append(...(opts.initial ?? []));
+  const writer = new MindWriter(state);
+  const log = new TrajectoryLog(writer, ROOT_TRAJ);
   const clock = new FakeClock(T0);
   const journal = new Journal(log, sequentialIds(), clock);
   const inner = scriptedModel(opts.innerTurns ?? [IDLE], "mock/inner");
@@ -63,7 +77,9 @@ function setup(opts: { initial?: Step[]; innerTurns?: Turn[] | ((n: number) => T
     pacing: DEFAULT_PACING,
     limits: DEFAULT_RUN_LIMITS,
     shellState: { env: {}, cwd: "/workspace" },
+    onShellState: (s) => void state.saveShellState(s),
     onStatus: (s) => statuses.push(s),
+    contexts: writer,
   });
   const t = {
     store,
@@ -75,8 +91,9 @@ function setup(opts: { initial?: Step[]; innerTurns?: Turn[] | ((n: number) => T
     shell,
     mind,
     statuses,
-    start() {
+    async start() {
       running = mind;
+      await seeded;
       return mind.start();
     },
     message(content: string, from = "ada"): Message {
@@ -242,7 +259,7 @@ describe("Mind: start-up", () => {
 
   it("when the trajectory cannot be read, it stops with the reason and runs nothing", async () => {
     const t = setup();
-    t.store.tail = () => Promise.reject(new Error("database closed"));
+    t.store.state.tail = () => Promise.reject(new Error("database closed"));
     await t.start();
     expect(t.statuses).toEqual([{ state: "stopped", lastError: "Could not start (reading or writing the trajectory failed): database closed" }]);
     expect(t.inner.mock.doStreamCalls).toHaveLength(0);

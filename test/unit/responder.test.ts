@@ -9,7 +9,9 @@ import { Journal } from "../../lib/mind/journal";
 import type { ContextPort } from "../../lib/mind/ports";
 import { replay, tokenLines } from "../../lib/context/replay";
 import { MESSAGE_OVERHEAD } from "../../lib/context/tokens";
-import { contextOf, contextRecorder } from "../../lib/store/derived/contexts";
+import { MindWriter } from "../../lib/mind/mind-log";
+import { contextOf } from "../../lib/store/derived/contexts";
+import { indexedDbMindState } from "../../lib/store/state/mind-state";
 import { openTestDb } from "./helpers/db";
 import { NO_REPLY, RESPONDER, Responder, responderInstructions } from "../../lib/mind/thinkers/responder";
 import { formatTs, type Step, type StepOf } from "../../lib/trajectory/schema";
@@ -130,10 +132,11 @@ describe("Responder: what its call saw", () => {
     const db = await openTestDb("responder-seen");
     try {
       const h = history();
-      const recorder = contextRecorder(db, "mind-1");
+      // The mind's writer over its IndexedDB state is its ContextPort: the record is written by it (here alone: the steps are in the memory log).
+      const recorder = new MindWriter(indexedDbMindState(db, "mind-1"));
       const t = setup({ initial: h.steps, turns: ["Tea, of course."], contexts: recorder });
       await t.responder.handle(h.message);
-      await recorder.settled();
+      await recorder.flushed();
       const [wake, reply] = t.written();
       const stored = await contextOf(db, "mind-1", reply!.step_id);
       expect(stored?.missing).toEqual([]);

@@ -88,8 +88,8 @@ describe("shellmRun: the FINAL contract", () => {
       { type: "final", step_id: jid(5), ts: formatTs(T0 + 1500), ...inRun, content: "done" },
     ]);
     expect(t.shell.calls).toEqual([{ code: "echo hi\nFINAL=done", env: {}, cwd: "/workspace" }]);
-    // The whole outcome: the answer, the step that ended the run, and the shell it leaves.
-    expect(t.result.outcome).toEqual({ end: "final", runId: jid(1), answer: "done", lastStepId: jid(5), shell: { env: {}, cwd: "/workspace" } });
+    // The whole outcome: the answer, the step that ended the run, and the shell it leaves (unchanged: FINAL is not carried).
+    expect(t.result.outcome).toEqual({ end: "final", runId: jid(1), answer: "done", lastStepId: jid(5), shell: { env: {}, cwd: "/workspace" }, shellChanged: false });
   });
 
   it("the model is called with the instructions and the projected trajectory", async () => {
@@ -359,6 +359,26 @@ describe("shellmRun: the shell between iterations", () => {
       { code: "Y=2\nFINAL=ok", env: { HOME: "/workspace", X: "1" }, cwd: "/workspace/sub" },
     ]);
     expect(t.result.outcome?.shell).toEqual({ env: { HOME: "/workspace", X: "1", Y: "2" }, cwd: "/workspace/sub" });
+    expect(t.result.outcome?.shellChanged).toBe(true);
+  });
+
+  it("says whether its blocks changed the shell's env or cwd (what its home keeps): a new variable, a changed value, a removed one, another directory", async () => {
+    const changed = async (env: Record<string, string>, result: (req: { env: Record<string, string>; cwd: string }) => { env?: Record<string, string>; cwd?: string }) => {
+      const t = setup({ env, turns: [F + "bash\nchange\nFINAL=ok\n" + F], shell: (_c, req) => {
+        // The block's whole env (what it removed is gone), with FINAL set.
+        const r = result(req);
+        return { ...r, env: { ...(r.env ?? req.env), FINAL: "ok" } };
+      } });
+      await t.run();
+      return t.result.outcome?.shellChanged;
+    };
+    expect(await changed({ A: "1" }, (req) => ({ env: { ...req.env, B: "2" } }))).toBe(true);
+    expect(await changed({ A: "1" }, () => ({ env: { A: "2" } }))).toBe(true);
+    expect(await changed({ A: "1", B: "2" }, () => ({ env: { A: "1" } }))).toBe(true);
+    expect(await changed({ A: "1" }, () => ({ cwd: "/workspace/notes" }))).toBe(true);
+    // The same variables and directory (in another order, with FINAL and the shell's own that are not carried): unchanged.
+    expect(await changed({ A: "1", B: "2" }, () => ({ env: { B: "2", A: "1", PWD: "/workspace", "?": "0" }, cwd: "/workspace" }))).toBe(false);
+    expect(await changed({}, () => ({}))).toBe(false);
   });
 
   it("an output over 4096 bytes keeps 4096 bytes inline and the whole text in a blob", async () => {

@@ -1,11 +1,14 @@
 // lib/shell/just-bash-sandbox.ts with the agent's commands, wired as
 // workers/host.ts wires a mind: the workspace over mindFiles, a Journal over
-// mindLog, one run opened, and a session scoped to that run the way
-// lib/mind/run.ts shellmRun scopes it (helpers/wired-sandbox.ts).
+// the root's TrajectoryLog over the mind's writer over indexedDbMindState (what
+// the page writes handed to the log as the host's watch hands it), one run
+// opened, and a session scoped to that run the way lib/mind/run.ts shellmRun
+// scopes it (helpers/wired-sandbox.ts).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Journal, type RunScope } from "@/lib/mind/journal";
+import { MindWriter, TrajectoryLog } from "@/lib/mind/mind-log";
 import type { Clock, ShellmPort, ShellPort, ShellResult, ShellSession, ShellState } from "@/lib/mind/ports";
 import { chat } from "@/lib/shell/commands/chat";
 import { COMMANDS } from "@/lib/shell/commands/registry";
@@ -18,7 +21,8 @@ import type { ReverieDb } from "@/lib/store/db/db";
 import { mindFiles } from "@/lib/store/minds/files";
 import { sendMessage } from "@/lib/store/steps/messages";
 import { createMind, type Mind } from "@/lib/store/minds/minds";
-import { mindLog, tailSteps } from "@/lib/store/steps/steps";
+import { indexedDbMindState } from "@/lib/store/state/mind-state";
+import { tailSteps } from "@/lib/store/steps/steps";
 import { trajDirName } from "@/lib/trajectory/headlong";
 import { blobFields, INLINE_OUTPUT_BYTES, splitOutput } from "@/lib/trajectory/large-output";
 import { DEFAULT_PERMISSIONS, DEFAULT_SANDBOX_LIMITS, type Permissions, type SandboxLimits } from "@/lib/trajectory/permissions";
@@ -39,16 +43,33 @@ const ids = predictableIds();
 
 let db: ReverieDb;
 let mind: Mind;
+/** The root logs wired in this test (workers/host.ts has one per mind). */
+const wiredLogs: TrajectoryLog[] = [];
 
 beforeEach(async () => {
   db = await openTestDb("sandbox-test");
   ids.reset();
+  wiredLogs.length = 0;
   mind = await createMind(db, { name: "Reverie", persona: "", model: { provider: "openai", model: "gpt-test", apiKey: "k" } }, NOW);
 });
 
 afterEach(async () => {
+  for (const log of wiredLogs) await log.writer.flushed().catch(() => undefined);
   await db.delete();
 });
+
+/** The mind's steps as stored: read once the wired logs' writes (which go behind their appends) are in. */
+async function storedTail(mindId: string, n: number, trajId = mindId): Promise<Step[]> {
+  for (const log of wiredLogs) await log.writer.flushed();
+  return tailSteps(db, mindId, n, trajId);
+}
+
+/** The page sends a message to the mind (lib/store/steps/messages.ts), and the host's watch hands it to the mind's log. */
+async function pageSends(msg: { from: string; to: string; content: string }): Promise<Step> {
+  const step = await sendMessage(db, mind.id, msg);
+  for (const log of wiredLogs) if (log.trajId === mind.id) log.ingest(step);
+  return step;
+}
 
 interface Wired {
   shell: ShellPort;
@@ -72,7 +93,9 @@ async function wire(o: WireOptions = {}): Promise<Wired> {
   const mindId = o.mindId ?? mind.id;
   const permissions = o.permissions ?? mind.permissions;
   const { fs, flush } = await openPersistentFs(o.store ?? mindFiles(db, mindId), { maxBytes: permissions.limits.max_workspace_bytes });
-  const journal = new Journal(mindLog(db, mindId), ids, clock);
+  const log = new TrajectoryLog(new MindWriter(indexedDbMindState(db, mindId)), mindId);
+  wiredLogs.push(log);
+  const journal = new Journal(log, ids, clock);
   const shell = justBashSandbox({ fs, flush, permissions, ids, clock, ...(o.now ? { now: o.now } : {}), ...(o.runtime ? { runtime: o.runtime } : {}) });
   const run = await journal.openRun({ model: "test", launched_by: "monolith", trigger_step: TRIGGER });
   const session = shell.open(runScope(run, o.selfName ?? mind.name, o.shellm ?? echoShellm()));
@@ -94,9 +117,9 @@ function exec(session: ShellSession, code: string, state: ShellState = fresh(), 
 const ok = (stdout: string) => ({ stdout, stderr: "", exit: 0, timedOut: false });
 const failed = (stderr: string, exit: number) => ({ stdout: "", stderr, exit, timedOut: false });
 
-const messages = async (): Promise<Step[]> => (await tailSteps(db, mind.id, 100)).filter((s) => s.type === "message");
+const messages = async (): Promise<Step[]> => (await storedTail(mind.id, 100)).filter((s) => s.type === "message");
 const contents = async () => (await messages()).map((m) => (m as { content: string }).content);
-const storedStep = async (stepId: string, trajId = mind.id) => (await tailSteps(db, mind.id, 500, trajId)).find((s) => s.step_id === stepId);
+const storedStep = async (stepId: string, trajId = mind.id) => (await storedTail(mind.id, 500, trajId)).find((s) => s.step_id === stepId);
 const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 describe("exec", () => {
@@ -280,8 +303,8 @@ describe("chat", () => {
 
   it("reply <8-hex prefix> answers that message, to its sender", async () => {
     const { session } = await wire();
-    const first = await sendMessage(db, mind.id, { from: "you", to: "Reverie", content: "how are you?" });
-    await sendMessage(db, mind.id, { from: "you", to: "Reverie", content: "and another thing" });
+    const first = await pageSends({ from: "you", to: "Reverie", content: "how are you?" });
+    await pageSends({ from: "you", to: "Reverie", content: "and another thing" });
     const r = await exec(session, `chat reply ${first.step_id.slice(0, 8)} fine, thanks`);
     expect(outcome(r)).toEqual(ok(`sent 0a000002 to you (reply to ${first.step_id.slice(0, 8)})\n`));
     expect((await messages()).at(-1)).toEqual({
@@ -300,9 +323,9 @@ describe("chat", () => {
 
   it("reply <name> answers that person's latest message", async () => {
     const { session } = await wire();
-    await sendMessage(db, mind.id, { from: "you", to: "Reverie", content: "first" });
-    const latest = await sendMessage(db, mind.id, { from: "you", to: "Reverie", content: "second" });
-    await sendMessage(db, mind.id, { from: "ada", to: "Reverie", content: "from someone else" });
+    await pageSends({ from: "you", to: "Reverie", content: "first" });
+    const latest = await pageSends({ from: "you", to: "Reverie", content: "second" });
+    await pageSends({ from: "ada", to: "Reverie", content: "from someone else" });
     expect(outcome(await exec(session, "chat reply you got both"))).toEqual(ok(`sent 0a000002 to you (reply to ${latest.step_id.slice(0, 8)})\n`));
     expect((await messages()).at(-1)).toEqual({
       type: "message",
@@ -320,7 +343,7 @@ describe("chat", () => {
 
   it("reply to an unknown id or name fails with exit 1, says why, and writes nothing", async () => {
     const { session } = await wire();
-    await sendMessage(db, mind.id, { from: "you", to: "Reverie", content: "hello" });
+    await pageSends({ from: "you", to: "Reverie", content: "hello" });
     const before = await messages();
     for (const who of ["deadbeef", "grace"]) {
       expect(outcome(await exec(session, `chat reply ${who} hi`))).toEqual(
@@ -333,7 +356,7 @@ describe("chat", () => {
 
   it("reply by id to a step that is not a message fails", async () => {
     const { session } = await wire();
-    const config = (await tailSteps(db, mind.id, 5)).find((s) => s.type === "config");
+    const config = (await storedTail(mind.id, 5)).find((s) => s.type === "config");
     const prefix = config?.step_id.slice(0, 8) ?? "";
     expect(outcome(await exec(session, `chat reply ${prefix} hi`))).toEqual(
       failed(`chat reply: no message '${prefix}' (give a message id, or the name of someone who wrote to you)\n`, 1),
@@ -406,11 +429,11 @@ const LARGE = Array.from({ length: 700 }, (_, i) => `line ${i} é\n`).join("");
 describe("traj", () => {
   it("tail -n 3 prints the newest three steps, one stepLine each", async () => {
     const { session, journal, run } = await wire();
-    await sendMessage(db, mind.id, { from: "you", to: "Reverie", content: "are you\nthere?" });
+    await pageSends({ from: "you", to: "Reverie", content: "are you\nthere?" });
     await journal.append({ type: "thought", content: "I should answer.", source: "reverie" });
     await run.append({ type: "final", content: "answered" });
     const r = await exec(session, "traj tail -n 3");
-    const steps = await tailSteps(db, mind.id, 3);
+    const steps = await storedTail(mind.id, 3);
     expect(outcome(r)).toEqual(
       ok(
         [
@@ -572,7 +595,7 @@ describe("traj", () => {
     const child = await journal.fork({ trajId: childId, name: "child", forkStepId: fork.step_id });
     const thought = await child.append({ type: "thought", content: "a thought only the child has" }); // 0a000004
 
-    const root = await tailSteps(db, mind.id, 500);
+    const root = await storedTail(mind.id, 500);
     expect(root.map((s) => s.type)).toEqual(["trajectory", "config", "shellm-run", "fork"]);
     expect(outcome(await exec(session, "traj tail -n 500"))).toEqual(ok(root.map((s) => `${stepLine(s)}\n`).join("")));
     expect(outcome(await exec(session, "traj search only the child"))).toEqual(failed("traj search: nothing matches 'only the child'\n", 1));
@@ -821,7 +844,7 @@ describe("the model's key", () => {
   it("is never visible inside the sandbox", async () => {
     const keyed = await createMind(db, { name: "Keyed", persona: "", model: { provider: "openai", model: "gpt-test", apiKey: openaiStyle("test-SECRET-123") } }, NOW);
     const { session } = await wire({ mindId: keyed.id, selfName: keyed.name, permissions: keyed.permissions });
-    const config = (await tailSteps(db, keyed.id, 5)).find((s) => s.type === "config");
+    const config = (await storedTail(keyed.id, 5)).find((s) => s.type === "config");
     const r = await exec(
       session,
       `env; set; cat /proc/self/environ; grep -r SECRET / 2>/dev/null; grep -ri test-SEC / 2>/dev/null; traj tail -n 500; traj search test-SEC; traj show ${config?.step_id}; chat history`,

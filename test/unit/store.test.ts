@@ -16,7 +16,6 @@ import {
   getBlob,
   InvalidStepError,
   lastSeq,
-  mindLog,
   parseRows,
   putBlob,
   rowsAfter,
@@ -24,7 +23,9 @@ import {
   tailSteps,
 } from "@/lib/store/steps/steps";
 import type { Step } from "@/lib/trajectory/schema";
+import { InvalidLine } from "@/lib/trajectory/headlong";
 import type { FileRecord } from "@/lib/shell/persistent-fs";
+import { indexedDbMindState } from "@/lib/store/state/mind-state";
 import { openTestDb } from "./helpers/db";
 
 let db: ReverieDb;
@@ -61,8 +62,10 @@ describe("steps: append-only", () => {
     expect(names).toContain("putBlob");
   });
 
-  it("mindLog's port has only appends, blob, fork and reads", () => {
-    expect(Object.keys(mindLog(db, MIND)).sort()).toEqual(["append", "appendAll", "appendWith", "blob", "count", "find", "fork", "putBlob", "search", "tail", "trajId"]);
+  it("the mind's state (indexedDbMindState) has only appends, blobs, fork, reads and the mind's own record; no way to change or delete a step", () => {
+    const keys = Object.keys(indexedDbMindState(db, MIND)).sort();
+    expect(keys).toEqual(["append", "blob", "count", "files", "find", "fork", "mindId", "putBlob", "saveShellState", "search", "settings", "shellState", "spendSince", "tail", "tiers"]);
+    expect(keys.filter((n) => /update|delete|remove|put(?!Blob)/i.test(n))).toEqual([]);
   });
 
   it("appendStep writes the step exactly as given and returns its seq", async () => {
@@ -165,7 +168,7 @@ describe("steps: reading", () => {
 });
 
 describe("steps: damaged rows", () => {
-  it("are skipped and counted by parseRows; a known kind missing fields is kept as-is", async () => {
+  it("are skipped and counted by parseRows; a known kind missing fields is kept as an invalid line, never a step", async () => {
     await appendStep(db, MIND, thought(1));
     await db.steps.add({ step_id: idOf(2), mind_id: MIND, traj_id: MIND, type: "thought", json: "{\"type\":\"thought\",\"step_" });
     await db.steps.add({ step_id: idOf(3), mind_id: MIND, traj_id: MIND, type: "message", json: JSON.stringify({ type: "message", step_id: idOf(3), ts: TS }) });
@@ -176,10 +179,12 @@ describe("steps: damaged rows", () => {
     const rows = await tailRows(db, MIND, 10);
     expect(rows).toHaveLength(6);
     const parsed = parseRows(rows);
-    // The message lacks from/to/content, but has type and step_id: shown as it is, not dropped.
-    const loose = { type: "message", step_id: idOf(3), ts: TS };
-    expect(parsed).toEqual({ steps: [thought(1), loose, thought(6)], seqs: [rows[0]?.seq, rows[2]?.seq, rows[5]?.seq], skipped: 3 });
-    expect(await tailSteps(db, MIND, 10)).toEqual([thought(1), loose, thought(6)]);
+    // The message lacks from/to/content, but has type and step_id: kept (and counted) as an invalid line, not dropped, and not a step.
+    const json = JSON.stringify({ type: "message", step_id: idOf(3), ts: TS });
+    const invalid = new InvalidLine({ type: "message", step_id: idOf(3), ts: TS, raw: json, error: "message: content: Invalid input: expected string, received undefined; from: Invalid input: expected string, received undefined; to: Invalid input: expected string, received undefined" });
+    expect(parsed).toEqual({ steps: [thought(1), thought(6)], seqs: [rows[0]?.seq, rows[5]?.seq], invalid: [{ seq: rows[2]?.seq, line: invalid }], skipped: 3 });
+    expect(parsed.invalid[0]?.line).toBeInstanceOf(InvalidLine);
+    expect(await tailSteps(db, MIND, 10)).toEqual([thought(1), thought(6)]);
     expect(await findSteps(db, MIND, idOf(2), 5)).toEqual([]);
     // They still count as rows: nothing is rewritten or dropped from the log.
     expect(await countSteps(db, MIND)).toBe(6);
@@ -193,9 +198,11 @@ describe("steps: damaged rows", () => {
 });
 
 describe("steps: blobs", () => {
-  it("mindLog writes the mind's blobs under blobs/, as step refs name them", async () => {
-    await mindLog(db, MIND).putBlob("c0ffee00-stdout.txt", "whole output");
+  it("the mind's state writes its root's blobs under blobs/, as step refs name them", async () => {
+    const state = indexedDbMindState(db, MIND);
+    await state.putBlob(MIND, "c0ffee00-stdout.txt", "whole output");
     expect(await getBlob(db, MIND, "blobs/c0ffee00-stdout.txt")).toBe("whole output");
+    expect(await state.blob(MIND, "blobs/c0ffee00-stdout.txt")).toBe("whole output");
     expect(await getBlob(db, MIND, "c0ffee00-stdout.txt")).toBeUndefined();
   });
 

@@ -1,5 +1,5 @@
-// lib/mind/summarizer.ts over the real store (Dexie on fake-indexeddb), the
-// real Journal and the model through the REAL modelPort around
+// lib/mind/summarizer.ts over the real store (indexedDbMindState on
+// fake-indexeddb, written through the mind's writer), the real Journal and the model through the REAL modelPort around
 // MockLanguageModelV4: complete blocks are summarized once and sealed, a
 // failure falls back and is logged and retried, summaries wait for the
 // thinkers, and a run goes on while a summary call hangs, seeing the sealed past.
@@ -11,9 +11,11 @@ import { DEFAULT_TIERS } from "@/lib/context/staircase";
 import { TokenCounter } from "@/lib/context/tokens";
 import { Journal } from "@/lib/mind/journal";
 import { DEFAULT_NESTING, DEFAULT_RUN_LIMITS, shellmRun } from "@/lib/mind/run";
-import { SUMMARY_FAILED, Summarizer, withSealedPast } from "@/lib/mind/summarizer";
-import { appendStep, mindLog } from "@/lib/store/steps/steps";
-import { readTiers, tierStore } from "@/lib/store/derived/tiers";
+import { MindWriter, TrajectoryLog, WINDOW } from "@/lib/mind/mind-log";
+import { SUMMARY_FAILED, Summarizer } from "@/lib/mind/summarizer";
+import { indexedDbMindState } from "@/lib/store/state/mind-state";
+import { appendStep, tailSteps } from "@/lib/store/steps/steps";
+import { readTiers } from "@/lib/store/derived/tiers";
 import { openTestDb } from "./helpers/db";
 import { FakeClock, settle, until } from "./helpers/fake-clock";
 import { FakeShell, finalResult } from "./helpers/fake-shell";
@@ -41,14 +43,16 @@ async function setup(opts: { steps: number; script: (n: number, options: Languag
   await appendStep(db, MIND, step("trajectory", { name: "wren" }));
   for (let i = 0; i < opts.steps; i++) await appendStep(db, MIND, i % 5 === 0 ? step("wake", { reason: "scheduled", level: 0, delay_s: 0 }) : step("thought", { content: `thought ${i}: the tide table parser reads the header row, then the times, then the heights of the water` }));
   const clock = new FakeClock(T0);
-  const log = mindLog(db, MIND);
+  const state = indexedDbMindState(db, MIND);
+  const writer = new MindWriter(state);
+  const log = new TrajectoryLog(writer, MIND);
   const journal = new Journal(log, sequentialIds("eeeeeeeeeeee"), clock);
   const model = scriptedModel(opts.script, "mock/summaries");
   const make = (past = new SealedPast(DEFAULT_TIERS)) => ({
     past,
-    summarizer: new Summarizer({ past, store: tierStore(db, MIND), model: model.port, clock, journal: journal.forThinker(), selfName: "wren", persona: "I keep a garden log.", retryMs: 30_000 }),
+    summarizer: new Summarizer({ past, store: state.tiers(MIND), model: model.port, clock, journal: journal.forThinker(), selfName: "wren", persona: "I keep a garden log.", retryMs: 30_000 }),
   });
-  return { db, clock, log, journal, model, make, step };
+  return { db, clock, writer, log, journal, model, make, step };
 }
 
 describe("the live summarizer", () => {
@@ -98,8 +102,11 @@ describe("the live summarizer", () => {
   it("a failed summary: the block is elided with the reason, an error step says so, and it is retried after the backoff", async () => {
     const env = await setup({ steps: 15, script: (n, o) => (n === 0 ? { throws: new Error("the summary server is down") } : summaryOf(o)) });
     const { past, summarizer } = env.make();
+    // The error step is appended after the block is marked missing: wait for it as the mind's own log keeps it (its write goes behind).
+    let logged = 0;
+    env.journal.onAppend((s) => void (s.type === "error" && logged++));
     void summarizer.start();
-    await until(() => env.model.calls().length === 1 && past.missing({ tier: 0, index: 0 }) !== undefined, "the first attempt failed");
+    await until(() => env.model.calls().length === 1 && past.missing({ tier: 0, index: 0 }) !== undefined && logged === 1, "the first attempt failed, and said so");
     expect(past.isSealed({ tier: 0, index: 0 })).toBe(false);
     const errors = (await env.log.tail(50)).filter((s) => s.type === "error");
     expect(errors).toHaveLength(1);
@@ -152,7 +159,9 @@ describe("the live summarizer", () => {
 
     const thinker = scriptedModel(["I look around.\n```bash\nFINAL=idle\n```"], "mock/mind");
     const run = await env.journal.openRun({ model: thinker.port.name, launched_by: "monolith" });
-    const journal = new Journal(withSealedPast(env.log, past), sequentialIds("ffffffffffff"), env.clock);
+    // The root's log with its sealed past, as workers/host.ts makes it (read once the run's header is stored).
+    await env.writer.flushed();
+    const journal = new Journal(new TrajectoryLog(env.writer, MIND, WINDOW, past), sequentialIds("ffffffffffff"), env.clock);
     const outcome = await shellmRun(
       { model: thinker.port, shell: new FakeShell((_c, req) => finalResult(req, "idle")), selfName: "wren", instructions: "Be wren.", limits: { ...DEFAULT_RUN_LIMITS, contextTokens: 1200 }, nesting: DEFAULT_NESTING, depth: 0, signal: new AbortController().signal },
       { ...run, journal },
@@ -169,6 +178,7 @@ describe("the live summarizer", () => {
     await summarizer.stop();
     // Stopping ended the hanging call: nothing was sealed for it and no failure was logged.
     expect(past.sealedCount).toBe(16);
-    expect((await env.log.tail(400)).filter((s) => s.type === "error")).toHaveLength(0);
+    await env.writer.flushed();
+    expect((await tailSteps(env.db, MIND, 400)).filter((s) => s.type === "error")).toHaveLength(0);
   });
 });

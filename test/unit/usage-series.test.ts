@@ -1,6 +1,7 @@
 // lib/mind/usage-series.ts: tokens and dollars per UTC hour and day. On
 // hand-written rows the whole series is checked; then, with known calls at a
-// known price written through the real usage table (recordingUsage) and
+// known price written through the real usage table (the mind's writer over
+// indexedDbMindState, which derives a usage row per call) and
 // priced by lib/llm/price.ts, the newest hour and day equal spendSummary's
 // figures, to the last bit.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -8,9 +9,10 @@ import { costUsd, type Price } from "@/lib/llm/price";
 import { stepUsage } from "@/lib/llm/usage";
 import { usageSeries, seriesStart } from "@/lib/mind/usage-series";
 import type { ReverieDb } from "@/lib/store/db/db";
-import { mindLog } from "@/lib/store/steps/steps";
+import { MindWriter, TrajectoryLog } from "@/lib/mind/mind-log";
+import { indexedDbMindState } from "@/lib/store/state/mind-state";
 import { usageRowsSince } from "@/lib/store/steps/timeline";
-import { recordingUsage, spendSummary } from "@/lib/store/derived/usage";
+import { spendSummary } from "@/lib/store/derived/usage";
 import { formatTs, type Step } from "@/lib/trajectory/schema";
 import { openTestDb } from "./helpers/db";
 
@@ -67,7 +69,8 @@ describe("the charts agree with the ledger", () => {
 
   it("known calls at a known price: each bucket is what the calls cost, and the newest hour and day are spendSummary's", async () => {
     await db.trajectories.add({ mind_id: MIND, traj_id: MIND, name: "Mo", dir: "" });
-    const log = recordingUsage(MIND, mindLog(db, MIND));
+    const writer = new MindWriter(indexedDbMindState(db, MIND));
+    const log = new TrajectoryLog(writer, MIND);
     // Prices that do not add up exactly in binary floating point, so any other order of summing would show.
     const price: Price = { input: 0.15, output: 0.6, cachedInput: 0.075 };
     const calls = [
@@ -84,6 +87,7 @@ describe("the charts agree with the ledger", () => {
       const step: Step = { type: "reasoning", step_id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, ts: formatTs(Date.parse(c.at)), thought: "t", cmd: "true", usage };
       await log.append(step);
     }
+    await writer.flushed();
     const rows = await usageRowsSince(db, MIND, seriesStart("day", NOW));
     // The page reads the days before the last 48 hours once and the 48 hours every 2 s: together, the same rows in the same order.
     const split = seriesStart("hour", NOW);

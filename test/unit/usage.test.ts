@@ -11,9 +11,11 @@ import type { MindStatus } from "@/lib/protocol";
 import type { ReverieDb } from "@/lib/store/db/db";
 import { createMind, getMind, updateSettings } from "@/lib/store/minds/minds";
 import { getPriceEdits, getPriceTable, setPriceTable } from "@/lib/store/minds/prices";
+import { InvalidStepError } from "@/lib/mind/state";
+import { MindWriter, TrajectoryLog } from "@/lib/mind/mind-log";
+import { indexedDbMindState } from "@/lib/store/state/mind-state";
 import { tailSteps } from "@/lib/store/steps/steps";
-import { mindLog } from "@/lib/store/steps/steps";
-import { recordingUsage, spendSummary, usageRow } from "@/lib/store/derived/usage";
+import { spendSummary, usageRow } from "@/lib/store/derived/usage";
 import { formatTs, type Step } from "@/lib/trajectory/schema";
 import { runMind } from "@/workers/host";
 import { startModelServer, type ModelServer } from "../fixtures/model-server";
@@ -77,12 +79,14 @@ describe("the usage table", () => {
 
   it("a row per step with usage, written as the step is appended (children too); other steps write none", async () => {
     await db.trajectories.add({ mind_id: MIND, traj_id: MIND, name: "Ada", dir: "" });
-    const log = recordingUsage(MIND, mindLog(db, MIND));
+    const writer = new MindWriter(indexedDbMindState(db, MIND));
+    const log = new TrajectoryLog(writer, MIND);
     const ts = at("2025-01-01T12:10:00.000Z");
     await log.append(reasoning(1, ts, 0.25));
     await log.append({ type: "thought", step_id: "00000000-0000-4000-8000-000000000002", ts: formatTs(ts), content: "no call" });
     const child = await log.fork({ trajId: "00000000-0000-4000-8000-0000000000cc", name: "shellm x" });
     await child.append(reasoning(3, ts, 0.5));
+    await writer.flushed();
     expect(await db.usage.toArray()).toEqual([
       { mind_id: MIND, step_id: reasoning(1, ts).step_id, traj_id: MIND, ts, usd: 0.25, input_tokens: 10, output_tokens: 5, model: "m" },
       { mind_id: MIND, step_id: reasoning(3, ts).step_id, traj_id: "00000000-0000-4000-8000-0000000000cc", ts, usd: 0.5, input_tokens: 10, output_tokens: 5, model: "m" },
@@ -90,14 +94,18 @@ describe("the usage table", () => {
     expect(usageRow(MIND, reasoning(4, ts), MIND)?.usd).toBe(0);
   });
 
-  it("appendAll writes a batch of steps and their usage rows together; an invalid step is refused with the ones after it, the ones before it and their usage are stored", async () => {
+  it("a batch (one MindState append) writes its steps and their usage rows together; an invalid step is refused with the ones after it, the ones before it and their usage are stored", async () => {
     await db.trajectories.add({ mind_id: MIND, traj_id: MIND, name: "Ada", dir: "" });
-    const log = recordingUsage(MIND, mindLog(db, MIND));
+    const state = indexedDbMindState(db, MIND);
+    const appendAll = (steps: Step[]) => state.append({ steps: steps.map((step) => ({ trajId: MIND, step })), seen: [] });
     const ts = at("2025-01-01T12:10:00.000Z");
     const thought = (n: number): Step => ({ type: "thought", step_id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`, ts: formatTs(ts), content: `t${n}` });
-    await log.appendAll!([reasoning(1, ts, 0.25), thought(2), reasoning(3, ts, 0.5)]);
+    await appendAll([reasoning(1, ts, 0.25), thought(2), reasoning(3, ts, 0.5)]);
     const invalid = { type: "reasoning", step_id: "00000000-0000-4000-8000-000000000005", ts: formatTs(ts), thought: 5 } as unknown as Step;
-    await expect(log.appendAll!([reasoning(4, ts, 1), invalid, reasoning(6, ts, 2)])).rejects.toThrow("Refusing to append an invalid step");
+    const refused = appendAll([reasoning(4, ts, 1), invalid, reasoning(6, ts, 2)]);
+    await expect(refused).rejects.toThrow("Refusing to append an invalid step");
+    await expect(refused).rejects.toBeInstanceOf(InvalidStepError);
+    await expect(refused).rejects.toHaveProperty("stored", 1);
     expect((await tailSteps(db, MIND, 10)).map((st) => st.step_id.slice(-1))).toEqual(["1", "2", "3", "4"]);
     expect((await db.usage.toArray()).map((r) => [r.step_id.slice(-1), r.usd])).toEqual([
       ["1", 0.25],

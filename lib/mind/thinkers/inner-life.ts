@@ -1,4 +1,4 @@
-// The inner-life thinker ("monolith", as Headlong names it): wake, run, pace,
+// The inner-life thinker ("monolith" in Headlong's words): wake, run, pace,
 // sleep, one function per wake (think, act, learn, recall, goals, idle). It
 // never answers chat (the responder does); a message resets its pacing and
 // wakes it, and it may start a conversation when it has a reason. Status goes
@@ -11,7 +11,7 @@ import { afterWake, delaySeconds, failureDelaySeconds, RESTED, type PacingState 
 import type { Clock, ContextPort, ModelPort, ShellPort } from "../ports";
 import { taskText, type WakeTask } from "../prompt";
 import { AWAY_NOTE_AFTER_S, formatDuration } from "../recovery";
-import { IDLE_BUDGET } from "../../context/build";
+import { BuildCache, IDLE_BUDGET } from "../../context/build";
 import { TokenCounter } from "../../context/tokens";
 import { DEFAULT_NESTING, shellmRun, type Nesting, type RunDeps, type RunLimits, type RunOutcome, type ShellState } from "../run";
 import { idleFirstLook } from "./first-look";
@@ -34,6 +34,8 @@ export interface InnerLifeDeps {
   nesting?: Nesting;
   /** Where the shell starts; the thinker keeps it from run to run (see `shellState()`). */
   shellState: ShellState;
+  /** A run changed the shell's env or cwd: its home keeps them for the next start. */
+  onShellState?: (state: ShellState) => void;
   onStatus: (status: MindStatus) => void;
   onPartial?: (text: string) => void;
   /** Where what each model call saw is recorded ("what the model saw"). */
@@ -71,6 +73,8 @@ export class InnerLife {
   private repeats = { outcome: "", count: 0 };
   /** Token counts kept across wakes: each step is counted once in the mind's life. */
   private readonly counter = new TokenCounter();
+  /** What the context's build keeps from call to call, for the mind's life too: a wake's calls show mostly the pieces the last one showed. */
+  private readonly contextCache = new BuildCache();
   private done: Promise<void> | null = null;
 
   constructor(private readonly deps: InnerLifeDeps) {
@@ -192,6 +196,7 @@ export class InnerLife {
       depth: 0,
       replies: false,
       counter: this.counter,
+      cache: this.contextCache,
       contexts: deps.contexts,
       // Instructions of another shape (a test's) have no lean form: the first call then only has the smaller budget.
       ...(look ? { firstCallBudget: look.budget, firstLook: look } : task.reason === "scheduled" ? { firstCallBudget: IDLE_BUDGET } : {}),
@@ -201,6 +206,7 @@ export class InnerLife {
     };
     const outcome = await shellmRun(runDeps, run, { prompt: taskText(task), shell: this.shell });
     this.shell = outcome.shell;
+    if (outcome.shellChanged) deps.onShellState?.(outcome.shell);
     if (outcome.end === "final" && outcome.answer !== undefined) {
       const record = functionStep(outcome.answer);
       if (record) await journal.append(record);

@@ -3,18 +3,12 @@
 // what a mind spent this hour and today, for its caps and its page.
 import Dexie from "dexie";
 import { periods } from "../../mind/budget";
-import { carryingRows, type RowsWith, type StoreLog } from "../steps/steps";
-import type { Step, StepUsage } from "../../trajectory/schema";
+import { stepUsage, type Step } from "../../trajectory/schema";
 import type { ReverieDb, UsageRow } from "../db/db";
-
-const usageOf = (step: Step): StepUsage | undefined => {
-  const u = (step as { usage?: unknown }).usage;
-  return u && typeof u === "object" && typeof (u as StepUsage).input_tokens === "number" ? (u as StepUsage) : undefined;
-};
 
 /** The usage row for a step that records a model call, or null for any other step. */
 export function usageRow(mindId: string, step: Step, trajId: string): UsageRow | null {
-  const u = usageOf(step);
+  const u = stepUsage(step);
   if (!u) return null;
   const row: UsageRow = {
     mind_id: mindId,
@@ -29,22 +23,6 @@ export function usageRow(mindId: string, step: Step, trajId: string): UsageRow |
   if (u.reasoning_tokens !== undefined) row.reasoning_tokens = u.reasoning_tokens;
   if (u.model !== undefined) row.model = u.model;
   return row;
-}
-
-/**
- * A mind's log (and every child forked from it) that also records each model
- * call's usage as its step is appended, so the next call's budget check sees
- * it: each step and its usage row in one transaction (each is a round trip to
- * the store, and an iteration has several). An invalid step is refused with
- * those after it; the ones before it are stored with their rows.
- */
-export function recordingUsage(mindId: string, log: StoreLog): StoreLog {
-  const appendWith = (steps: readonly Step[], withRows: RowsWith) =>
-    log.appendWith(steps, (stored) => {
-      const rows = stored.flatMap((s) => usageRow(mindId, s, log.trajId) ?? []);
-      return rows.length ? [{ table: "usage", op: "put", rows }, ...withRows(stored)] : withRows(stored);
-    });
-  return carryingRows(log, appendWith, (child) => recordingUsage(mindId, child));
 }
 
 /** A mind's calls from `sinceMs` on: when, and what each cost. */

@@ -1,17 +1,7 @@
 // The workspace files of one mind (the sandbox's persistent filesystem).
-import { z } from "zod";
-import type { FileRecord, FileStore } from "../../shell/persistent-fs";
+import { FileRecord, type FileStore } from "../../mind/state";
 import type { ReverieDb } from "../db/db";
 import { getMind } from "./minds";
-
-const FileRecordSchema = z.object({
-  path: z.string().startsWith("/"),
-  kind: z.enum(["file", "dir", "symlink"]),
-  data: z.instanceof(Uint8Array).optional(),
-  target: z.string().optional(),
-  mode: z.number(),
-  mtime: z.number(),
-});
 
 export function mindFiles(db: ReverieDb, mindId: string): FileStore {
   return {
@@ -19,7 +9,7 @@ export function mindFiles(db: ReverieDb, mindId: string): FileStore {
       const rows = await db.files.where("mind_id").equals(mindId).toArray();
       // A row that does not parse is left out rather than breaking the workspace.
       return rows.flatMap((row): FileRecord[] => {
-        const r = FileRecordSchema.safeParse(row);
+        const r = FileRecord.safeParse(row);
         return r.success ? [r.data] : [];
       });
     },
@@ -53,7 +43,7 @@ export async function listWorkspace(db: ReverieDb, mindId: string): Promise<Work
     .where("mind_id")
     .equals(mindId)
     .each((row) => {
-      const r = FileRecordSchema.safeParse(row);
+      const r = FileRecord.safeParse(row);
       if (!r.success) return;
       const { path, kind, data, target, mtime } = r.data;
       out.push({ path, kind, size: kind === "file" ? (data?.length ?? 0) : 0, mtime, ...(target === undefined ? {} : { target }) });
@@ -65,7 +55,7 @@ export async function listWorkspace(db: ReverieDb, mindId: string): Promise<Work
 export async function readWorkspaceFile(db: ReverieDb, mindId: string, path: string): Promise<FileRecord | null> {
   const row = await db.files.get([mindId, path]);
   if (!row) return null;
-  const r = FileRecordSchema.safeParse(row);
+  const r = FileRecord.safeParse(row);
   return r.success ? r.data : null;
 }
 

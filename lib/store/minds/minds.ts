@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { ModelSettings } from "../../llm/settings";
 import { DEFAULT_PACING } from "../../mind/pacing";
+import { ShellState } from "../../mind/state";
 import { recoverAtStart } from "../../mind/recovery";
 import { DEFAULT_RUN_LIMITS } from "../../mind/run";
 import { DEFAULT_PERMISSIONS, Permissions } from "../../trajectory/permissions";
@@ -29,7 +30,7 @@ export const Mind = z.object({
   /** The model that writes its summaries (same provider and key as `model`), when its human picked a cheaper one; absent: the mind's own. */
   summary_model: z.string().trim().min(1).optional(),
   /** The shell's variables and directory, carried across execs and reloads. */
-  shell: z.object({ env: z.record(z.string(), z.string()), cwd: z.string() }).optional(),
+  shell: ShellState.optional(),
   /** A panic stop asked for from a tab that does not run the mind; the runner's tab carries it out. */
   panic_at: z.string().optional(),
 });
@@ -140,7 +141,7 @@ export function setRunning(db: ReverieDb, id: string, running: boolean): Promise
   return updateMind(db, id, (m) => ({ ...m, running }));
 }
 
-export function saveShellState(db: ReverieDb, id: string, shell: { env: Record<string, string>; cwd: string }): Promise<void> {
+export function saveShellState(db: ReverieDb, id: string, shell: ShellState): Promise<void> {
   return updateMind(db, id, (m) => ({ ...m, shell }));
 }
 

@@ -1,48 +1,54 @@
 // Steps: append and read, never update or delete. Everything read back is
-// parsed with the schema; a row that does not parse is skipped and counted.
+// parsed with the schema: a row that is not a step at all is skipped and
+// counted; one that is not a valid step (written before its kind's schema
+// grew stricter, or synced from elsewhere) is an InvalidLine, counted and
+// kept for the viewer, never handed out as a step.
 import Dexie, { liveQuery } from "dexie";
 import type { FoundStep } from "../../mind/ports";
-import { decorateLog, type BatchingLog } from "../../mind/step-log";
-import { trajDirName } from "../../trajectory/headlong";
-import { readLine } from "../../trajectory/headlong";
+import { keptLine, readLine, trajDirName, type InvalidLine, type StepLine } from "../../trajectory/headlong";
 import { parseStep, type Step } from "../../trajectory/schema";
 import { stepText } from "../../trajectory/summary";
 import type { ReverieDb, StepRow } from "../db/db";
-import { writeRows, type TableWrite } from "../db/raw-write";
+import { writeRows } from "../db/raw-write";
+import { InvalidStepError } from "../../mind/state";
 
-export class InvalidStepError extends Error {
-  /** Steps of the same write that were stored before the refused one. */
-  constructor(
-    message: string,
-    readonly stored = 0,
-  ) {
-    super(message);
-  }
-}
+export { InvalidStepError };
 
 export interface ParsedRows {
+  /** The valid steps, in row order. */
   steps: Step[];
   /** Seq of each step, parallel to `steps`. */
   seqs: number[];
+  /** Rows kept in the log that are not valid steps, with their seqs: counted here, never among `steps`. */
+  invalid: { seq: number; line: InvalidLine }[];
+  /** Rows that are not steps at all (not a JSON object, no type or step_id). */
   skipped: number;
 }
 
-/** Parse stored rows. Imported steps that do not match their kind's schema are kept as-is (see readLine). */
+/** Parse stored rows into valid steps, invalid lines and a count of the rest. */
 export function parseRows(rows: StepRow[]): ParsedRows {
-  const out: ParsedRows = { steps: [], seqs: [], skipped: 0 };
+  const out: ParsedRows = { steps: [], seqs: [], invalid: [], skipped: 0 };
   for (const row of rows) {
     const r = readLine(row.json);
-    if (!r.ok) {
-      out.skipped++;
-      continue;
+    if (!r.ok) out.skipped++;
+    else if (!r.valid) out.invalid.push({ seq: row.seq ?? 0, line: r.invalid });
+    else {
+      out.steps.push(r.step);
+      out.seqs.push(row.seq ?? 0);
     }
-    out.steps.push(r.step);
-    out.seqs.push(row.seq ?? 0);
   }
   return out;
 }
 
-function stepRow(mindId: string, step: Step, trajId: string): StepRow | InvalidStepError {
+/** Stored rows as a viewer shows them: every kept line (valid step or invalid line) with its seq, in row order. */
+export function rowLines(rows: StepRow[]): { seq: number; line: StepLine }[] {
+  return rows.flatMap((row) => {
+    const line = keptLine(readLine(row.json));
+    return line ? [{ seq: row.seq ?? 0, line }] : [];
+  });
+}
+
+export function stepRow(mindId: string, step: Step, trajId: string): StepRow | InvalidStepError {
   const parsed = parseStep(step);
   if (!parsed.ok) return new InvalidStepError(`Refusing to append an invalid step: ${parsed.error}`);
   return { step_id: step.step_id, mind_id: mindId, traj_id: trajId, type: step.type, json: JSON.stringify(step) };
@@ -55,18 +61,13 @@ export async function appendStep(db: ReverieDb, mindId: string, step: Step, traj
   return seq ?? 0;
 }
 
-/** Rows of other tables written with a batch of steps, for the steps that are stored (a valid prefix of the batch). */
-export type RowsWith = (stored: readonly Step[]) => readonly TableWrite[];
-
-export const NO_ROWS: RowsWith = () => [];
-
 /**
- * Append steps in order, in one transaction with the rows `withRows` gives for
- * them (their usage, what their model call saw). An invalid step is refused
- * with the steps after it; the ones before it are stored with their rows (the
- * error says how many).
+ * Append steps of one trajectory in order, in one transaction. An invalid
+ * step is refused with the steps after it; the ones before it are stored (the
+ * error says how many). A running mind writes through its MindState
+ * (lib/store/mind-state.ts), which adds the rows derived from its steps.
  */
-export async function appendSteps(db: ReverieDb, mindId: string, steps: readonly Step[], trajId = mindId, withRows: RowsWith = NO_ROWS): Promise<void> {
+export async function appendSteps(db: ReverieDb, mindId: string, steps: readonly Step[], trajId = mindId): Promise<void> {
   const rows: StepRow[] = [];
   let refused: InvalidStepError | null = null;
   for (const step of steps) {
@@ -77,7 +78,7 @@ export async function appendSteps(db: ReverieDb, mindId: string, steps: readonly
     }
     rows.push(row);
   }
-  await writeRows(db, [{ table: "steps", op: "add", rows }, ...withRows(steps.slice(0, rows.length))]);
+  await writeRows(db, [{ table: "steps", op: "add", rows }]);
   if (refused) throw refused;
 }
 
@@ -122,7 +123,8 @@ export async function findSteps(db: ReverieDb, mindId: string, idOrPrefix: strin
     .toArray();
   return rows.flatMap((row) => {
     const r = readLine(row.json);
-    return r.ok ? [{ step: r.step, trajId: row.traj_id }] : [];
+    // The mind finds steps: an invalid line is not one.
+    return r.ok && r.valid ? [{ step: r.step, trajId: row.traj_id }] : [];
   });
 }
 
@@ -143,7 +145,7 @@ export async function searchSteps(db: ReverieDb, mindId: string, trajId: string,
     .each((row) => {
       if (raw && !row.json.toLowerCase().includes(q)) return;
       const r = readLine(row.json);
-      if (r.ok && stepText(r.step).toLowerCase().includes(q)) out.push(r.step);
+      if (r.ok && r.valid && stepText(r.step).toLowerCase().includes(q)) out.push(r.step);
     });
   return out;
 }
@@ -159,72 +161,24 @@ export async function getBlob(db: ReverieDb, mindId: string, name: string): Prom
 }
 
 /** Where a trajectory's blobs live: `blobs/` for a live mind's root, `<dir>/blobs/` for the rest. */
-async function blobPrefix(db: ReverieDb, mindId: string, trajId: string): Promise<string> {
+export async function blobPrefix(db: ReverieDb, mindId: string, trajId: string): Promise<string> {
   const row = await db.trajectories.get([mindId, trajId]);
   return row?.dir ? `${row.dir}/blobs/` : "blobs/";
 }
 
-/** A trajectory log in this store: its batches can carry rows of other tables in the same transaction. */
-export interface StoreLog extends BatchingLog {
-  appendWith(steps: readonly Step[], withRows: RowsWith): Promise<void>;
-  fork(child: { trajId: string; name: string }): Promise<StoreLog>;
+/** Register a child trajectory of a mind: it lives in its own folder nested in its parent's (Headlong's layout), which is where export puts it. A parent the mind does not have is refused (its root always counts as one). */
+export async function forkTrajectory(db: ReverieDb, mindId: string, parentTrajId: string, child: { trajId: string; name: string }): Promise<void> {
+  const parent = await db.trajectories.get([mindId, parentTrajId]);
+  if (!parent && parentTrajId !== mindId) throw new Error(`There is no trajectory ${parentTrajId} in mind ${mindId}.`);
+  const parentDir = parent?.dir || trajDirName(parentTrajId, parent?.name ?? "trajectory");
+  await db.trajectories.add({
+    mind_id: mindId,
+    traj_id: child.trajId,
+    name: child.name,
+    dir: `${parentDir}/${trajDirName(child.trajId, child.name)}`,
+    parent_traj: parentTrajId,
+  });
 }
-
-/**
- * A store log whose batches (and single appends) all go through `appendWith`,
- * which adds its own rows to the transaction; its children are wrapped by
- * `wrapFork`. How the usage and context recorders ride on a log.
- */
-export function carryingRows(log: StoreLog, appendWith: StoreLog["appendWith"], wrapFork: (child: StoreLog) => StoreLog): StoreLog {
-  return {
-    ...decorateLog(log, { append: (step) => appendWith([step], NO_ROWS) }),
-    appendAll: (steps) => appendWith(steps, NO_ROWS),
-    appendWith,
-    fork: async (child) => wrapFork(await log.fork(child)),
-  };
-}
-
-/**
- * One trajectory of a mind as the mind loop sees it: its root (trajId = the
- * mind's id) or a forked child. Reads are of this trajectory only, so a
- * child's steps never reach its parent's context; `find` spans the mind.
- */
-export function trajectoryLog(db: ReverieDb, mindId: string, trajId = mindId): StoreLog {
-  let prefix: Promise<string> | null = null;
-  const ownPrefix = () => (prefix ??= blobPrefix(db, mindId, trajId));
-  return {
-    trajId,
-    append: (step) => appendSteps(db, mindId, [step], trajId),
-    appendAll: (steps) => appendSteps(db, mindId, steps, trajId),
-    appendWith: (steps, withRows) => appendSteps(db, mindId, steps, trajId, withRows),
-    putBlob: async (name, text) => putBlob(db, mindId, `${await ownPrefix()}${name}`, text),
-    blob: async (ref, of = trajId) => {
-      const base = of === trajId ? await ownPrefix() : await blobPrefix(db, mindId, of);
-      // Refs are `blobs/<name>`, relative to the trajectory's folder.
-      return getBlob(db, mindId, `${base}${ref.replace(/^blobs\//, "")}`);
-    },
-    tail: (n) => tailSteps(db, mindId, n, trajId),
-    count: () => countSteps(db, mindId, trajId),
-    find: (idOrPrefix, limit) => findSteps(db, mindId, idOrPrefix, limit),
-    search: (text, limit) => searchSteps(db, mindId, trajId, text, limit),
-    fork: async (child) => {
-      const parent = await db.trajectories.get([mindId, trajId]);
-      // A child lives in its own folder nested in its parent's (Headlong's layout), which is where export puts it.
-      const parentDir = parent?.dir || trajDirName(trajId, parent?.name ?? "trajectory");
-      await db.trajectories.add({
-        mind_id: mindId,
-        traj_id: child.trajId,
-        name: child.name,
-        dir: `${parentDir}/${trajDirName(child.trajId, child.name)}`,
-        parent_traj: trajId,
-      });
-      return trajectoryLog(db, mindId, child.trajId);
-    },
-  };
-}
-
-/** A mind's root trajectory. */
-export const mindLog = (db: ReverieDb, mindId: string): StoreLog => trajectoryLog(db, mindId, mindId);
 
 /**
  * Call `onRows` with the rows appended after `afterSeq`, by this context or
