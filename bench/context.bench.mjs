@@ -31,7 +31,9 @@ import { makeLife, makeSummaries, newId, SELF } from "./context-life.mjs";
 
 // CONTEXT_DIR: measure a patched copy of lib/context instead (a folder under bench/, so its imports resolve).
 const CONTEXT_DIR = process.env.CONTEXT_DIR ? new URL(`${process.env.CONTEXT_DIR.replace(/\/$/, "")}/`, `file://${process.cwd()}/`) : new URL("../lib/context/", import.meta.url);
-const { arraySource, buildContext, DEFAULT_BUDGET, IDLE_BUDGET, inStream } = await tsImport(new URL("build.ts", CONTEXT_DIR).href, import.meta.url);
+const { arraySource, BuildCache, buildContext, DEFAULT_BUDGET, IDLE_BUDGET, inStream } = await tsImport(new URL("build.ts", CONTEXT_DIR).href, import.meta.url);
+// What a mind keeps from one build to the next, as its inner life holds it (a copy from before BuildCache kept it in module state: nothing to hand in).
+const newCache = () => (BuildCache ? { cache: new BuildCache() } : {});
 const { completeBlocks, DEFAULT_TIERS, plan, alignCut } = await tsImport(new URL("staircase.ts", CONTEXT_DIR).href, import.meta.url);
 const { TokenCounter, MESSAGE_OVERHEAD } = await tsImport(new URL("tokens.ts", CONTEXT_DIR).href, import.meta.url);
 const { instructionsFor, taskText } = await tsImport("../lib/mind/prompt.ts", import.meta.url);
@@ -155,12 +157,13 @@ for (const N of SIZES) {
     if (i > 0) coldMs.push(performance.now() - t);
   }
 
-  // Incremental: one counter kept; one more step, its blocks sealed, the context again.
+  // Incremental: one counter and one cache kept, as a mind keeps them; one more step, its blocks sealed, the context again.
   const counter = new TokenCounter();
+  const kept = newCache();
   const live = stream.slice();
   const liveSums = makeSummaries();
   sealAll(liveSums, live);
-  buildContext(arraySource(live), options(counter, liveSums));
+  buildContext(arraySource(live), options(counter, liveSums, kept));
   const incMs = [];
   let cursor = N;
   while (incMs.length < APPENDS && cursor < whole.steps.length) {
@@ -169,7 +172,7 @@ for (const N of SIZES) {
     const t = performance.now();
     live.push(step);
     sealNew(liveSums, live);
-    buildContext(arraySource(live), options(counter, liveSums));
+    buildContext(arraySource(live), options(counter, liveSums, kept));
     incMs.push(performance.now() - t);
   }
 
@@ -177,12 +180,12 @@ for (const N of SIZES) {
   const PROBES = 20;
   const probe = { idsMs: 0, idsCalls: 0, ids: 0 };
   const timed = new TimedCounter();
-  buildContext(arraySource(live), options(timed, liveSums));
+  buildContext(arraySource(live), options(timed, liveSums, kept));
   timed.ms = 0;
   timed.calls = 0;
   let warm;
   const tb = performance.now();
-  for (let i = 0; i < PROBES; i++) warm = buildContext(timedSource(live, probe), options(timed, liveSums));
+  for (let i = 0; i < PROBES; i++) warm = buildContext(timedSource(live, probe), options(timed, liveSums, kept));
   const warmMs = (performance.now() - tb) / PROBES;
   const cut = alignCut(live.length - 20, DEFAULT_TIERS);
   const tp = performance.now();
@@ -209,7 +212,7 @@ for (const N of SIZES) {
   const prompt = wakeSteps[2];
   const idleCounter = new TokenCounter();
   // An idle (scheduled) wake's first call: its lean look (lib/mind/thinkers/first-look.ts), as run.ts builds it for iteration 1.
-  const leanOpts = options(idleCounter, summaries, { pinned: prompt, budget: look.budget });
+  const leanOpts = options(idleCounter, summaries, { pinned: prompt, budget: look.budget, ...newCache() });
   const idle = look.build(arraySource(idleStream), leanOpts);
   const leanMs = [];
   for (let i = 0; i < LEAN_RUNS; i++) {

@@ -8,7 +8,7 @@
 // then finer tiers. What is left out is elided by range, saying why
 // (`traj show` and `traj search` reach it), never silently. A wrapper over
 // buildContext: the same parts, notes and replay. Pure.
-import { buildContext, type BuildOptions, type BuiltContext, type ContextPart, type ContextSource } from "./build";
+import { BuildCache, buildContext, type BuildOptions, type BuiltContext, type ContextPart, type ContextSource } from "./build";
 import type { BlockRef } from "./staircase";
 
 /** Tokens of a first look's messages (its instructions come on top). */
@@ -33,14 +33,13 @@ const folded = (built: BuiltContext) => built.parts.some((p) => p.kind === "elid
 
 /** Only the sealed blocks in `shown` stand as summaries; the others are elided, saying why. */
 function showing(opts: BuildOptions, shown: ReadonlySet<string>): BuildOptions {
-  const masked: BuildOptions = {
+  return {
     ...opts,
     summary: (b) => (shown.has(key(b)) ? opts.summary(b) : undefined),
     missing: (b) => (!shown.has(key(b)) && opts.summary(b) ? LEFT_OUT_OF_A_FIRST_LOOK : opts.missing?.(b)),
+    // A plan kept by the caller answers for the sealed past as it is, not as masked here: plan afresh.
+    plan: undefined,
   };
-  // A plan kept by the caller answers for the sealed past as it is, not as masked here: plan afresh.
-  delete (masked as { plan?: unknown }).plan;
-  return masked;
 }
 
 /** The order summaries are kept in: the newest, then by tier (coarsest first), newest first within a tier. */
@@ -63,7 +62,8 @@ export function leanContext(src: ContextSource, opts: BuildOptions): BuiltContex
   const open = Math.floor((src.length - 1) / F) * F;
   const behind = open >= F && !opts.summary({ tier: 0, index: open / F - 1 });
   const verbatim = Math.max(LEAN_VERBATIM, behind ? src.length - (open - F) : 0);
-  const lean: BuildOptions = { ...opts, minVerbatim: verbatim, maxVerbatim: verbatim };
+  // Its builds try the same pieces again and again: one cache for all of them, the caller's if it keeps one.
+  const lean: BuildOptions = { ...opts, minVerbatim: verbatim, maxVerbatim: verbatim, cache: opts.cache ?? new BuildCache() };
   const fits = (b: BuiltContext) => b.tokens <= opts.budget && !folded(b);
   // The staircase as it would be without a budget: when it fits, it is the context; otherwise, the summaries to choose from.
   const whole = buildContext(src, { ...lean, budget: Number.POSITIVE_INFINITY });
