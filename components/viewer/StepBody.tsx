@@ -1,9 +1,12 @@
 "use client";
 // The body of one step. Everything a mind wrote is untrusted: prose (thoughts,
 // messages, answers) is shown as Markdown that never passes HTML through
-// (../markdown), and commands, outputs and JSON as verbatim text.
+// (../markdown), and commands, outputs and JSON as verbatim text. Each kind's
+// fields are read as its schema types them (narrowed with isKind); a line kept
+// as invalid is said to be so, and shown as it was read.
 import { useState } from "react";
-import type { Step } from "@/lib/trajectory/schema";
+import { InvalidLine, type StepLine } from "@/lib/trajectory/headlong";
+import { isKind, type Step } from "@/lib/trajectory/schema";
 import { stepText } from "@/lib/trajectory/summary";
 import type { InspectTarget } from "../inspector/useSeenContext";
 import { Markdown } from "../markdown/Markdown";
@@ -46,79 +49,96 @@ function CutOutput({ text, bytes, refPath, actions, className }: { text: string;
   );
 }
 
-export function StepBody({ step, actions }: { step: Step; actions: BodyActions }) {
-  const s = step as Record<string, unknown>;
-  const str = (k: string) => (typeof s[k] === "string" ? (s[k] as string) : "");
-  switch (step.type) {
-    case "reasoning":
-      return (
-        <>
-          {str("thought") && <Markdown text={str("thought")} />}
-          <pre tabIndex={0} className={mono}>{str("cmd")}</pre>
-        </>
-      );
-    case "shell-output":
-      return (
-        <>
-          <div className="text-xs text-stone-500 dark:text-stone-400">
-            exit {String(s.exit)} · {String(s.exec_s)} s{s.timed_out ? " · timed out" : ""}
-          </div>
-          {str("stdout") &&
-            (s.stdout_truncated && str("stdout_ref") ? (
-              <CutOutput text={str("stdout")} bytes={s.stdout_bytes} refPath={str("stdout_ref")} actions={actions} className={mono} />
-            ) : (
-              <pre tabIndex={0} className={mono}>{str("stdout")}</pre>
-            ))}
-          {str("stderr") &&
-            (s.stderr_truncated && str("stderr_ref") ? (
-              <CutOutput text={str("stderr")} bytes={s.stderr_bytes} refPath={str("stderr_ref")} actions={actions} className={`${mono} text-red-700 dark:text-red-300`} />
-            ) : (
-              <pre tabIndex={0} className={`${mono} text-red-700 dark:text-red-300`}>{str("stderr")}</pre>
-            ))}
-        </>
-      );
-    case "message":
-      return (
-        <div className="flex flex-wrap items-baseline gap-x-1 text-sm">
-          <span className="shrink-0">
-            <span className="font-medium">{str("from")}</span>
-            <span className="text-stone-500 dark:text-stone-400"> → {str("to")}: </span>
-          </span>
-          <Markdown text={str("content")} className="min-w-0 flex-1" />
-        </div>
-      );
-    case "fork":
-      return (
-        <button type="button" className="text-sm text-indigo-600 underline dark:text-indigo-400" data-testid="open-child" onClick={() => actions.openTrajectory(str("child"))}>
-          forked child {str("child_ref") || str("child").slice(0, 8)} →
-        </button>
-      );
-    case "merge":
-      return (
-        <>
-          <Markdown text={str("content")} />
-          <button type="button" className="text-xs text-indigo-600 underline dark:text-indigo-400" onClick={() => actions.openTrajectory(str("from_traj"), str("from_step"))}>
-            merged from {str("from_traj").slice(0, 8)}
-          </button>
-        </>
-      );
-    default: {
-      if (step.type === "trajectory" && str("parent_traj")) {
-        return (
-          <button type="button" className="text-sm text-indigo-600 underline dark:text-indigo-400" onClick={() => actions.openTrajectory(str("parent_traj"), str("parent_step") || undefined)}>
-            ← forked from {str("parent_traj").slice(0, 8)}
-          </button>
-        );
-      }
-      const text = stepText(step);
-      if (!text) return <KnownFields step={s} />;
-      return PROSE.has(step.type) ? <Markdown text={text} /> : <p className="whitespace-pre-wrap break-words text-sm">{text}</p>;
-    }
+export function StepBody({ step, actions }: { step: StepLine; actions: BodyActions }) {
+  if (step instanceof InvalidLine) return <InvalidBody line={step} />;
+  if (isKind(step, "reasoning")) {
+    return (
+      <>
+        {step.thought && <Markdown text={step.thought} />}
+        <pre tabIndex={0} className={mono}>{step.cmd}</pre>
+      </>
+    );
   }
+  if (isKind(step, "shell-output")) {
+    return (
+      <>
+        <div className="text-xs text-stone-500 dark:text-stone-400">
+          exit {step.exit}
+          {step.exec_s === undefined ? "" : ` · ${step.exec_s} s`}
+          {step.timed_out ? " · timed out" : ""}
+        </div>
+        {step.stdout &&
+          (step.stdout_truncated && step.stdout_ref ? (
+            <CutOutput text={step.stdout} bytes={step.stdout_bytes} refPath={step.stdout_ref} actions={actions} className={mono} />
+          ) : (
+            <pre tabIndex={0} className={mono}>{step.stdout}</pre>
+          ))}
+        {step.stderr &&
+          (step.stderr_truncated && step.stderr_ref ? (
+            <CutOutput text={step.stderr} bytes={step.stderr_bytes} refPath={step.stderr_ref} actions={actions} className={`${mono} text-red-700 dark:text-red-300`} />
+          ) : (
+            <pre tabIndex={0} className={`${mono} text-red-700 dark:text-red-300`}>{step.stderr}</pre>
+          ))}
+      </>
+    );
+  }
+  if (isKind(step, "message")) {
+    return (
+      <div className="flex flex-wrap items-baseline gap-x-1 text-sm">
+        <span className="shrink-0">
+          <span className="font-medium">{step.from}</span>
+          <span className="text-stone-500 dark:text-stone-400"> → {step.to}: </span>
+        </span>
+        <Markdown text={step.content} className="min-w-0 flex-1" />
+      </div>
+    );
+  }
+  if (isKind(step, "fork")) {
+    const child = step.child;
+    return (
+      <button type="button" className="text-sm text-indigo-600 underline dark:text-indigo-400" data-testid="open-child" onClick={() => actions.openTrajectory(child)}>
+        forked child {step.child_ref || child.slice(0, 8)} →
+      </button>
+    );
+  }
+  if (isKind(step, "merge")) {
+    const { from_traj, from_step } = step;
+    return (
+      <>
+        <Markdown text={step.content} />
+        <button type="button" className="text-xs text-indigo-600 underline dark:text-indigo-400" onClick={() => actions.openTrajectory(from_traj, from_step)}>
+          merged from {from_traj.slice(0, 8)}
+        </button>
+      </>
+    );
+  }
+  if (isKind(step, "trajectory") && step.parent_traj) {
+    const { parent_traj, parent_step } = step;
+    return (
+      <button type="button" className="text-sm text-indigo-600 underline dark:text-indigo-400" onClick={() => actions.openTrajectory(parent_traj, parent_step || undefined)}>
+        ← forked from {parent_traj.slice(0, 8)}
+      </button>
+    );
+  }
+  const text = stepText(step);
+  if (!text) return <KnownFields step={step} />;
+  return PROSE.has(step.type) ? <Markdown text={text} /> : <p className="whitespace-pre-wrap break-words text-sm">{text}</p>;
+}
+
+/** A line kept as invalid: said to be so (and why), and shown exactly as it was read. */
+function InvalidBody({ line }: { line: InvalidLine }) {
+  return (
+    <>
+      <p data-testid="invalid-line" className="text-xs font-medium text-red-700 dark:text-red-300">
+        invalid {line.type} line: {line.error}
+      </p>
+      <pre tabIndex={0} className={mono}>{line.raw}</pre>
+    </>
+  );
 }
 
 /** For kinds without a main text: their own fields, as text. */
-function KnownFields({ step }: { step: Record<string, unknown> }) {
+function KnownFields({ step }: { step: Step }) {
   const { type: _t, step_id: _id, ts: _ts, run_id: _r, trigger_step: _tr, source: _s, ...rest } = step;
   if (Object.keys(rest).length === 0) return null;
   return <pre tabIndex={0} className={mono}>{JSON.stringify(rest, null, 2)}</pre>;

@@ -1,7 +1,7 @@
 "use client";
 import { memo } from "react";
 import type { RunInfo, IndexEntry } from "@/lib/trajectory/rows";
-import type { Step } from "@/lib/trajectory/schema";
+import { InvalidLine, type StepLine } from "@/lib/trajectory/headlong";
 import { InspectButton } from "../inspector/InspectButton";
 import { StepBody, type BodyActions } from "./StepBody";
 
@@ -28,7 +28,8 @@ export function typeColour(type: string): string {
 
 export interface StepRowProps {
   entry: IndexEntry;
-  step: Step | undefined;
+  /** Its body once loaded: a valid step, or a line kept as invalid. */
+  step: StepLine | undefined;
   inRun: boolean;
   run?: RunInfo;
   selected: boolean;
@@ -45,12 +46,13 @@ export const StepRow = memo(function StepRow({ entry, step, inRun, run, selected
       data-testid="step"
       data-step-type={entry.type}
       data-step-id={entry.id}
+      data-invalid={entry.invalid !== undefined || undefined}
       data-selected={selected || undefined}
       onClick={(e) => {
         if ((e.target as HTMLElement).closest("button,a")) return;
         onSelect(entry.id);
       }}
-      className={`border-l-2 ${typeColour(entry.type)} py-1 pl-3 ${inRun ? "ml-5" : ""} ${selected ? "bg-amber-50 ring-1 ring-amber-300 dark:bg-amber-950/40" : matched ? "bg-yellow-50 dark:bg-yellow-950/30" : ""}`}
+      className={`border-l-2 ${typeColour(entry.type)} ${entry.invalid !== undefined ? "border-dashed" : ""} py-1 pl-3 ${inRun ? "ml-5" : ""} ${selected ? "bg-amber-50 ring-1 ring-amber-300 dark:bg-amber-950/40" : matched ? "bg-yellow-50 dark:bg-yellow-950/30" : ""}`}
     >
       <div className="flex items-baseline gap-2 text-xs text-stone-500 dark:text-stone-400">
         {run && (
@@ -66,6 +68,11 @@ export const StepRow = memo(function StepRow({ entry, step, inRun, run, selected
           </button>
         )}
         <span className="font-mono font-medium text-stone-700 dark:text-stone-300">{entry.type}</span>
+        {entry.invalid !== undefined && (
+          <span data-testid="invalid-mark" className="rounded bg-red-100 px-1 text-red-800 dark:bg-red-950 dark:text-red-200" title={`invalid ${entry.type} line: ${entry.invalid}`}>
+            invalid
+          </span>
+        )}
         {entry.source && <span className="rounded bg-stone-200 px-1 text-stone-700 dark:bg-stone-800 dark:text-stone-300">{entry.source}</span>}
         <time dateTime={entry.ts} title={entry.ts}>
           {entry.ts.slice(11, 19)}
@@ -83,7 +90,7 @@ export const StepRow = memo(function StepRow({ entry, step, inRun, run, selected
         )}
       </div>
       {step ? <StepBody step={step} actions={actions} /> : entry.preview && <p className="truncate text-sm text-stone-500 dark:text-stone-400">{entry.preview}</p>}
-      {step && <InspectButton step={step} onInspect={actions.inspect} />}
+      {step && !(step instanceof InvalidLine) && <InspectButton step={step} onInspect={actions.inspect} />}
     </div>
   );
 });

@@ -5,19 +5,19 @@
 // rows are drawn once, with their bodies, not as a preview and again.
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { StepSource } from "@/lib/trajectory/source";
-import type { Step } from "@/lib/trajectory/schema";
+import type { StepLine } from "@/lib/trajectory/headlong";
 
 const CACHE = 4000;
 
 export interface BodyCache {
-  readonly bodies: ReadonlyMap<number, Step>;
+  readonly bodies: ReadonlyMap<number, StepLine>;
   /** Load the bodies not in the cache yet; resolves once they are in (or could not be read). */
   load(seqs: readonly number[]): Promise<void>;
 }
 
 export function useBodyCache(source: StepSource): BodyCache {
   return useMemo(() => {
-    const bodies = new Map<number, Step>();
+    const bodies = new Map<number, StepLine>();
     return {
       bodies,
       async load(seqs) {
@@ -39,7 +39,7 @@ export function useBodyCache(source: StepSource): BodyCache {
 }
 
 /** The cached bodies, loading those of `seqs` not in the cache (and re-rendering once they are). */
-export function useStepBodies(cache: BodyCache, seqs: readonly number[]): ReadonlyMap<number, Step> {
+export function useStepBodies(cache: BodyCache, seqs: readonly number[]): ReadonlyMap<number, StepLine> {
   const mounted = useRef(true);
   const [, setVersion] = useState(0);
   const key = seqs.join(",");

@@ -1,7 +1,7 @@
 // How each step reads to the model: the model's own reasoning before its
 // code, no bookkeeping fields (run ids, timings, token counts), long fields cut
 // with a hint to read them whole. lib/context/build.ts assembles the messages.
-import type { Step } from "../trajectory/schema";
+import { isKind, type Step } from "../trajectory/schema";
 
 export interface ChatMessage {
   role: "user" | "assistant";
@@ -31,57 +31,42 @@ export function cutField(text: string, stepId: string): string {
   return `${sliceChars(text, 0, HEAD_CHARS)}\n[… ${cut} more characters here; \`traj show ${stepId.slice(0, 8)} --full\` reads it all]\n${sliceChars(text, text.length - TAIL_CHARS, text.length)}`;
 }
 
+/** Kinds that are bookkeeping: the model sees nothing of them. */
+const BOOKKEEPING: ReadonlySet<string> = new Set(["trajectory", "shellm-run", "config", "monolith-wake"]);
+
 /** How one step reads to the model, or null when it is bookkeeping. */
 export function renderStep(step: Step, selfName: string): ChatMessage | null {
-  const s = step as Record<string, unknown>;
-  const raw = (k: string) => (typeof s[k] === "string" ? (s[k] as string) : "");
-  const text = (k: string) => cutField(raw(k), step.step_id);
-  switch (step.type) {
-    case "trajectory":
-    case "shellm-run":
-    case "config":
-    case "monolith-wake":
-      return null;
-    case "reasoning": {
-      const thought = text("thought");
-      const body = thought ? `${thought}\n\n${fence(text("cmd"))}` : fence(text("cmd"));
-      return { role: "assistant", content: body };
-    }
-    case "thought":
-      return { role: "assistant", content: text("content") };
-    case "shell-output": {
-      const flags = [`exit=${String(s.exit)}`];
-      if (s.timed_out) flags.push("timed out");
-      let body = `[output ${flags.join(" ")}]\n${text("stdout")}`;
-      const whole = `\`traj show ${step.step_id.slice(0, 8)} --full\``;
-      if (s.stdout_truncated) body += `\n[… ${String(s.stdout_bytes)} bytes in all; ${whole} reads the rest]`;
-      if (text("stderr")) body += `\n[stderr]\n${text("stderr")}`;
-      if (s.stderr_truncated) body += `\n[… ${String(s.stderr_bytes)} bytes in all; ${whole} reads the rest]`;
-      return { role: "user", content: body };
-    }
-    case "message": {
-      const re = text("reply_to") ? ` re ${text("reply_to").slice(0, 8)}` : "";
-      if (text("from") === selfName) {
-        return { role: "user", content: `[sent message ${step.step_id} to ${text("to")}${re}]\n${text("content")}` };
-      }
-      return { role: "user", content: `[message ${step.step_id} from ${text("from")} to ${text("to")}${re}]\n${text("content")}` };
-    }
-    case "wake":
-      return { role: "user", content: `[woke: ${text("reason")}, after ${String(s.delay_s)} s]` };
-    case "prompt":
-      // The task itself is never cut.
-      return { role: "user", content: raw("content") };
-    case "feedback":
-      return { role: "user", content: `[feedback] ${text("content")}` };
-    case "final":
-      return { role: "user", content: `[run ended: FINAL=${text("content")}]` };
-    case "error":
-      return { role: "user", content: `[error: ${text("reason")}] ${text("content")}` };
-    case "observation":
-      return { role: "user", content: `[observation] ${text("content")}` };
-    default: {
-      const body = text("content");
-      return { role: "user", content: `[${step.type}]${body ? ` ${body}` : ""}` };
-    }
+  const cut = (text: string) => cutField(text, step.step_id);
+  if (BOOKKEEPING.has(step.type)) return null;
+  if (isKind(step, "reasoning")) {
+    const thought = cut(step.thought);
+    const body = thought ? `${thought}\n\n${fence(cut(step.cmd))}` : fence(cut(step.cmd));
+    return { role: "assistant", content: body };
   }
+  if (isKind(step, "thought")) return { role: "assistant", content: cut(step.content) };
+  if (isKind(step, "shell-output")) {
+    const flags = [`exit=${step.exit}`];
+    if (step.timed_out) flags.push("timed out");
+    let body = `[output ${flags.join(" ")}]\n${cut(step.stdout)}`;
+    const whole = `\`traj show ${step.step_id.slice(0, 8)} --full\``;
+    if (step.stdout_truncated) body += `\n[… ${String(step.stdout_bytes)} bytes in all; ${whole} reads the rest]`;
+    if (cut(step.stderr)) body += `\n[stderr]\n${cut(step.stderr)}`;
+    if (step.stderr_truncated) body += `\n[… ${String(step.stderr_bytes)} bytes in all; ${whole} reads the rest]`;
+    return { role: "user", content: body };
+  }
+  if (isKind(step, "message")) {
+    const re = step.reply_to ? ` re ${cut(step.reply_to).slice(0, 8)}` : "";
+    if (step.from === selfName) return { role: "user", content: `[sent message ${step.step_id} to ${cut(step.to)}${re}]\n${cut(step.content)}` };
+    return { role: "user", content: `[message ${step.step_id} from ${cut(step.from)} to ${cut(step.to)}${re}]\n${cut(step.content)}` };
+  }
+  if (isKind(step, "wake")) return { role: "user", content: `[woke: ${step.reason}, after ${step.delay_s} s]` };
+  // The task itself is never cut.
+  if (isKind(step, "prompt")) return { role: "user", content: step.content };
+  if (isKind(step, "feedback")) return { role: "user", content: `[feedback] ${cut(step.content)}` };
+  if (isKind(step, "final")) return { role: "user", content: `[run ended: FINAL=${cut(step.content)}]` };
+  if (isKind(step, "error")) return { role: "user", content: `[error: ${cut(step.reason)}] ${cut(step.content)}` };
+  if (isKind(step, "observation")) return { role: "user", content: `[observation] ${cut(step.content)}` };
+  // Every other kind, known or not: its content when that is text.
+  const body = typeof step.content === "string" ? cut(step.content) : "";
+  return { role: "user", content: `[${step.type}]${body ? ` ${body}` : ""}` };
 }

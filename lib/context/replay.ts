@@ -14,7 +14,7 @@
 import { z } from "zod";
 import type { Step } from "../trajectory/schema";
 import { joinMessages, notes, partSpan, type BuildOptions, type BuiltContext, type ContextSource } from "./build";
-import { conversationMessages, isMessage, type ConversationView, type MessageStep } from "./conversation";
+import { conversationMessages, isMessage, type ConversationView } from "./conversation";
 import { renderStep, type ChatMessage } from "./project";
 import { blockRange, type BlockRef } from "./staircase";
 import { MESSAGE_OVERHEAD, type TokenCounter } from "./tokens";
@@ -201,7 +201,7 @@ function partMessages(part: SeenPart, call: SeenCall, look: ReplayLookups, missi
         if (message) missing.push(part.message);
         return [{ role: "user", content: `[message ${part.message} is missing]` }];
       }
-      return conversationMessages({ person: part.person, selfName: call.self_name, inner, conversation: conversation as MessageStep[], message });
+      return conversationMessages({ person: part.person, selfName: call.self_name, inner, conversation, message });
     }
     case "elided":
       if (part.note === "before") return [{ role: "user", content: notes.before(call.before) }];

@@ -56,6 +56,9 @@ export interface Rollup {
   origin: "reverie" | "headlong";
 }
 
+/** Who wrote a tiers.jsonl line, and when, as far as it says: a field that is not text is left out. */
+const Provenance = z.object({ model: z.string().optional().catch(undefined), created: z.string().optional().catch(undefined) });
+
 /** A line of tiers.jsonl as read: the sealed summary, and who wrote it when the line says. */
 export type ReadTierLine = TierLine & { model?: string; created?: string };
 
@@ -77,8 +80,8 @@ export function readTierLines(text: string): { lines: ReadTierLine[]; skipped: n
       skipped++;
       continue;
     }
-    const extra = value as { model?: unknown; created?: unknown };
-    lines.push({ ...parsed.data, ...(typeof extra.model === "string" ? { model: extra.model } : {}), ...(typeof extra.created === "string" ? { created: extra.created } : {}) });
+    const { model, created } = Provenance.parse(value);
+    lines.push({ ...parsed.data, ...(model !== undefined ? { model } : {}), ...(created !== undefined ? { created } : {}) });
   }
   return { lines, skipped };
 }

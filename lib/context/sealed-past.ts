@@ -110,13 +110,14 @@ export class SealedPast {
     for (let i = 0; ; i++) {
       const t = byIndex.get(i);
       if (!t || t.steps !== F || t.first_seq === undefined || t.last_seq === undefined || t.last_seq < t.first_seq) break;
-      if (i > 0 && t.first_seq <= (run[i - 1] as BlockEnds).lastSeq) break;
+      const prev = run.at(-1);
+      if (prev && t.first_seq <= prev.lastSeq) break;
       run.push({ firstId: t.first_step, lastId: t.last_step, firstSeq: t.first_seq, lastSeq: t.last_seq });
     }
     const keep = Math.max(0, run.length - Math.ceil(dense / F));
     this.prefix.push(...run.slice(0, keep));
     this.base = keep * F;
-    this.last = keep ? (run[keep - 1] as BlockEnds).lastSeq : 0;
+    this.last = run[keep - 1]?.lastSeq ?? 0;
     return this.last;
   }
 
@@ -244,26 +245,34 @@ export class SealedPast {
     const byId = new Map<string, number>();
     steps.forEach((s, i) => byId.set(s.step_id, i));
     const n = this.length;
+    /** The tail's position of the step at a stream position, if the tail holds it. */
+    const tailAt = (p: number): number | undefined => {
+      const id = this.idAt(p);
+      return id === undefined ? undefined : byId.get(id);
+    };
     // Where the tail meets the index: the newest index position the tail holds, looked for near the index's end only (never inside the sealed prefix).
     const low = Math.max(this.base, n - steps.length - LOOK_BACK);
     let end = n;
-    while (end > low && !byId.has(this.idAt(end - 1) as string)) end--;
+    while (end > low && tailAt(end - 1) === undefined) end--;
     // None of the tail there: it is all newer than the index (or the index is empty).
     if (end === low) end = n;
     let held = end;
-    while (held > this.base && byId.has(this.idAt(held - 1) as string)) held--;
+    while (held > this.base && tailAt(held - 1) !== undefined) held--;
     const indexed: boolean[] = [];
     for (let p = low; p < end; p++) {
-      const i = byId.get(this.idAt(p) as string);
+      const i = tailAt(p);
       if (i !== undefined) indexed[i] = true;
     }
-    const after = steps.filter((s) => !indexed[byId.get(s.step_id) as number]);
+    const after = steps.filter((s) => {
+      const i = byId.get(s.step_id);
+      return i === undefined || !indexed[i];
+    });
     return {
       length: end + after.length,
       held,
       at: (p) => {
         if (p >= end) return after[p - end];
-        const i = byId.get(this.idAt(p) as string);
+        const i = tailAt(p);
         return i === undefined ? undefined : steps[i];
       },
       ids: (from, to) => {

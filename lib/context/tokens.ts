@@ -22,7 +22,10 @@ export class TokenCounter {
     const hit = this.cache.get(key);
     if (hit !== undefined) return hit;
     const n = this.count(text);
-    if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value as string);
+    if (this.cache.size >= this.max) {
+      const oldest = this.cache.keys().next();
+      if (!oldest.done) this.cache.delete(oldest.value);
+    }
     this.cache.set(key, n);
     return n;
   }

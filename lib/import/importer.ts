@@ -1,10 +1,11 @@
-// Import a Headlong trajectory (a single trajectory.jsonl, or a folder tree
-// packed as .zip / .tar.gz) into a sink, streaming: steps go out in batches
-// as they are read, so a 100,000-step file never sits whole in memory. Shared
-// by the browser (Dexie sink) and the command line (counting sink).
-import { readArchive } from "../archive/read";
-import { classifyPath, LineSplitter, parentDir, readLine } from "../trajectory/headlong";
-import type { Step } from "../trajectory/schema";
+// Import a Headlong trajectory (a single trajectory.jsonl, a folder tree
+// packed as .zip / .tar.gz, or a folder as it lies on disk, which the command
+// line reads) into a sink, streaming: steps go out in batches as they are
+// read, so a 100,000-step file never sits whole in memory. Shared by the
+// browser (Dexie sink) and the command line (counting sink).
+import { readArchive, type ArchiveSource } from "../archive/read";
+import { z } from "zod";
+import { classifyPath, InvalidLine, keptLine, LineSplitter, parentDir, readLine, type StepLine } from "../trajectory/headlong";
 import { emptyStats, type ImportStats } from "./stats";
 
 export interface ImportedTrajectory {
@@ -18,7 +19,8 @@ export interface ImportedTrajectory {
 }
 
 export interface StepBatchItem {
-  step: Step;
+  /** The kept line: a valid step, or a line kept as invalid (an InvalidLine, counted in the stats). */
+  step: StepLine;
   /** The line exactly as it was in the file, so export gives the same JSON back. */
   raw: string;
 }
@@ -26,8 +28,8 @@ export interface StepBatchItem {
 export interface ImportSink {
   trajectory(t: ImportedTrajectory): Promise<void>;
   steps(trajId: string, batch: StepBatchItem[]): Promise<void>;
-  /** `path` is `<dir>/blobs/<name>` as in the archive. */
-  blob(path: string, text: string): Promise<void>;
+  /** `path` is `<dir>/blobs/<name>` as in the archive. Without it blobs are counted, not read (`reverie check`). */
+  blob?(path: string, text: string): Promise<void>;
   mind(json: unknown): Promise<void>;
   /** A trajectory's sealed summaries (`<dir>/tiers.jsonl`), its text as in the archive; without it they are skipped. */
   tiers?(dir: string, text: string): Promise<void>;
@@ -52,7 +54,7 @@ const isTiersFile = (path: string) => pathParts(path).at(-1) === "tiers.jsonl";
 /** The trajectory folder a `tiers.jsonl` entry sits in, named as classifyPath names folders. */
 const tiersDir = (path: string) => pathParts(path).slice(0, -1).join("/");
 
-export async function importArchive(source: Blob, sink: ImportSink, opts: ImportOptions = {}): Promise<ImportStats> {
+export async function importArchive(source: ArchiveSource, sink: ImportSink, opts: ImportOptions = {}): Promise<ImportStats> {
   const stats = emptyStats();
   const batchSize = opts.batchSize ?? 2000;
   const newId = opts.newId ?? (() => crypto.randomUUID());
@@ -73,7 +75,8 @@ export async function importArchive(source: Blob, sink: ImportSink, opts: Import
   })) {
     const role = classifyPath(entry.path);
     if (role.kind === "blob") {
-      await sink.blob(`${role.dir ? `${role.dir}/` : ""}blobs/${role.name}`, await entry.text());
+      if (sink.blob) await sink.blob(`${role.dir ? `${role.dir}/` : ""}blobs/${role.name}`, await entry.text());
+      else await entry.skip();
       stats.blobs++;
     } else if (role.kind === "mind") {
       if ((entry.size ?? 0) > MAX_MIND_JSON) {
@@ -132,14 +135,16 @@ async function importTrajectory(stream: ReadableStream<Uint8Array>, dir: string,
   let traj: ImportedTrajectory | null = null;
   let batch: StepBatchItem[] = [];
 
-  const open = async (first: Step | null) => {
-    const header = first?.type === "trajectory" ? (first as Record<string, unknown>) : null;
+  const open = async (first: StepLine | null) => {
+    // A first `trajectory` line names the trajectory (its id, name and parent) even when it is not a valid step.
+    const header = first?.type === "trajectory" ? first : null;
+    const fields = header ? HeaderFields.parse(header instanceof InvalidLine ? JSON.parse(header.raw) : header) : {};
     traj = {
-      trajId: header ? String(header.step_id) : ctx.newId(),
+      trajId: header ? header.step_id : ctx.newId(),
       dir,
-      name: header && typeof header.name === "string" ? header.name : dir.split("/").pop() || "trajectory",
-      parentTraj: header && typeof header.parent_traj === "string" ? header.parent_traj : ctx.parentOf(dir),
-      parentStep: header && typeof header.parent_step === "string" ? header.parent_step : undefined,
+      name: fields.name ?? (dir.split("/").pop() || "trajectory"),
+      parentTraj: fields.parent_traj ?? ctx.parentOf(dir),
+      parentStep: fields.parent_step,
     };
     ctx.onTraj(dir, traj.trajId);
     stats.trajectories++;
@@ -154,23 +159,25 @@ async function importTrajectory(stream: ReadableStream<Uint8Array>, dir: string,
   };
   const take = async (line: string) => {
     const r = readLine(line);
-    if (!r.ok) {
-      if (r.reason !== "blank") {
+    const kept = keptLine(r);
+    if (!r.ok || !kept) {
+      if (!r.ok && r.reason !== "blank") {
         stats.skipped++;
         stats.skippedReasons[r.reason] = (stats.skippedReasons[r.reason] ?? 0) + 1;
       }
       return;
     }
-    if (ctx.seen.has(r.step.step_id)) {
+    if (ctx.seen.has(kept.step_id)) {
       stats.skipped++;
       stats.skippedReasons["duplicate step_id"] = (stats.skippedReasons["duplicate step_id"] ?? 0) + 1;
       return;
     }
-    ctx.seen.add(r.step.step_id);
-    traj ??= await open(r.step);
-    countStep(stats, r.step);
+    ctx.seen.add(kept.step_id);
+    traj ??= await open(kept);
+    countStep(stats, kept);
     if (!r.valid) stats.invalid++;
-    batch.push({ step: r.step, raw: r.raw });
+    // Kept byte for byte, valid or not: export gives the same line back.
+    batch.push({ step: kept, raw: r.raw });
     if (batch.length >= ctx.batchSize) await flush();
   };
 
@@ -194,7 +201,14 @@ async function importTrajectory(stream: ReadableStream<Uint8Array>, dir: string,
   await flush();
 }
 
-function countStep(stats: ImportStats, step: Step): void {
+/** What a trajectory's first line says of it, read leniently: a field that is not a string is left out. */
+const HeaderFields = z.object({
+  name: z.string().optional().catch(undefined),
+  parent_traj: z.string().optional().catch(undefined),
+  parent_step: z.string().optional().catch(undefined),
+});
+
+function countStep(stats: ImportStats, step: StepLine): void {
   stats.steps++;
   stats.byType[step.type] = (stats.byType[step.type] ?? 0) + 1;
   if (step.type === "shellm-run") stats.runIds.add(step.step_id);

@@ -4,9 +4,8 @@
 // reconnect. A revoked link is noticed (an `event: revoked`, or a 404 when
 // reconnecting) and reported once through `onRevoked`.
 import type { StepSource, TrajectoryRow } from "../trajectory/source";
-import { readLine } from "../trajectory/headlong";
+import { keptLine, readLine, type StepLine } from "../trajectory/headlong";
 import { entryOf, type IndexEntry } from "../trajectory/rows";
-import type { Step } from "../trajectory/schema";
 import { REVOKED_EVENT, STEP_EVENT, SYNC_LIMITS, WireStep, type SharedMind } from "./api";
 import { ApiRequestError, type ShareClient } from "./client";
 
@@ -22,8 +21,8 @@ export type OpenEvents = (url: string) => EventSourceLike;
 const CLOSED = 2;
 const RECONNECT_MS = 2000;
 
-/** A step as it arrived, parsed; null (skipped) when it is not a step. */
-export function parseWireStep(data: string): { seq: number; traj: string; step: Step } | null {
+/** A step as it arrived, parsed (a line kept as invalid is shown as such); null (skipped) when it is not a step at all. */
+export function parseWireStep(data: string): { seq: number; traj: string; step: StepLine } | null {
   let raw: unknown;
   try {
     raw = JSON.parse(data);
@@ -32,8 +31,8 @@ export function parseWireStep(data: string): { seq: number; traj: string; step: 
   }
   const wire = WireStep.safeParse(raw);
   if (!wire.success) return null;
-  const line = readLine(wire.data.json);
-  return line.ok ? { seq: wire.data.seq, traj: wire.data.traj, step: line.step } : null;
+  const line = keptLine(readLine(wire.data.json));
+  return line ? { seq: wire.data.seq, traj: wire.data.traj, step: line } : null;
 }
 
 export interface RemoteSourceOptions {
@@ -51,7 +50,7 @@ export function remoteSource({ client, shared, openEvents, onRevoked, delay }: R
   const root = shared.trajectories.find((t) => !t.parent_traj)?.traj ?? shared.trajectories[0]?.traj;
   const trajRows: TrajectoryRow[] = shared.trajectories.map((t) => ({ mind_id: root ?? "", traj_id: t.traj, name: t.name, dir: t.dir, parent_traj: t.parent_traj, parent_step: t.parent_step }));
   // Bodies the viewer asks for are those of entries it was given, so every step read is kept by seq.
-  const bodies = new Map<number, Step>();
+  const bodies = new Map<number, StepLine>();
   let revoked = false;
   const revoke = () => {
     if (revoked) return;
@@ -68,10 +67,10 @@ export function remoteSource({ client, shared, openEvents, onRevoked, delay }: R
   };
   const take = (steps: WireStep[], traj?: string): IndexEntry[] =>
     steps.flatMap((w) => {
-      const line = readLine(w.json);
-      if (!line.ok || (traj && w.traj !== traj)) return [];
-      bodies.set(w.seq, line.step);
-      return [entryOf(w.seq, line.step)];
+      const line = keptLine(readLine(w.json));
+      if (!line || (traj && w.traj !== traj)) return [];
+      bodies.set(w.seq, line);
+      return [entryOf(w.seq, line)];
     });
 
   const source: StepSource = {
@@ -95,7 +94,7 @@ export function remoteSource({ client, shared, openEvents, onRevoked, delay }: R
       }
     },
     async bodies(seqs) {
-      const out = new Map<number, Step>();
+      const out = new Map<number, StepLine>();
       for (const seq of seqs) {
         let step = bodies.get(seq);
         if (!step) {

@@ -1,7 +1,9 @@
 // Headlong's on-disk layout and its tolerant line reader. A trajectory is a
 // folder `<hex8>-<slug>/` with `trajectory.jsonl` and `blobs/`; a child is a
 // folder nested in its parent's. Readers skip (and count) lines that are not
-// JSON objects or lack `type`/`step_id`; unknown kinds are kept.
+// JSON objects or lack `type`/`step_id`; unknown kinds are kept; a line that
+// is not a valid step is kept as an InvalidLine, never cast to one.
+import { z } from "zod";
 import { parseStep, type Step } from "./schema";
 
 /** Lower-case `[a-z0-9._-]`, at most 60 characters, never empty. */
@@ -53,11 +55,84 @@ export function parentDir(dir: string, dirs: ReadonlySet<string>): string | unde
   return undefined;
 }
 
-export type LineResult = { ok: true; step: Step; raw: string; valid: boolean } | { ok: false; reason: string };
+/** Where an invalid line sits, as far as its fields say: a field that is not a string is left out (a `ts` is then ""). */
+const Placement = z.object({
+  ts: z.string().catch(""),
+  run_id: z.string().optional().catch(undefined),
+  trigger_step: z.string().optional().catch(undefined),
+  source: z.string().optional().catch(undefined),
+});
+
+/** The fields of an invalid line (see InvalidLine). */
+export interface InvalidLineFields {
+  type: string;
+  step_id: string;
+  /** The line's `ts` when it is a string, else "" (so it can be shown and sorted). */
+  ts: string;
+  run_id?: string;
+  trigger_step?: string;
+  source?: string;
+  /** The line exactly as it was read (trimmed): what export gives back. */
+  raw: string;
+  /** Why it is not a valid step (parseStep's error). */
+  error: string;
+}
+
+/**
+ * A kept line that is not a valid step: a known kind that fails its schema,
+ * or any line whose common fields do (an id that is not a UUID, no usable ts).
+ * It is never typed as a step, so `isKind` cannot be lied to: a reader that
+ * shows a log shows it as what it is (its text as it came, and why it is
+ * invalid), and the mind and the context never see it. A class, not a plain
+ * object: a step read from JSON may carry any field at all, so no field could
+ * tell the two apart for certain; `line instanceof InvalidLine` does.
+ */
+export class InvalidLine implements InvalidLineFields {
+  readonly type: string;
+  readonly step_id: string;
+  readonly ts: string;
+  // Declared only: an absent field is not an own property (as in a step read from JSON).
+  declare readonly run_id?: string;
+  declare readonly trigger_step?: string;
+  declare readonly source?: string;
+  readonly raw: string;
+  readonly error: string;
+
+  constructor(f: InvalidLineFields) {
+    this.type = f.type;
+    this.step_id = f.step_id;
+    this.ts = f.ts;
+    if (f.run_id !== undefined) this.run_id = f.run_id;
+    if (f.trigger_step !== undefined) this.trigger_step = f.trigger_step;
+    if (f.source !== undefined) this.source = f.source;
+    this.raw = f.raw;
+    this.error = f.error;
+  }
+}
+
+/** A kept line as a reader that shows the log holds it: a valid step, or an invalid line. */
+export type StepLine = Step | InvalidLine;
+
+export type LineResult =
+  | { ok: true; valid: true; step: Step; raw: string }
+  | { ok: true; valid: false; invalid: InvalidLine; raw: string }
+  | { ok: false; reason: string };
+
+/**
+ * Headlong's variants of a kind, read as the valid steps they are
+ * (TRAJECTORY.md): its test fixtures write `shell-output` with `exit_code`
+ * where its shellm writes `exit`. The line itself is kept as it was (`raw`),
+ * so an export gives it back byte for byte.
+ */
+export function restoreVariant(value: object): object {
+  if ("type" in value && value.type === "shell-output" && !("exit" in value) && "exit_code" in value && typeof value.exit_code === "number") return { ...value, exit: value.exit_code };
+  return value;
+}
 
 /**
  * Read one line. Kept: any JSON object with string `type` and `step_id`. A
- * known kind that does not match its schema is kept as-is but marked invalid.
+ * line that parses as a step is a valid step; one that does not (a known
+ * kind that fails its schema, a bad id or ts) is kept as an InvalidLine.
  */
 export function readLine(line: string): LineResult {
   const raw = line.trim();
@@ -68,17 +143,21 @@ export function readLine(line: string): LineResult {
   } catch {
     return { ok: false, reason: "not JSON" };
   }
-  if (!value || typeof value !== "object" || Array.isArray(value)) return { ok: false, reason: "not a JSON object" };
-  const v = value as Record<string, unknown>;
-  if (typeof v.type !== "string" || typeof v.step_id !== "string" || !v.type || !v.step_id) return { ok: false, reason: "no type or step_id" };
-  const parsed = parseStep(value);
-  if (parsed.ok) return { ok: true, step: parsed.step, raw, valid: true };
-  return { ok: true, step: looseStep(v), raw, valid: false };
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, reason: "not a JSON object" };
+  // What every kept line has: a non-empty string `type` and `step_id` (TRAJECTORY.md: readers skip the rest).
+  const type = "type" in value ? value.type : undefined;
+  const step_id = "step_id" in value ? value.step_id : undefined;
+  if (typeof type !== "string" || typeof step_id !== "string" || !type || !step_id) return { ok: false, reason: "no type or step_id" };
+  const parsed = parseStep(restoreVariant(value));
+  if (parsed.ok) return { ok: true, valid: true, step: parsed.step, raw };
+  const invalid = new InvalidLine({ type, step_id, ...Placement.parse(value), raw, error: parsed.error });
+  return { ok: true, valid: false, invalid, raw };
 }
 
-/** A step kept as it came, with `ts` made a string so it can be shown and sorted. */
-export function looseStep(v: Record<string, unknown>): Step {
-  return { ...v, type: String(v.type), step_id: String(v.step_id), ts: typeof v.ts === "string" ? v.ts : "" } as Step;
+/** What a reader that shows the log keeps of a line: its step or the invalid line; undefined for a line readers skip. */
+export function keptLine(r: LineResult): StepLine | undefined {
+  if (!r.ok) return undefined;
+  return r.valid ? r.step : r.invalid;
 }
 
 /** Split a text stream into lines across chunk boundaries (\n or \r\n). */

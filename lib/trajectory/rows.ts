@@ -1,8 +1,11 @@
 // What the viewer shows, as a flat list of rows (so it can be virtualized):
 // steps in order, each run's steps gathered under its `shellm-run` header (by
 // run_id, never by position), collapsed runs reduced to their header, and
-// long stretches of idle markers folded into one row. Pure.
-import { WORK_KINDS, type Step } from "./schema";
+// long stretches of idle markers folded into one row. A line kept as invalid
+// is a row of its own kind, marked as invalid: placed by its run_id like any
+// step, but never folded away, never a run's end, never its work. Pure.
+import { InvalidLine, type StepLine } from "./headlong";
+import { WORK_KINDS } from "./schema";
 import { stepText } from "./summary";
 
 /** The light, always-in-memory view of a step; its body is loaded on demand. */
@@ -14,23 +17,27 @@ export interface IndexEntry {
   run?: string;
   trigger?: string;
   source?: string;
-  /** Up to ~160 characters of its text, on one line. */
+  /** Up to ~160 characters of its text (an invalid line's: its JSON), on one line. */
   preview: string;
+  /** Set for a line kept as invalid: why it is not a valid step of its kind. */
+  invalid?: string;
 }
 
 const PREVIEW = 160;
 
-export function entryOf(seq: number, step: Step): IndexEntry {
-  const text = stepText(step).replace(/\s+/g, " ").trim();
+export function entryOf(seq: number, line: StepLine): IndexEntry {
+  const invalid = line instanceof InvalidLine;
+  const text = (invalid ? line.raw : stepText(line)).replace(/\s+/g, " ").trim();
   return {
     seq,
-    id: step.step_id,
-    type: step.type,
-    ts: step.ts,
-    run: step.run_id,
-    trigger: step.trigger_step,
-    source: step.source,
+    id: line.step_id,
+    type: line.type,
+    ts: line.ts,
+    run: line.run_id,
+    trigger: line.trigger_step,
+    source: line.source,
     preview: text.length > PREVIEW ? `${text.slice(0, PREVIEW - 1)}…` : text,
+    ...(invalid ? { invalid: line.error } : {}),
   };
 }
 
@@ -63,18 +70,14 @@ const IDLE_MARKERS = new Set(["idle", "monolith-wake", "wake"]);
 
 /** A run's header row (what ended it, whether it did work) and, when it is open, its shown steps. */
 function pushRun(out: DisplayRow[], header: IndexEntry, steps: readonly IndexEntry[], shown: IndexEntry[], opts: RowOptions): void {
-  let end: IndexEntry | undefined;
-  for (let j = steps.length - 1; j >= 0 && !end; j--) {
-    const s = steps[j] as IndexEntry;
-    if (s.type === "final" || s.type === "error" || s.type === "thought") end = s;
-  }
+  const end = steps.findLast((s) => s.invalid === undefined && (s.type === "final" || s.type === "error" || s.type === "thought"));
   const collapsed = opts.collapsedRuns.has(header.id);
   const run: RunInfo = {
     runId: header.id,
     count: steps.length,
     collapsed,
     end,
-    didWork: steps.some((s) => WORK_KINDS.has(s.type)),
+    didWork: steps.some((s) => s.invalid === undefined && WORK_KINDS.has(s.type)),
     hidden: collapsed ? shown : [],
   };
   out.push({ kind: "step", key: header.id, entry: header, inRun: false, run });
@@ -82,8 +85,8 @@ function pushRun(out: DisplayRow[], header: IndexEntry, steps: readonly IndexEnt
 }
 
 /** The rows of all of `entries` in one pass (what extendRows must always equal). */
-export function buildRows(entries: readonly IndexEntry[], opts: RowOptions): DisplayRow[] {
-  return rowsFrom(null, entries, opts).rows as DisplayRow[];
+export function buildRows(entries: readonly IndexEntry[], opts: RowOptions): readonly DisplayRow[] {
+  return rowsFrom(null, entries, opts).rows;
 }
 
 /** The row index showing step `id` (a folded or collapsed step shows at its fold or header). */
@@ -149,18 +152,12 @@ export function extendRows(prev: RowBuild | null, entries: readonly IndexEntry[]
   if (!appended) return rowsFrom(null, entries, opts);
   if (entries.length === n) return prev;
   const { headers, members, loose, runResume } = prev.shared;
-  for (let i = n; i < entries.length; i++) {
-    const e = entries[i] as IndexEntry;
-    // Steps shown loose earlier would now go under this header: their rows before it change.
-    if (e.type === "shellm-run" && loose.has(e.id)) return rowsFrom(null, entries, opts);
-  }
-  for (let i = n; i < entries.length; i++) {
-    const e = entries[i] as IndexEntry;
-    if (e.type === "shellm-run") headers.add(e.id);
-  }
+  const fresh = entries.slice(n);
+  // Steps shown loose earlier would now go under this header: their rows before it change.
+  if (fresh.some((e) => e.type === "shellm-run" && loose.has(e.id))) return rowsFrom(null, entries, opts);
+  for (const e of fresh) if (e.type === "shellm-run") headers.add(e.id);
   let resume = prev.tail;
-  for (let i = n; i < entries.length; i++) {
-    const e = entries[i] as IndexEntry;
+  for (const e of fresh) {
     if (e.type === "shellm-run" || !e.run) continue;
     if (!headers.has(e.run)) {
       loose.add(e.run);
@@ -212,8 +209,8 @@ function rowsFrom(from: { prev: RowBuild; resume: Resume } | null, entries: read
     idle = [];
   };
 
-  for (let i = start.at; i < entries.length; i++) {
-    const e = entries[i] as IndexEntry;
+  for (const [k, e] of entries.slice(start.at).entries()) {
+    const i = start.at + k;
     if (idle.length === 0 && tail.at !== i) tail = { at: i, rows: out.length };
     if (e.run && members.has(e.run) && e.type !== "shellm-run") continue; // shown under its header
     if (e.type === "shellm-run") {
@@ -226,7 +223,8 @@ function rowsFrom(from: { prev: RowBuild; resume: Resume } | null, entries: read
       continue;
     }
     if (!keep(e)) continue;
-    if (IDLE_MARKERS.has(e.type)) {
+    // An invalid line is never folded away: it is shown, as what it is.
+    if (IDLE_MARKERS.has(e.type) && e.invalid === undefined) {
       idle.push(e);
       continue;
     }

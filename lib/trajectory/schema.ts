@@ -64,8 +64,9 @@ export const ShellOutputStep = kind("shell-output", {
   stdout: text,
   stderr: text,
   exit: z.number(),
-  exec_s: z.number(),
-  timed_out: z.boolean(),
+  /** Absent from some of Headlong's logs (its test fixtures); a renderer leaves a missing one out. */
+  exec_s: z.number().optional(),
+  timed_out: z.boolean().optional(),
   stdout_ref: z.string().optional(),
   stdout_bytes: z.number().optional(),
   stdout_truncated: z.boolean().optional(),
@@ -179,11 +180,11 @@ export type ParseResult = { ok: true; step: Step } | { ok: false; error: string 
 
 /** Parse one step; never throws. Known kinds must match their schema. */
 export function parseStep(value: unknown): ParseResult {
-  const type = typeof value === "object" && value !== null ? (value as { type?: unknown }).type : undefined;
+  const type = typeof value === "object" && value !== null && "type" in value ? value.type : undefined;
   // A known kind's schema holds the common fields too: one pass, not two (every step the mind writes comes here).
   if (typeof type === "string" && isKnownKind(type)) {
     const full = KNOWN_KINDS[type].safeParse(value);
-    if (full.success) return { ok: true, step: full.data as KnownStep };
+    if (full.success) return { ok: true, step: full.data };
     // The same error as ever: the common fields' first, then the kind's own.
     const head = UnknownStep.safeParse(value);
     return { ok: false, error: head.success ? `${type}: ${describe(full.error)}` : describe(head.error) };
@@ -199,7 +200,16 @@ function describe(error: z.ZodError): string {
 }
 
 /** What a writer supplies; the id and time are stamped on append. */
-export type NewStep = { [K in KnownKind]: Omit<StepOf<K>, "step_id" | "ts"> }[KnownKind];
+export type NewStep = { [K in KnownKind]: Without<StepOf<K>, "step_id" | "ts"> }[KnownKind];
+
+/** Omit for a loose object: `Omit` of a type with an index signature keeps only the index signature. */
+type Without<T, K extends PropertyKey> = { [P in keyof T as P extends K ? never : P]: T[P] };
+
+/** The model call a step records, if it records one (the kinds a call leads to: reasoning, thought, observation, error). */
+export function stepUsage(step: Step): StepUsage | undefined {
+  if (isKind(step, "reasoning") || isKind(step, "thought") || isKind(step, "observation") || isKind(step, "error")) return step.usage;
+  return undefined;
+}
 
 /** Kinds whose appearance means a wake did something (HEADLONG-FACTS, pacing). */
 export const WORK_KINDS: ReadonlySet<string> = new Set(["thought", "action", "observation", "merge", "message"]);
@@ -208,7 +218,7 @@ export const WORK_KINDS: ReadonlySet<string> = new Set(["thought", "action", "ob
 export function stampStep(step: NewStep & { step_id?: string }, stamp: { id: string; now: number }): Step {
   const { step_id, ...rest } = step;
   // type, step_id and ts lead each line, as in Headlong's logs.
-  return { type: step.type, step_id: step_id ?? stamp.id, ts: formatTs(stamp.now), ...rest } as Step;
+  return Object.assign({ type: step.type, step_id: step_id ?? stamp.id, ts: formatTs(stamp.now) }, rest);
 }
 
 /** UTC with milliseconds, the format Reverie writes. */

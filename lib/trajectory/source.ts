@@ -2,8 +2,8 @@
 // browser's IndexedDB, or a server behind a shared link): the StepSource
 // interface and the rows it hands out. Types only: lib/store and lib/share
 // implement it, components read through it.
+import type { StepLine } from "./headlong";
 import type { IndexEntry } from "./rows";
-import type { Step } from "./schema";
 
 /** One trajectory of an owner: its root, or a forked child. */
 export interface TrajectoryRow {
@@ -43,7 +43,8 @@ export interface StepSource {
   newest(traj: string, n: number): Promise<IndexEntry[]>;
   /** Every entry before `seq`, oldest first, handed over a page at a time. */
   older(traj: string, beforeSeq: number, onPage: (entries: IndexEntry[]) => void, signal?: AbortSignal): Promise<void>;
-  bodies(seqs: readonly number[]): Promise<Map<number, Step>>;
+  /** Whole lines by seq: a valid step, or a line kept as invalid (shown as such). */
+  bodies(seqs: readonly number[]): Promise<Map<number, StepLine>>;
   /** Where a step lives (for deep links). */
   locate(stepId: string): Promise<{ seq: number; traj: string } | null>;
   /** Steps whose JSON, or whose blob, contains `query` (case-insensitive). */

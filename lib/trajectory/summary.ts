@@ -1,35 +1,23 @@
 // One-line and short renderings of steps, shared by `traj tail`, the context
 // projection and the page.
-import type { Step } from "./schema";
+import { isKind, type Step } from "./schema";
 
+/** A field of a kind this version does not know: text stays text, anything else is shown in JSON, nothing is "". */
 const str = (v: unknown): string => (typeof v === "string" ? v : v === undefined ? "" : JSON.stringify(v));
 
 /** The main text a step carries, whatever its kind. */
 export function stepText(step: Step): string {
-  const s = step as Record<string, unknown>;
-  switch (step.type) {
-    case "reasoning":
-      return [str(s.thought), str(s.cmd) && `$ ${str(s.cmd)}`].filter(Boolean).join("\n");
-    case "shell-output":
-      return [str(s.stdout), str(s.stderr)].filter(Boolean).join("\n");
-    case "message":
-      return `${str(s.from)} → ${str(s.to)}: ${str(s.content)}`;
-    case "wake":
-      return `${str(s.reason)} (level ${str(s.level)}, after ${str(s.delay_s)} s)`;
-    case "error":
-      return `${str(s.reason)}: ${str(s.content)}`;
-    case "fork":
-      return `child ${str(s.child)}`;
-    case "shellm-run":
-      return str(s.model);
-    case "config":
-      return `model ${str(s.provider)}/${str(s.model)}`;
-    case "trajectory":
-      return str(s.name);
-    default:
-      if ("content" in s) return str(s.content);
-      return "";
-  }
+  if (isKind(step, "reasoning")) return [step.thought, step.cmd && `$ ${step.cmd}`].filter(Boolean).join("\n");
+  if (isKind(step, "shell-output")) return [step.stdout, step.stderr].filter(Boolean).join("\n");
+  if (isKind(step, "message")) return `${step.from} → ${step.to}: ${step.content}`;
+  if (isKind(step, "wake")) return `${step.reason} (level ${step.level}, after ${step.delay_s} s)`;
+  if (isKind(step, "error")) return `${step.reason}: ${step.content}`;
+  if (isKind(step, "fork")) return `child ${step.child}`;
+  if (isKind(step, "shellm-run")) return step.model ?? "";
+  if (isKind(step, "config")) return `model ${step.provider}/${step.model}`;
+  if (isKind(step, "trajectory")) return step.name ?? "";
+  // Every other kind, known or not, is shown by its content when it has one.
+  return str(step.content);
 }
 
 /** `<8hex> <time> <type> <text on one line>` */

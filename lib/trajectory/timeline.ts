@@ -73,10 +73,8 @@ export const MIN_IDLE_MS = 1000;
 
 const IDLE_FINAL = /^\s*idle\b/i;
 
-const carriesUsage = (s: Step): boolean => {
-  const u = (s as { usage?: unknown }).usage;
-  return typeof u === "object" && u !== null;
-};
+/** Whether a step, of any kind (a kind this version does not know too), records a model call's usage. */
+const carriesUsage = (s: Step): boolean => typeof s.usage === "object" && s.usage !== null;
 
 /** The lanes of `steps` (in the order they were appended). */
 export function timelineOf(steps: readonly Step[], opts: { minIdleMs?: number } = {}): Timeline {

@@ -1,8 +1,10 @@
 // lib/trajectory/headlong.ts: Headlong's folder layout (names, what each
 // archive path is) and its tolerant line reader, which skips junk with a
-// reason, keeps unknown kinds whole and keeps the raw line for export.
+// reason, keeps unknown kinds whole, keeps a line that is not a valid step as
+// an InvalidLine (never typed as a step) and keeps the raw line for export.
 import { describe, expect, it } from "vitest";
-import { classifyPath, LineSplitter, looseStep, parentDir, readLine, slugify, trajDirName } from "@/lib/trajectory/headlong";
+import { classifyPath, InvalidLine, keptLine, LineSplitter, parentDir, readLine, slugify, trajDirName } from "@/lib/trajectory/headlong";
+import { isKind } from "@/lib/trajectory/schema";
 
 const ID = "0f8fad5b-d9cb-469f-a165-70867728950e";
 const RUN = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
@@ -143,19 +145,35 @@ describe("readLine", () => {
     expect(readLine(line)).toEqual({ ok: true, step, raw: line, valid: true });
   });
 
-  it("keeps a known kind that lacks required fields as-is, marked invalid", () => {
-    const step = { type: "reasoning", step_id: ID, ts: TS, thought: "no command", run_id: RUN, extra: [1] };
-    const line = JSON.stringify(step);
-    expect(readLine(line)).toEqual({ ok: true, step, raw: line, valid: false });
+  it("keeps a known kind that lacks required fields as an invalid line, not a step: its raw text, why, and where it sits", () => {
+    const value = { type: "reasoning", step_id: ID, ts: TS, thought: "no command", run_id: RUN, extra: [1] };
+    const line = JSON.stringify(value);
+    const invalid = new InvalidLine({ type: "reasoning", step_id: ID, ts: TS, run_id: RUN, raw: line, error: "reasoning: cmd: Invalid input: expected string, received undefined" });
+    const r = readLine(line);
+    expect(r).toEqual({ ok: true, valid: false, invalid, raw: line });
+    expect(keptLine(r)).toBeInstanceOf(InvalidLine);
   });
 
-  it("keeps a step without a usable ts or with a non-UUID id, invalid, with ts made a string", () => {
-    const noTs = { type: "thought", step_id: ID, content: "x" };
-    expect(readLine(JSON.stringify(noTs))).toEqual({ ok: true, step: { ...noTs, ts: "" }, raw: JSON.stringify(noTs), valid: false });
-    const numericTs = { type: "custom", step_id: ID, ts: 1764524676 };
-    expect(readLine(JSON.stringify(numericTs))).toEqual({ ok: true, step: { ...numericTs, ts: "" }, raw: JSON.stringify(numericTs), valid: false });
-    const oddId = { type: "custom", step_id: "step-1", ts: TS };
-    expect(readLine(JSON.stringify(oddId))).toEqual({ ok: true, step: oddId, raw: JSON.stringify(oddId), valid: false });
+  it("keeps a line without a usable ts or with a non-UUID id as an invalid line, its ts \"\" when it is not a string", () => {
+    const noTs = JSON.stringify({ type: "thought", step_id: ID, content: "x" });
+    expect(keptLine(readLine(noTs))).toEqual(new InvalidLine({ type: "thought", step_id: ID, ts: "", raw: noTs, error: "ts: Invalid input: expected string, received undefined" }));
+    const numericTs = JSON.stringify({ type: "custom", step_id: ID, ts: 1764524676, source: 7, trigger_step: RUN });
+    expect(keptLine(readLine(numericTs))).toEqual(
+      new InvalidLine({ type: "custom", step_id: ID, ts: "", trigger_step: RUN, raw: numericTs, error: "ts: Invalid input: expected string, received number; source: Invalid input: expected string, received number" }),
+    );
+    const oddId = JSON.stringify({ type: "custom", step_id: "step-1", ts: TS });
+    expect(keptLine(readLine(oddId))).toEqual(new InvalidLine({ type: "custom", step_id: "step-1", ts: TS, raw: oddId, error: "step_id: step_id must be a UUID" }));
+  });
+
+  it("an invalid message (no from) is never a step, so isKind cannot be told it is a message", () => {
+    const line = JSON.stringify({ type: "message", step_id: ID, ts: TS, content: "hi", to: "ada" });
+    const r = readLine(line);
+    expect(r.ok && r.valid).toBe(false);
+    const kept = keptLine(r);
+    expect(kept).toBeInstanceOf(InvalidLine);
+    // The only way to a Step is through `valid`: there is no step here for isKind to narrow.
+    const steps = [kept].flatMap((l) => (l && !(l instanceof InvalidLine) ? [l] : []));
+    expect(steps.filter((s) => isKind(s, "message"))).toEqual([]);
   });
 
   it("trims whitespace around the line (so raw is the trimmed line)", () => {
@@ -164,10 +182,13 @@ describe("readLine", () => {
   });
 });
 
-describe("looseStep", () => {
-  it("keeps every field and makes ts a string", () => {
-    expect(looseStep({ type: "x", step_id: "y", extra: { a: 1 } })).toEqual({ type: "x", step_id: "y", ts: "", extra: { a: 1 } });
-    expect(looseStep({ type: "x", step_id: "y", ts: TS })).toEqual({ type: "x", step_id: "y", ts: TS });
+describe("keptLine", () => {
+  it("is the step of a valid line, undefined for a line readers skip", () => {
+    const step = { type: "thought", step_id: ID, ts: TS, content: "x" };
+    expect(keptLine(readLine(JSON.stringify(step)))).toEqual(step);
+    expect(keptLine(readLine(JSON.stringify(step)))).not.toBeInstanceOf(InvalidLine);
+    expect(keptLine(readLine("not json"))).toBeUndefined();
+    expect(keptLine(readLine(""))).toBeUndefined();
   });
 });
 

@@ -24,7 +24,7 @@ const OPEN: RowOptions = { collapsedRuns: new Set(), openFolds: new Set(), types
  * One line per row: `<seq> <type>` indented when in a run; a header adds
  * `[count, end seq, work, collapsed, hidden seqs]`; a fold lists its seqs.
  */
-function render(rows: DisplayRow[]): string[] {
+function render(rows: readonly DisplayRow[]): string[] {
   return rows.map((r) => {
     if (r.kind === "fold") return `fold ${r.entries.map((e) => e.seq).join(",")}`;
     const run = r.run

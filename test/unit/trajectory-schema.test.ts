@@ -14,7 +14,8 @@ const REQUIRED: Record<KnownKind, Record<string, unknown>> = {
   "shellm-run": {},
   prompt: { content: "the prompt" },
   reasoning: { thought: "hmm", cmd: "ls" },
-  "shell-output": { stdout: "out", stderr: "err", exit: 0, exec_s: 0.25, timed_out: false },
+  // exec_s and timed_out may be left out: some of Headlong's logs (its fixtures) have neither (TRAJECTORY.md).
+  "shell-output": { stdout: "out", stderr: "err", exit: 0 },
   feedback: { content: "try again" },
   final: { content: "done" },
   error: { content: "boom", reason: "model" },
@@ -61,6 +62,13 @@ describe("parseStep: known kinds", () => {
       });
     }
   }
+
+  it("shell-output keeps exec_s and timed_out when it has them, and a wrong type is still rejected", () => {
+    const input = stepOf("shell-output", { ...REQUIRED["shell-output"], exec_s: 0.25, timed_out: false });
+    expect(parseStep(input)).toEqual({ ok: true, step: input });
+    const r = parseStep(stepOf("shell-output", { ...REQUIRED["shell-output"], exec_s: "fast" }));
+    expect(r.ok ? "" : r.error).toMatch(/^shell-output: exec_s: /);
+  });
 
   it("a field of the wrong type is rejected with its path", () => {
     const r = parseStep(stepOf("config", { ...REQUIRED.config, pacing: { base_s: -1, cap_s: 300, ticks_per_level: 3 } }));

@@ -3,12 +3,11 @@
 // the viewer shows something at once), then every older one in pages; bodies,
 // blobs and search on demand.
 import Dexie from "dexie";
-import { readLine } from "../../trajectory/headlong";
+import { keptLine, readLine, type StepLine } from "../../trajectory/headlong";
 import { entryOf, LIVE_MS, type IndexEntry } from "../../trajectory/rows";
-import type { Step } from "../../trajectory/schema";
 import type { SearchHit, StepSource } from "../../trajectory/source";
 import type { PageRow, ReverieDb, StepRow } from "../db/db";
-import { getBlob, parseRows, watchRows } from "../steps/steps";
+import { getBlob, rowLines, watchRows } from "../steps/steps";
 
 const PAGE = 5000;
 const SEARCH_LIMIT = 5000;
@@ -35,10 +34,8 @@ const matches = (json: string, q: string, refs: string[]) => json.toLowerCase().
 
 // ---- a live mind: one row per step ----------------------------------------
 
-function rowEntries(rows: StepRow[]): IndexEntry[] {
-  const parsed = parseRows(rows);
-  return parsed.steps.map((s, i) => entryOf(parsed.seqs[i] ?? 0, s));
-}
+// The viewer shows every kept line: a valid step, or an invalid line as what it is.
+const rowEntries = (rows: StepRow[]): IndexEntry[] => rowLines(rows).map(({ seq, line }) => entryOf(seq, line));
 
 export function rowSource(db: ReverieDb, owner: string): StepSource {
   const range = (traj: string, from: unknown, to: unknown, includeTo = true) =>
@@ -70,8 +67,7 @@ export function rowSource(db: ReverieDb, owner: string): StepSource {
     },
     async bodies(seqs) {
       const rows = (await db.steps.bulkGet([...seqs])).filter((r): r is StepRow => r !== undefined && r.mind_id === owner);
-      const parsed = parseRows(rows);
-      return new Map(parsed.steps.map((s, i) => [parsed.seqs[i] ?? 0, s]));
+      return new Map(rowLines(rows).map(({ seq, line }) => [seq, line]));
     },
     async locate(stepId) {
       const row = await db.steps.get({ mind_id: owner, step_id: stepId.toLowerCase() });
@@ -100,17 +96,18 @@ export function rowSource(db: ReverieDb, owner: string): StepSource {
 
 // ---- an imported archive: pages of lines ----------------------------------
 
-function pageSteps(page: PageRow): { seq: number; step: Step }[] {
-  const out: { seq: number; step: Step }[] = [];
+/** A page's kept lines (an import keeps invalid ones, byte for byte) with their seqs. */
+function pageLines(page: PageRow): { seq: number; line: StepLine }[] {
+  const out: { seq: number; line: StepLine }[] = [];
   const lines = page.lines.split("\n");
   for (let i = 0; i < lines.length; i++) {
-    const r = readLine(lines[i] ?? "");
-    if (r.ok) out.push({ seq: page.first + i, step: r.step });
+    const line = keptLine(readLine(lines[i] ?? ""));
+    if (line) out.push({ seq: page.first + i, line });
   }
   return out;
 }
 
-const pageEntries = (page: PageRow) => pageSteps(page).map(({ seq, step }) => entryOf(seq, step));
+const pageEntries = (page: PageRow) => pageLines(page).map(({ seq, line }) => entryOf(seq, line));
 
 /** Let the page breathe between chunks of parsing. */
 const yieldToPage = () => new Promise((r) => setTimeout(r, 0));
@@ -142,7 +139,7 @@ export function pageSource(db: ReverieDb, owner: string): StepSource {
       }
     },
     async bodies(seqs) {
-      const out = new Map<number, Step>();
+      const out = new Map<number, StepLine>();
       const want = new Set(seqs);
       const sorted = [...want].sort((a, b) => a - b);
       const seen = new Set<string>();
@@ -151,7 +148,7 @@ export function pageSource(db: ReverieDb, owner: string): StepSource {
         const page = await db.pages.where("[mind_id+first]").between([owner, Dexie.minKey], [owner, seq], true, true).last();
         if (!page || seen.has(`${page.traj_id}:${page.page}`)) continue;
         seen.add(`${page.traj_id}:${page.page}`);
-        for (const { seq: s, step } of pageSteps(page)) if (want.has(s)) out.set(s, step);
+        for (const { seq: s, line } of pageLines(page)) if (want.has(s)) out.set(s, line);
       }
       return out;
     },
