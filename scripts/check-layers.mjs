@@ -5,8 +5,10 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 
 const ROOT = process.cwd();
-const SCAN = ["app", "components", "workers", "lib"];
+const SCAN = ["app", "components", "workers", "lib", "cli"];
 const PURE = ["lib/trajectory", "lib/context", "lib/mind", "lib/onboarding"];
+/** The store's React hooks (lib/store/view/hooks.ts and its siblings hooks-*.ts): the one door from components into lib/store. */
+const STORE_HOOKS = /^lib\/store\/view\/hooks(-[\w-]+)?(\.tsx?)?$/;
 
 function* files(dir) {
   let entries;
@@ -22,7 +24,13 @@ function* files(dir) {
   }
 }
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(type\s+)?(?:[^"';]*?\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(type\s+)?(?:([^"';]*?)\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+
+/** `import { type A, type B } from` is type-only too: every name in the braces is a type. */
+function inlineTypesOnly(clause) {
+  const names = /^\{([^}]*)\}$/.exec(clause?.trim() ?? "")?.[1].split(",").map((n) => n.trim()).filter(Boolean);
+  return Boolean(names?.length) && names.every((n) => /^type\s/.test(n));
+}
 
 /** Where an import points: a repo-relative path for our code, or the package name. */
 function target(file, spec) {
@@ -43,14 +51,14 @@ for (const top of SCAN) {
     const say = (index, msg) => problems.push(`${file}:${lineOf(index)}: ${msg}`);
 
     for (const m of src.matchAll(IMPORT)) {
-      const spec = m[2] ?? m[3];
-      const typeOnly = Boolean(m[1]);
+      const spec = m[3] ?? m[4];
+      const typeOnly = Boolean(m[1]) || inlineTypesOnly(m[2]);
       const t = target(file, spec);
       const at = m.index + m[0].length - spec.length;
       if (within(file, "lib")) {
-        if (t.local && !within(t.local, "lib")) say(at, `lib/ must not import ${t.local} (lib never imports app/, components/ or workers/)`);
+        if (t.local && !within(t.local, "lib")) say(at, `lib/ must not import ${t.local} (lib never imports app/, components/, workers/ or cli/)`);
         if (t.pkg === "dexie" && !within(file, "lib/store")) say(at, "only lib/store touches IndexedDB (dexie)");
-        if (t.pkg && /^(react|react-dom|next)$/.test(t.pkg) && !within(file, "lib/store/view/hooks.ts")) say(at, `lib/ must not depend on ${t.pkg}`);
+        if (t.pkg && /^(react|react-dom|next)$/.test(t.pkg) && !STORE_HOOKS.test(file)) say(at, `lib/ must not depend on ${t.pkg}`);
       }
       if (within(file, "lib/protocol") && !typeOnly) say(at, "lib/protocol imports nothing");
       if (PURE.some((d) => within(file, d))) {
@@ -63,6 +71,11 @@ for (const top of SCAN) {
       if (within(file, "workers") && t.pkg) say(at, `workers/ imports lib/ only, not the package '${t.pkg}'`);
       if (within(file, "components") && t.pkg === "dexie") say(at, "components read state through hooks, never dexie directly");
       if (within(file, "components") && t.local && within(t.local, "workers")) say(at, "components start workers by URL, never import them");
+      // Components do no I/O: they reach the store through its hooks. Its types are fine (they vanish from the build).
+      if (within(file, "components") && t.local && within(t.local, "lib/store") && !STORE_HOOKS.test(t.local) && !typeOnly) say(at, `components reach lib/store through its hooks (lib/store/view/hooks*), not ${t.local} (import type is fine)`);
+      // The command line is an edge, like workers/: it wires lib/ to node: builtins and packages, and nothing imports it but itself.
+      if (within(file, "cli") && t.local && !within(t.local, "lib") && !within(t.local, "cli")) say(at, `cli/ imports lib/ only, not ${t.local}`);
+      if (t.local && within(t.local, "cli") && (within(file, "app") || within(file, "components"))) say(at, "app/ and components/ never import cli/ (the command line's edge)");
       if (within(file, "app") && t.local && within(t.local, "workers")) say(at, "app/ never imports workers/");
       // Route handlers are thin: they parse, call lib/server, return. Packages other than next (and its server-only marker) belong in lib/server.
       if (within(file, "app/api") && t.local && !within(t.local, "lib/server")) say(at, `app/api imports only lib/server, not ${t.local}`);

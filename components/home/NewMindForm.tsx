@@ -10,14 +10,13 @@ import type { PriceTable } from "@/lib/llm/price";
 import type { ProxyOffer } from "@/lib/llm/proxy";
 import { settingsProblems, type Provider } from "@/lib/llm/settings";
 import { DEFAULT_PACING } from "@/lib/mind/pacing";
-import { db, requestPersistence } from "@/lib/store/db/db";
-import { createMind, NewMindInput } from "@/lib/store/minds/minds";
+import { useMindActions, usePriceTable } from "@/lib/store/view/hooks-settings";
 import { inputClass as input, ModelFields, readModelFields } from "../settings/ModelFields";
 import { PermissionsFields } from "../settings/PermissionsFields";
 import { readPermissionFields } from "../settings/permissions-form";
 import { BudgetFields } from "../settings/BudgetFields";
 import { priceProblems, readBudgetFields, withProxyPrice } from "../settings/money-form";
-import { usePriceTable, useProxyOffer } from "../settings/money-hooks";
+import { useProxyOffer } from "../settings/money-hooks";
 import { draftForecast, draftPrice } from "../onboarding/forecast-draft";
 import { OnboardingForecast } from "../onboarding/OnboardingForecast";
 import { PacingFields } from "../onboarding/PacingFields";
@@ -44,6 +43,7 @@ export function NewMindForm() {
   const [picked, setPicked] = useState(false);
   const proxy = useProxyOffer();
   const prices = usePriceTable();
+  const minds = useMindActions();
   useEffect(() => {
     if (proxy?.available && !picked) setProvider("proxy");
   }, [proxy, picked]);
@@ -71,7 +71,7 @@ export function NewMindForm() {
     const model = readModelFields(f, provider);
     const budget = readBudgetFields(f);
     const pacing = readPacingFields(f);
-    const parsed = NewMindInput.safeParse({
+    const parsed = minds.checkNew({
       name: field("name"),
       persona: field("persona"),
       first_thought: field(FIRST_THOUGHT_FIELD),
@@ -96,9 +96,7 @@ export function NewMindForm() {
     setBusy(true);
     setErrors([]);
     try {
-      const mind = await createMind(db(), parsed.data);
-      // A mind's life is in IndexedDB: ask the browser to keep it (best effort).
-      void requestPersistence();
+      const mind = await minds.create(parsed.data);
       router.push(`/mind/${mind.id}`);
     } catch (err) {
       setErrors([`The mind could not be saved: ${err instanceof Error ? err.message : String(err)}`]);

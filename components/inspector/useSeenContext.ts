@@ -5,8 +5,8 @@
 // so each is read when asked for and kept.
 import { useEffect, useMemo, useState } from "react";
 import { replay, tokenLines, type Replayed, type TokenLine } from "@/lib/context/replay";
-import { contextOf, contextsOfRun, replayLookups, type StoredSeen } from "@/lib/store/derived/contexts";
-import { db } from "@/lib/store/db/db";
+import type { StoredSeen } from "@/lib/store/derived/contexts";
+import { useSeenRecords } from "@/lib/store/view/hooks";
 
 /** Which run to show, and which of its calls first (the one that led to `stepId`; else its first). */
 export interface InspectTarget {
@@ -33,22 +33,23 @@ export function useSeenContext(owner: string | undefined, target: InspectTarget)
   const [calls, setCalls] = useState<StoredSeen[] | null | { error: string }>(null);
   const [at, setAt] = useState(0);
   const [replayed, setReplayed] = useState<{ at: number; value: Replayed } | { at: number; error: string } | null>(null);
+  const records = useSeenRecords(owner);
 
   useEffect(() => {
     let cancelled = false;
     setCalls(null);
     setReplayed(null);
     // A source without an owner in this browser (an imported archive) has no records.
-    if (!owner) {
+    if (!records) {
       setCalls([]);
       return;
     }
     (async () => {
-      let found = await contextsOfRun(db(), owner, target.runId);
+      let found = await records.ofRun(target.runId);
       // A step's own record names its run, should the step not carry one.
       if (!found.length && target.stepId) {
-        const own = await contextOf(db(), owner, target.stepId);
-        if (own) found = await contextsOfRun(db(), owner, own.call.run_id);
+        const own = await records.ofStep(target.stepId);
+        if (own) found = await records.ofRun(own.call.run_id);
       }
       if (cancelled) return;
       setCalls(found);
@@ -57,19 +58,20 @@ export function useSeenContext(owner: string | undefined, target: InspectTarget)
     return () => {
       cancelled = true;
     };
-  }, [owner, target.runId, target.stepId]);
+  }, [records, target.runId, target.stepId]);
 
   const chosen = Array.isArray(calls) ? calls[at] : undefined;
   useEffect(() => {
-    if (!chosen || !owner) return;
+    if (!chosen || !records) return;
     let cancelled = false;
-    replayLookups(db(), owner, chosen.call)
+    records
+      .lookups(chosen.call)
       .then((look) => !cancelled && setReplayed({ at, value: replay(chosen.call, look) }))
       .catch((e) => !cancelled && setReplayed({ at, error: message(e) }));
     return () => {
       cancelled = true;
     };
-  }, [chosen, owner, at]);
+  }, [chosen, records, at]);
 
   const seen = useMemo<SeenState>(() => {
     if (calls === null) return { state: "loading" };

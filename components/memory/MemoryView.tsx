@@ -2,19 +2,17 @@
 // What the mind keeps with `focus` (its goals) and `mem` (its long-term
 // memories), searchable, following its saves. Everything shown is the mind's
 // own text: React escapes it, nothing is rendered as HTML or Markdown.
-import { useDeferredValue, useMemo, useState } from "react";
-import { filterNotes } from "@/lib/store/minds/memory";
+import { useDeferredValue, useState } from "react";
+import { useMindNotes } from "@/lib/store/view/hooks";
 import type { Goal } from "@/lib/shell/focus-file";
 import type { Memory } from "@/lib/shell/memory-file";
-import { useMindNotes } from "./useMindNotes";
 
 const muted = "text-sm text-stone-500 dark:text-stone-400";
 
 export function MemoryView({ mindId }: { mindId: string }) {
-  const notes = useMindNotes(mindId);
   const [query, setQuery] = useState("");
   const deferred = useDeferredValue(query);
-  const shown = useMemo(() => (notes ? filterNotes(notes, deferred) : undefined), [notes, deferred]);
+  const shown = useMindNotes(mindId, deferred);
   const searching = deferred.trim() !== "";
 
   return (

@@ -2,7 +2,7 @@
 // What the mind costs: this UTC hour, this UTC day, and the burn rate (what
 // the last 60 minutes cost, as USD per hour), next to its caps.
 import type { BudgetConfig } from "@/lib/trajectory/schema";
-import { useSpend } from "../settings/money-hooks";
+import { useSpend } from "@/lib/store/view/hooks-settings";
 
 const usd = (n: number) => `$${n > 0 && n < 0.01 ? n.toFixed(4) : n.toFixed(2)}`;
 

@@ -4,7 +4,7 @@
 // says, long silences cut short). The viewer reads `source`; forward moves
 // reach it through its watch, a move back hands it a new source.
 import { useCallback, useEffect, useRef, useState } from "react";
-import { loadReplay, loadTimelineSteps, ReplayCursor, type ReplayLoad } from "@/lib/store/view/replay-source";
+import { loadReplay, loadTimelineSteps, ReplayCursor, type ReplayLoad } from "@/lib/trajectory/replay-source";
 import type { StepSource } from "@/lib/trajectory/source";
 import { clampShown, waitBefore, type ReplaySpeed, type Wait } from "@/lib/trajectory/replay-cursor";
 import type { Step } from "@/lib/trajectory/schema";

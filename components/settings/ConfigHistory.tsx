@@ -1,16 +1,14 @@
 "use client";
 // The recent changes to a mind's settings, read from its `config` steps (each
 // save in Settings is one): when, and what changed from the step before.
-import { useLiveQuery } from "dexie-react-hooks";
-import { db } from "@/lib/store/db/db";
-import { recentConfigSteps } from "@/lib/store/steps/config-steps";
+import { useConfigSteps } from "@/lib/store/view/hooks-settings";
 import { configChanges } from "./config-changes";
 
 /** Changes shown; one more step is read, to say what the oldest shown one changed. */
 const SHOWN = 10;
 
 export function ConfigHistory({ mindId }: { mindId: string }) {
-  const steps = useLiveQuery(() => recentConfigSteps(db(), mindId, SHOWN + 1), [mindId]);
+  const steps = useConfigSteps(mindId, SHOWN + 1);
   return (
     <section data-testid="config-history" aria-labelledby="config-history-heading" className="rounded border border-stone-200 p-3 dark:border-stone-800">
       <h2 id="config-history-heading" className="mb-2 text-sm font-medium">

@@ -4,10 +4,8 @@
 // browser and price every mind here whose model has no price of its own.
 import { useState } from "react";
 import { parsePriceTable, type PriceTable } from "@/lib/llm/price";
-import { db } from "@/lib/store/db/db";
-import { setPriceTable } from "@/lib/store/minds/prices";
+import { usePriceActions, usePriceTable } from "@/lib/store/view/hooks-settings";
 import { inputClass } from "./ModelFields";
-import { usePriceTable } from "./money-hooks";
 
 export function PricesEditor() {
   const table = usePriceTable();
@@ -22,11 +20,12 @@ export function PricesEditor() {
 function PricesForm({ table }: { table: PriceTable }) {
   const [text, setText] = useState(() => JSON.stringify(table, null, 1));
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
+  const prices = usePriceActions();
   async function save() {
     const parsed = parsePriceTable(text);
     if (!parsed.ok) return setNote({ ok: false, text: `Not saved: ${parsed.error}` });
     try {
-      await setPriceTable(db(), parsed.table);
+      await prices.save(parsed.table);
       setNote({ ok: true, text: `Saved ${Object.keys(parsed.table).length} prices; running minds use them from their next start.` });
     } catch (e) {
       setNote({ ok: false, text: `Not saved: ${e instanceof Error ? e.message : String(e)}` });

@@ -4,14 +4,14 @@
 // Saving records a `config` step and restarts the loop; the recent ones are listed below the form.
 import { useState, type FormEvent } from "react";
 import { settingsProblems, type Provider } from "@/lib/llm/settings";
-import { db } from "@/lib/store/db/db";
-import { SettingsInput, updateSettings, type Mind } from "@/lib/store/minds/minds";
+import type { Mind } from "@/lib/store/minds/minds";
+import { useMindActions, usePriceTable } from "@/lib/store/view/hooks-settings";
 import { inputClass, ModelFields, readModelFields } from "./ModelFields";
 import { PermissionsFields } from "./PermissionsFields";
 import { readPermissionFields } from "./permissions-form";
 import { BudgetFields } from "./BudgetFields";
 import { priceProblems, readBudgetFields, withProxyPrice } from "./money-form";
-import { usePriceTable, useProxyOffer } from "./money-hooks";
+import { useProxyOffer } from "./money-hooks";
 import { PricesEditor } from "./PricesEditor";
 import { ConfigHistory } from "./ConfigHistory";
 
@@ -22,6 +22,7 @@ export function SettingsPanel({ mind }: { mind: Mind }) {
   const [saved, setSaved] = useState(false);
   const proxy = useProxyOffer();
   const prices = usePriceTable();
+  const minds = useMindActions();
   const savedKey = provider === mind.model.provider ? mind.model.apiKey : undefined;
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
@@ -31,7 +32,7 @@ export function SettingsPanel({ mind }: { mind: Mind }) {
     const perms = readPermissionFields(f);
     const model = readModelFields(f, provider, savedKey);
     const budget = readBudgetFields(f);
-    const parsed = SettingsInput.safeParse({
+    const parsed = minds.checkSettings({
       model: withProxyPrice(model.settings, proxy),
       budget: budget.ok ? budget.budget : mind.budget,
       pacing: { base_s: num("base_s"), cap_s: num("cap_s"), ticks_per_level: num("ticks_per_level") },
@@ -46,7 +47,7 @@ export function SettingsPanel({ mind }: { mind: Mind }) {
     problems.push(...permProblems);
     if (problems.length) return setErrors(problems);
     try {
-      await updateSettings(db(), mind.id, parsed.data);
+      await minds.saveSettings(mind.id, parsed.data);
       setErrors([]);
       setSaved(true);
     } catch (err) {

@@ -1,10 +1,10 @@
-// lib/store/view/replay-source.ts over a real local source (a mind's rows in
+// lib/trajectory/replay-source.ts over a real local source (a mind's rows in
 // fake-indexeddb): the replay shows the trajectory up to its cursor, its watch
 // hands over each step as the cursor passes it, and moving back makes a new
 // source. lib/trajectory/replay-cursor.ts: waits at each speed, long silences cut.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ReverieDb } from "@/lib/store/db/db";
-import { loadReplay, loadTimelineSteps, ReplayCursor } from "@/lib/store/view/replay-source";
+import { loadReplay, loadTimelineSteps, ReplayCursor } from "@/lib/trajectory/replay-source";
 import { appendSteps } from "@/lib/store/steps/steps";
 import { rowSource } from "@/lib/store/view/view";
 import { MAX_WAIT_MS, nextSpeed, positionText, shownThrough, STEP_BEAT_MS, waitBefore } from "@/lib/trajectory/replay-cursor";

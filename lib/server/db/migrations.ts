@@ -3,7 +3,7 @@ import "server-only";
 // alike. Append new migrations; never edit one that has shipped (databases
 // already hold it). Each is a list of single statements, because PGlite's
 // parameterised query runs one statement at a time.
-import type { Sql } from "./sql";
+import type { Sql } from "./types";
 
 export interface Migration {
   version: number;

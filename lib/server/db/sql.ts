@@ -7,16 +7,9 @@ import { resolve } from "node:path";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import pg from "pg";
 import { migrate } from "./migrations";
+import type { Sql } from "./types";
 
-export interface Sql {
-  readonly dialect: "pglite" | "postgres";
-  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
-  /** Runs fn in one transaction (BEGIN/COMMIT, ROLLBACK on throw); on pg it holds one pooled client. */
-  transaction<R>(fn: (tx: Sql) => Promise<R>): Promise<R>;
-  /** LISTEN on a channel (pg_notify payloads arrive after their transaction commits); resolves to its unlisten. On pg it holds one dedicated client. */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
-  close(): Promise<void>;
-}
+export type { Sql };
 
 /** The database could not be opened or migrated (unreachable server, unusable data folder). */
 export class SqlUnavailableError extends Error {

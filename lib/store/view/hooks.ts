@@ -22,6 +22,10 @@ import { readTimeline, timelineStepsOf, usageRowsSince } from "../steps/timeline
 import { rowsAfter, watchRows } from "../steps/steps";
 import type { UsageRow } from "../db/db";
 import type { Step } from "../../trajectory/schema";
+import type { ReplayLookups, SeenCall } from "../../context/replay";
+import { filterNotes, readMindNotes, type MindNotes } from "../minds/memory";
+import { contextOf, contextsOfRun, replayLookups, type StoredSeen } from "../derived/contexts";
+import { exportArchive } from "../exchange/export-file";
 
 export function useMinds(): Mind[] | undefined {
   return useObservable(() => watchTables(db(), ["minds"], () => listMinds(db())), []);
@@ -87,6 +91,42 @@ export function useWorkspaceFile(mindId: string, path: string | null): FileRecor
 /** What the human may do to a mind's workspace; refused while the mind runs. */
 export function useWorkspaceActions(mindId: string): { save: (path: string, text: string) => Promise<void> } {
   return useMemo(() => ({ save: (path, text) => saveWorkspaceFile(db(), mindId, path, text) }), [mindId]);
+}
+
+/** A mind's goals and memories, live (re-read as the worker saves its workspace), those matching `query` (all for a blank one): undefined while loading. */
+export function useMindNotes(mindId: string, query = ""): MindNotes | undefined {
+  const notes = useLiveQuery(() => readMindNotes(db(), mindId), [mindId]);
+  return useMemo(() => (notes ? filterNotes(notes, query) : undefined), [notes, query]);
+}
+
+/** What one owner's model calls saw, as recorded in this browser. */
+export interface SeenRecords {
+  /** Every recorded call of a run, in order. */
+  ofRun: (runId: string) => Promise<StoredSeen[]>;
+  /** The recorded call that led to a step, if there is one. */
+  ofStep: (stepId: string) => Promise<StoredSeen | undefined>;
+  /** The steps and sealed summaries a call cites, for replaying it. */
+  lookups: (call: SeenCall) => Promise<ReplayLookups>;
+}
+
+/** null for a source without an owner in this browser (an imported archive keeps no records). */
+export function useSeenRecords(owner: string | undefined): SeenRecords | null {
+  return useMemo(
+    () =>
+      owner
+        ? {
+            ofRun: (runId) => contextsOfRun(db(), owner, runId),
+            ofStep: (stepId) => contextOf(db(), owner, stepId),
+            lookups: (call) => replayLookups(db(), owner, call),
+          }
+        : null,
+    [owner],
+  );
+}
+
+/** A mind or an imported trajectory as one Headlong-layout .tar.gz to download. */
+export function useExportArchive(): (owner: string, name: string) => Promise<{ blob: Blob; fileName: string }> {
+  return exportArchive;
 }
 
 /** A mind's conversations, per person: undefined while loading, null when there is no such mind. */
@@ -196,7 +236,7 @@ export function useTimelineSteps(mindId: string, sinceMs: number | null): Step[]
   return steps?.key === key ? steps.steps : undefined;
 }
 
-/** Read every 2 s, as the spend line is (components/settings/money-hooks.ts), so the two agree. */
+/** Read every 2 s, as the spend line is (useSpend in ./hooks-settings.ts), so the two agree. */
 const USAGE_REFRESH_MS = 2000;
 
 /**
