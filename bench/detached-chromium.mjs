@@ -104,7 +104,20 @@ export async function startDetachableChromium() {
         await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
         if (child.exitCode === null) child.kill("SIGKILL");
       }
-      rmSync(profile, { recursive: true, force: true });
+      // Chromium's helper processes can still be writing its profile as it goes (ENOTEMPTY): retried, and
+      // left behind with a warning rather than failing a run whose figures are already written.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          rmSync(profile, { recursive: true, force: true });
+          break;
+        } catch (e) {
+          if (attempt === 20) {
+            console.warn(`could not remove Chromium's profile ${profile}: ${e instanceof Error ? e.message : String(e)}`);
+            break;
+          }
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      }
     },
   };
 }

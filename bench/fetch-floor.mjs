@@ -1,12 +1,15 @@
 /* global Buffer, clearTimeout */
 // For bench/mind: what one model call costs Chromium itself, with no mind in
 // the way. A page on one origin starts a dedicated worker that POSTs a body
-// of the mind's size to an endpoint on another origin (as a mind's worker
-// calls its model: CORS, the preflight cached) and reads the streamed answer
-// whole, again and again; the endpoint answers at once with an answer shaped
-// like the instant model's. The page reports back by POST, so the browser can
-// run it with no DevTools client attached. What this prints is a floor: no
-// harness can call a model from this browser faster than this.
+// of the mind's size to the instant model (bench/mind-model.mjs: the same
+// server, on another origin, as a mind's worker calls its model: CORS, the
+// preflight cached) and reads the streamed answer whole, again and again; the
+// model answers at once, as it answers the mind, one piece or chunked as it
+// is asked (`?floor=<chunk>`), and keeps these calls apart from the mind's.
+// With several chunk sizes, the calls go in blocks of ten, each size in turn.
+// The page reports back by POST, so the browser can run it with no DevTools
+// client attached. What this prints is a floor: no harness can call a model
+// from this browser faster than this.
 import http from "node:http";
 
 const CORS = {
@@ -16,24 +19,22 @@ const CORS = {
   "Access-Control-Max-Age": "7200",
 };
 
-// The instant model's answer to one call, in the same four events.
-const chunk = (choices, extra = {}) => `data: ${JSON.stringify({ id: "f", object: "chat.completion.chunk", created: 0, model: "instant", choices, ...extra })}\n\n`;
-const ANSWER =
-  chunk([{ index: 0, delta: { role: "assistant", content: "x\n\n```bash\n: 1\n```" }, finish_reason: null }]) +
-  chunk([{ index: 0, delta: {}, finish_reason: "stop" }]) +
-  chunk([], { usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }) +
-  "data: [DONE]\n\n";
-
-// Runs in the worker: `n` calls one after another, each timed from fetch() to the answer read whole.
-function workerLoop({ url, bodyChars, n }) {
+// Runs in the worker: `n` calls of each chunk size, in blocks of `block`, each timed from fetch() to the answer read whole.
+function workerLoop({ url, bodyChars, n, chunks, block }) {
   const body = JSON.stringify({ model: "instant", messages: [{ role: "user", content: "x".repeat(bodyChars) }], stream: true, stream_options: { include_usage: true } });
   const headers = { "content-type": "application/json", authorization: "Bearer floor" };
   return (async () => {
-    const ms = [];
-    for (let i = 0; i < n + 5; i++) {
-      const t = performance.now();
-      await (await fetch(url, { method: "POST", headers, body })).text();
-      if (i >= 5) ms.push(performance.now() - t); // the first few open the connection and fill the preflight cache
+    const ms = Object.fromEntries(chunks.map((c) => [c, []]));
+    // The first few open the connection and fill the preflight cache.
+    for (let i = 0; i < 5; i++) await (await fetch(`${url}?floor=${chunks[0]}`, { method: "POST", headers, body })).text();
+    for (let done = 0; done < n; done += block) {
+      for (const c of chunks) {
+        for (let i = 0; i < Math.min(block, n - done); i++) {
+          const t = performance.now();
+          await (await fetch(`${url}?floor=${c}`, { method: "POST", headers, body })).text();
+          ms[c].push(performance.now() - t);
+        }
+      }
     }
     return ms;
   })();
@@ -51,9 +52,10 @@ w.postMessage(${JSON.stringify(job)});
 </script>`;
 
 /**
- * A server for one floor measurement. `url(bodyChars, n)` is the page to open
- * (on localhost; it calls 127.0.0.1: another origin); `result` resolves with
- * the n round trips, ms.
+ * A server for one floor measurement. `url(modelUrl, bodyChars, n, chunks)` is
+ * the page to open (on localhost; it calls the model on 127.0.0.1: another
+ * origin); `result` resolves with the n round trips of each chunk size, ms
+ * (`{ [chunk]: ms[] }`).
  */
 export async function startFetchFloor() {
   let report;
@@ -72,15 +74,15 @@ export async function startFetchFloor() {
         report(JSON.parse(Buffer.concat(chunks).toString("utf8")));
         return void res.writeHead(204).end();
       }
-      res.writeHead(200, { ...CORS, "Content-Type": "text/event-stream", "Cache-Control": "no-cache" }).end(ANSWER);
+      res.writeHead(404, CORS).end();
     });
   });
   server.keepAliveTimeout = 60_000;
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address();
   return {
-    url(bodyChars, n) {
-      job = { url: `http://127.0.0.1:${port}/v1/chat/completions`, bodyChars, n };
+    url(modelUrl, bodyChars, n, chunks = [0]) {
+      job = { url: `${modelUrl}/chat/completions`, bodyChars, n, chunks, block: 10 };
       return `http://localhost:${port}/floor`;
     },
     result,

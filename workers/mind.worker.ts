@@ -5,6 +5,7 @@ import type { FromWorker, MindStatus, ToWorker, WorkerLogLevel } from "../lib/pr
 import { isRuntimeReply, RuntimeBridge } from "../lib/shell/webcontainer/bridge";
 import { ReverieDb } from "../lib/store/db/db";
 import { runMind, type RunningMind } from "./host";
+import { partialReporter } from "./partial";
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 const post = (msg: FromWorker) => scope.postMessage(msg);
@@ -21,8 +22,6 @@ const database = new ReverieDb("reverie", { cache: "disabled" });
 
 let running: Promise<RunningMind | null> | null = null;
 let lastStatus: FromWorker | null = null;
-let lastPartial = 0;
-let partialShown = false;
 let statusAt = 0;
 let statusTimer: ReturnType<typeof setTimeout> | null = null;
 
@@ -48,6 +47,9 @@ function postStatus(status: MindStatus): void {
   statusAt = Date.now();
   post(msg);
 }
+
+// The reply as it streams in: at most four times a second, and not for a reply that is over at once (./partial).
+const onPartial = partialReporter((text) => post({ type: "partial", text }), REPORT_MS);
 
 // Commands run one after another: a Start that arrives while a Stop is still
 // winding the loop down must wait for it, not be dropped.
@@ -103,19 +105,7 @@ async function start(mindId: string): Promise<RunningMind | null> {
     const mind = await runMind(database, mindId, {
         onConfigChanged: () => restart(mindId),
         onStatus: postStatus,
-        onPartial: (text) => {
-          // Streamed text at most four times a second; the clearing "" only when there is something to clear.
-          if (text === "") {
-            if (!partialShown) return;
-            partialShown = false;
-          } else {
-            const now = Date.now();
-            if (now - lastPartial < REPORT_MS) return;
-            lastPartial = now;
-            partialShown = true;
-          }
-          post({ type: "partial", text });
-        },
+        onPartial,
       },
       { runtime },
     );

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { streamText } from "ai";
-import { promptSpan, replyText, startInstantModel, type InstantModel } from "../../bench/mind-model.mjs";
+import { answerWrites, promptSpan, replyText, startInstantModel, type InstantModel } from "../../bench/mind-model.mjs";
 
 let server: InstantModel;
 let sentBodies: string[];
@@ -52,6 +52,29 @@ describe("bench's instant model", () => {
     expect(server.calls.map((c) => c.promptChars)).toEqual(sentBodies.map(parsedPromptBytes));
     for (const c of server.calls) expect(c.sent).toBeGreaterThanOrEqual(c.at);
     expect(server.calls[1]!.at).toBeGreaterThanOrEqual(server.calls[0]!.sent);
+  });
+
+  it("streams a reply in chunks of the size asked for, each event its own write, and keeps the fetch floor's calls apart", async () => {
+    await server.close();
+    server = await startInstantModel({ chunk: 16, interleave: 1 });
+    for (let i = 0; i < 2; i++) {
+      const result = streamText({ model: model(), instructions: "You are a mind.", prompt: "go", maxRetries: 0 });
+      const deltas: string[] = [];
+      for await (const d of result.textStream) deltas.push(d);
+      expect(deltas.join("")).toBe(replyText(server.calls.length));
+      // Call 1 in one piece, call 2 streamed (blocks of one call, in turn).
+      if (i === 0) expect(deltas).toEqual([replyText(1)]);
+      else expect(deltas.length).toBe(Math.ceil(replyText(2).length / 16));
+    }
+    expect(server.calls.map((c) => c.chunk)).toEqual([0, 16]);
+    const writes = answerWrites(3, "instant", 16);
+    // The role first, an event per 16 characters, the stop, the usage, [DONE].
+    expect(writes.length).toBe(1 + Math.ceil(replyText(3).length / 16) + 3);
+    const floor = await fetch(`${server.url}/chat/completions?floor=16`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "instant", messages: [{ role: "user", content: "x" }], stream: true }) });
+    const created = (t: string) => t.replace(/"created":\d+/g, '"created":0');
+    expect(created(await floor.text())).toBe(created(answerWrites(1, "instant", 16).join("")));
+    expect(server.floorCalls.map((c) => c.chunk)).toEqual([16]);
+    expect(server.calls.length).toBe(2);
   });
 
   it("counts CORS preflights and answers them with the CORS headers", async () => {
