@@ -1,7 +1,39 @@
 #!/usr/bin/env node
-// `npx reverie <command>`: the command line, sharing lib/ with the app.
-// tsx runs the TypeScript sources directly (Node 20 cannot strip types).
-import { tsImport } from "tsx/esm/api";
+// `npx reverie <command>`: the command line, sharing lib/ with the app. It
+// runs from a bundle of cli/ and lib/ that esbuild makes once (at `npm ci`,
+// else on the first start, and again whenever a source changed): see
+// bin/cli-bundle.mjs. Should bundling fail, it runs the sources under tsx
+// instead (seconds a start). REVERIE_CLI_BUNDLE names a bundle's entry to run
+// as it is, unchecked: the tests and the benchmark build one first, so that
+// an edit while they run cannot make a run rebuild.
+import { fileURLToPath } from "node:url";
+import { ensureBundle, freshBundle } from "./cli-bundle.mjs";
 
-const { main } = await tsImport("../cli/reverie.ts", import.meta.url);
-process.exitCode = await main(process.argv.slice(2));
+const argv = process.argv.slice(2);
+// A reader that stops early (`reverie context … | head`) is not an error.
+process.stdout.on("error", (e) => {
+  if (e.code !== "EPIPE") throw e;
+  process.exit(process.exitCode ?? 0);
+});
+if (process.env.REVERIE_FROM_SOURCES) {
+  const { main } = await import("../cli/reverie.ts");
+  process.exitCode = await main(argv);
+} else {
+  let entry = process.env.REVERIE_CLI_BUNDLE ? new URL(process.env.REVERIE_CLI_BUNDLE) : freshBundle();
+  if (!entry) {
+    try {
+      entry = await ensureBundle({ onBuild: () => process.stderr.write("reverie: building the CLI once…\n") });
+    } catch (e) {
+      process.stderr.write(`reverie: could not bundle the CLI (${e instanceof Error ? e.message : e}); running it from the sources\n`);
+    }
+  }
+  if (entry) {
+    const { main } = await import(entry.href);
+    process.exitCode = await main(argv);
+  } else {
+    // tsx's loader in a child: its one-off tsImport cannot follow the verbs' relative dynamic imports.
+    const { spawnSync } = await import("node:child_process");
+    const child = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), fileURLToPath(import.meta.url), ...argv], { stdio: "inherit", env: { ...process.env, REVERIE_FROM_SOURCES: "1" } });
+    process.exitCode = child.status ?? 1;
+  }
+}

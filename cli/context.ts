@@ -2,55 +2,20 @@
 // is shown of a trajectory, by the same buildContext the mind calls. The past
 // comes as sealed summaries where the trajectory has them (tiers.jsonl beside
 // its trajectory.jsonl, checked against the stream) and as elisions where it
-// does not; the newest steps verbatim. A malformed line is skipped and counted;
-// the steps after it are read as usual.
-import { openAsBlob } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+// does not; the newest steps verbatim. A malformed line, or one that is not a
+// valid step, is skipped and counted; the steps after it are read as usual.
+import { readdir, readFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { detectFormat, readArchive, type ArchiveEntry } from "../lib/archive";
+import { detectFormat, readArchive, type ArchiveEntry, type ArchiveSource } from "../lib/archive";
 import { arraySource, buildContext, DEFAULT_BUDGET, inStream, type BuiltContext } from "../lib/context/build";
 import { headlongRollupDir, isHeadlongRollup, parseHeadlongRollup, parseTiers, sealedLookup, TIERS_FILE, type Rollup } from "../lib/context/rollups";
 import { DEFAULT_TIERS } from "../lib/context/staircase";
 import { TokenCounter } from "../lib/context/tokens";
 import { classifyPath, LineSplitter, parentDir, readLine, TRAJECTORY_FILE } from "../lib/trajectory/headlong";
 import type { Step } from "../lib/trajectory/schema";
-import { helpOrProblem, type Out } from "./out";
-
-export const CONTEXT_USAGE_LINE = "reverie context <path> [--budget TOKENS] [--json]";
-
-export const CONTEXT_HELP = `context prints what the mind's model is shown of the (root) trajectory: its past as
-sealed summaries where ${TIERS_FILE} beside its trajectory.jsonl has them, as elisions
-where not, then the newest steps verbatim, within TOKENS (default ${DEFAULT_BUDGET}).
---json prints {"messages":[{"role","content"}...],"tokens":N,"parts":[...]}.`;
-
-
-interface ContextArgs {
-  path: string;
-  budget: number;
-  json: boolean;
-}
-
-/** The arguments, or the problem with them (shown above the usage, exit 2). */
-function parseArgs(argv: string[]): ContextArgs | { problem: string } | "help" {
-  let path: string | undefined;
-  let budget: string | undefined;
-  let json = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
-    if (a === "--help" || a === "-h") return "help";
-    if (a === "--json") json = true;
-    else if (a === "--budget" || a.startsWith("--budget=")) {
-      const value = a === "--budget" ? argv[++i] : a.slice("--budget=".length);
-      if (value === undefined) return { problem: "--budget needs a number of tokens" };
-      budget = value;
-    } else if (a.startsWith("-") && a !== "-") return { problem: `unknown option ${a}` };
-    else if (path !== undefined) return { problem: `unexpected argument '${a}' (context reads one file)` };
-    else path = a;
-  }
-  if (path === undefined) return { problem: "context needs a trajectory.jsonl, .zip or .tar.gz" };
-  if (budget !== undefined && !/^[1-9][0-9]*$/.test(budget)) return { problem: `--budget takes a whole number of tokens above 0, not '${budget}'` };
-  return { path, budget: budget === undefined ? DEFAULT_BUDGET : Number(budget), json };
-}
+import type { ContextArgs } from "./context-args";
+import type { Out } from "./out";
+import { openPath } from "./source";
 
 interface Traj {
   dir: string;
@@ -75,16 +40,21 @@ async function readSteps(entry: ArchiveEntry, dir: string): Promise<Traj> {
   const traj: Traj = { dir, steps: [], skipped: {} };
   const seen = new Set<string>();
   const skip = (reason: string) => void (traj.skipped[reason] = (traj.skipped[reason] ?? 0) + 1);
+  let first = true;
   const take = (line: string) => {
     const r = readLine(line);
     if (!r.ok) return r.reason === "blank" ? undefined : skip(r.reason);
-    if (seen.has(r.step.step_id)) return skip("duplicate step_id");
-    seen.add(r.step.step_id);
-    if (traj.steps.length === 0 && r.step.type === "trajectory") {
-      const header = r.step as Record<string, unknown>;
+    const kept = r.valid ? r.step : r.invalid;
+    if (seen.has(kept.step_id)) return skip("duplicate step_id");
+    seen.add(kept.step_id);
+    if (first && kept.type === "trajectory") {
+      const header = JSON.parse(r.raw) as Record<string, unknown>;
       if (typeof header.name === "string") traj.name = header.name;
       if (typeof header.parent_traj === "string") traj.parentTraj = header.parent_traj;
     }
+    first = false;
+    // The context never sees a line that is not a valid step; it is counted with the skipped ones.
+    if (!r.valid) return skip("not a valid step");
     traj.steps.push(r.step);
   };
   const splitter = new LineSplitter();
@@ -100,9 +70,9 @@ async function readSteps(entry: ArchiveEntry, dir: string): Promise<Traj> {
   return traj;
 }
 
-async function readTree(blob: Blob, name: string): Promise<Tree> {
+async function readTree(source: ArchiveSource, name: string): Promise<Tree> {
   const tree: Tree = { trajectories: [], tiers: new Map(), headlong: new Map() };
-  for await (const entry of readArchive(blob, { name })) {
+  for await (const entry of readArchive(source, { name })) {
     const role = classifyPath(entry.path);
     if (role.kind === "trajectory") tree.trajectories.push(await readSteps(entry, role.dir));
     else if (role.kind === "mind" && (entry.size ?? 0) <= MAX_MIND_JSON) tree.mindName = nameIn(await entry.text());
@@ -143,19 +113,20 @@ async function readBeside(file: string, tree: Tree): Promise<void> {
 const where = (t: Traj) => `${t.dir ? `${t.dir}/` : ""}${TRAJECTORY_FILE}`;
 
 /** The root trajectory (the first, when there are several), and a note saying which when the file holds more than one. */
-function pickRoot(trajectories: Traj[]): { root: Traj; note?: string } | undefined {
+function pickRoot(trajectories: Traj[], holder: "file" | "folder"): { root: Traj; note?: string } | undefined {
   const dirs = new Set(trajectories.map((t) => t.dir));
   const roots = trajectories.filter((t) => !t.parentTraj && parentDir(t.dir, dirs) === undefined);
   const root = roots[0] ?? [...trajectories].sort((a, b) => a.dir.split("/").length - b.dir.split("/").length)[0];
   if (!root) return undefined;
   if (trajectories.length === 1) return { root };
   const named = `${where(root)}${root.name ? ` (${root.name})` : ""}`;
-  if (roots.length > 1) return { root, note: `note: the file holds ${trajectories.length} trajectories, ${roots.length} of them roots; this is the first: ${named}\n` };
-  return { root, note: `note: the file holds ${trajectories.length} trajectories; this is the root: ${named}\n` };
+  if (roots.length > 1) return { root, note: `note: the ${holder} holds ${trajectories.length} trajectories, ${roots.length} of them roots; this is the first: ${named}\n` };
+  return { root, note: `note: the ${holder} holds ${trajectories.length} trajectories; this is the root: ${named}\n` };
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const thousands = (n: number) => n.toLocaleString("en-US");
+/** 12,345: as toLocaleString("en-US") writes it, without loading ICU's number formats (tens of ms at a cold start). */
+const thousands = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 
 /** `tier 2 ×1, tier 1 ×2, elided ×1, verbatim 34 steps; 12,345 tokens` */
 function partsLine(built: BuiltContext): string {
@@ -174,20 +145,13 @@ function partsLine(built: BuiltContext): string {
   return `${shown.join(", ")}; ${thousands(built.tokens)} tokens`;
 }
 
-async function openFile(path: string): Promise<Blob> {
-  const s = await stat(path);
-  if (s.isDirectory()) throw Object.assign(new Error("folder"), { code: "EISDIR" });
-  return openAsBlob(path);
-}
-
-/** Exit codes as check and show: 0 done, 1 the file is the problem (thrown, for the caller to word), 2 the arguments are. */
-export async function context(argv: string[], io: Out, usage: string): Promise<number> {
-  const args = parseArgs(argv);
-  if (args === "help" || "problem" in args) return helpOrProblem(args, io, usage);
-  const blob = await openFile(args.path);
-  const tree = await readTree(blob, basename(args.path));
-  if (detectFormat(basename(args.path), new Uint8Array(await blob.slice(0, 512).arrayBuffer())) === "jsonl") await readBeside(args.path, tree);
-  const picked = pickRoot(tree.trajectories);
+/** Exit codes as check and show: 0 done, 1 the file is the problem (thrown, for the caller to word), 2 the arguments are (cli/context-args.ts). */
+export async function context(args: ContextArgs, io: Out): Promise<number> {
+  const { source, name, kind } = await openPath(args.path);
+  const tree = await readTree(source, name);
+  // A folder or an archive holds the summaries; a lone trajectory.jsonl has them beside it.
+  if (kind === "file" && source instanceof Blob && detectFormat(name, new Uint8Array(await source.slice(0, 512).arrayBuffer())) === "jsonl") await readBeside(args.path, tree);
+  const picked = pickRoot(tree.trajectories, kind);
   if (!picked) {
     io.err(`reverie: no trajectory.jsonl in ${args.path}\n`);
     return 1;
@@ -224,7 +188,7 @@ export async function context(argv: string[], io: Out, usage: string): Promise<n
   const counter = new TokenCounter();
   const built = buildContext(src, {
     selfName: tree.mindName ?? root.name ?? "",
-    budget: args.budget,
+    budget: args.budget ?? DEFAULT_BUDGET,
     tiers: DEFAULT_TIERS,
     summary: sealed.summary,
     missing: sealed.missing,

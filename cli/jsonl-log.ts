@@ -102,15 +102,16 @@ class JsonlLog implements StepLog {
   }
 }
 
-/** The steps of a trajectory file, bad lines skipped. */
+/** The valid steps of a trajectory file; other lines (not steps, or invalid ones) skipped and counted. */
 export function readJsonl(file: string): { steps: Step[]; skipped: number; openLine: boolean } {
   const text = readFileSync(file, "utf8");
   const steps: Step[] = [];
   let skipped = 0;
   for (const line of text.split("\n")) {
     const r = readLine(line.endsWith("\r") ? line.slice(0, -1) : line);
-    if (r.ok) steps.push(r.step);
-    else if (r.reason !== "blank") skipped++;
+    // The mind reads only valid steps: a line that is not one is skipped and counted, like one that is not a step at all.
+    if (r.ok && r.valid) steps.push(r.step);
+    else if (r.ok || r.reason !== "blank") skipped++;
   }
   return { steps, skipped, openLine: text.length > 0 && !text.endsWith("\n") };
 }

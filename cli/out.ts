@@ -10,3 +10,6 @@ export function helpOrProblem(args: "help" | { problem: string }, io: Out, usage
   io.err(`reverie: ${args.problem}\n${usage}\n`);
   return 2;
 }
+
+/** The arguments name something the command cannot read (a folder with no trajectory in it): exit 2, as bad arguments. */
+export class ArgumentError extends Error {}

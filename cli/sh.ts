@@ -14,16 +14,6 @@ import { folderStore } from "./folder-store";
 import { openJsonlLog } from "./jsonl-log";
 import { helpOrProblem, type Out } from "./out";
 
-export const SH_USAGE_LINE = "reverie sh [--workspace DIR] [--traj FILE] [--silence S] [--wall S] -c SCRIPT";
-
-export const SH_HELP = `sh runs SCRIPT in the built-in sandbox, with the mind's commands and limits and the
-network off, over the folder DIR (default ./.reverie-sh/workspace, kept between calls)
-as /workspace, and the trajectory FILE (default ./.reverie-sh/trajectory.jsonl).
-The commands' appends (chat send, ...) go to FILE; the script and its output are not
-recorded. It prints the script's stdout and stderr and exits with its status; a script
-ended by a limit exits non-zero with a [reverie] note on stderr. --silence and --wall
-set those two limits, in seconds.`;
-
 const DEFAULT_WORKSPACE = ".reverie-sh/workspace";
 const DEFAULT_TRAJ = ".reverie-sh/trajectory.jsonl";
 /** Who `chat send` writes as: the trajectory has no mind, so no mind's name. */

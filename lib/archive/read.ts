@@ -4,10 +4,10 @@ import { Progress, type ReadContext } from "./context";
 import { makeEntry } from "./entry";
 import { readRange, sourceStream } from "./source";
 import { readTar } from "./tar-read";
-import { ArchiveError, type ArchiveEntry, type ArchiveFormat } from "./types";
+import { ArchiveError, type ArchiveEntry, type ArchiveFormat, type ArchiveSource, type UnpackedTree } from "./types";
 import { readZip } from "./zip-read";
 
-export { ArchiveError, type ArchiveEntry, type ArchiveFormat } from "./types";
+export { ArchiveError, type ArchiveEntry, type ArchiveFormat, type ArchiveSource, type UnpackedTree } from "./types";
 
 /** How many leading bytes detectFormat wants: the tar magic sits at 257..262. */
 export const HEAD_BYTES = 512;
@@ -33,8 +33,15 @@ export function detectFormat(fileName: string, head: Uint8Array): ArchiveFormat 
   return looksLikeText(head) ? "jsonl" : null;
 }
 
-export async function* readArchive(source: Blob, opts: ReadOptions = {}): AsyncGenerator<ArchiveEntry> {
+export async function* readArchive(source: ArchiveSource, opts: ReadOptions = {}): AsyncGenerator<ArchiveEntry> {
   opts.signal?.throwIfAborted();
+  if (isUnpacked(source)) {
+    const progress = new Progress(source.size, opts.onProgress);
+    yield* source.entries({ signal: opts.signal, progress: (bytes) => progress.add(bytes) });
+    opts.signal?.throwIfAborted();
+    progress.finish();
+    return;
+  }
   const name = opts.name ?? fileNameOf(source);
   const progress = new Progress(source.size, opts.onProgress);
   const head = await readRange(source, 0, HEAD_BYTES, { signal: opts.signal, progress, label: "" }, false);
@@ -60,6 +67,10 @@ async function* readJsonl(source: Blob, ctx: ReadContext): AsyncGenerator<Archiv
   await entry.skip();
   ctx.signal?.throwIfAborted();
   ctx.progress.finish();
+}
+
+function isUnpacked(source: ArchiveSource): source is UnpackedTree {
+  return typeof (source as Partial<UnpackedTree>).entries === "function";
 }
 
 function fileNameOf(source: Blob): string {

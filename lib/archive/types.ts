@@ -16,6 +16,26 @@ export interface ArchiveEntry {
   skip(): Promise<void>;
 }
 
+/**
+ * Files that are not packed (a folder on disk), handed out as the entries an
+ * archive of them would give. Whoever can read them builds it (the command
+ * line, over node:fs); readArchive and the importer take it where they take a
+ * file.
+ */
+export interface UnpackedTree {
+  /** The files' bytes together: the total that progress counts to. */
+  readonly size: number;
+  /**
+   * Every file, a folder's trajectory.jsonl before the folders inside it (an
+   * importer finds a child's parent by the folders it has seen). `progress`
+   * is told of each chunk of bytes handed out.
+   */
+  entries(opts: { signal?: AbortSignal; progress: (bytes: number) => void }): AsyncIterable<ArchiveEntry>;
+}
+
+/** What readArchive opens: a file (a .zip, .tar.gz, .tar or .jsonl), or files not packed. */
+export type ArchiveSource = Blob | UnpackedTree;
+
 /** A problem with the file itself, worded for the person who chose it. */
 export class ArchiveError extends Error {
   constructor(message: string) {

@@ -3,10 +3,9 @@
 // (buildContext over the filtered stream), with sealed summaries from
 // tiers.jsonl checked against the stream (lib/context/rollups.ts), elisions
 // where there are none, malformed lines skipped without hiding what follows.
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "@/cli/reverie";
@@ -22,6 +21,7 @@ import { sealTier } from "@/lib/store/derived/tiers";
 import { readLine } from "@/lib/trajectory/headlong";
 import type { Step } from "@/lib/trajectory/schema";
 import { makeHeadlongTree } from "../fixtures/headlong-tree";
+import { runBin } from "./helpers/cli-bin";
 import { openTestDb } from "./helpers/db";
 import { pack, streamBytes } from "./helpers/trees";
 import { stepMaker } from "./helpers/steps";
@@ -113,13 +113,8 @@ describe("a plain trajectory.jsonl, no sealed summaries", () => {
     });
   });
 
-  it("the binary prints the same JSON", async () => {
-    const child = spawn(process.execPath, [resolve("bin/reverie.mjs"), "context", path, "--json"], { stdio: ["ignore", "pipe", "pipe"] });
-    const chunks: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => chunks.push(b));
-    const code = await new Promise<number | null>((done) => child.on("close", done));
-    expect(code).toBe(0);
-    expect(Buffer.concat(chunks).toString("utf8")).toBe((await run("context", path, "--json")).out);
+  it("the binary prints the same JSON (its bundle reads the tokenizer's ranks as JSON)", async () => {
+    expect(await runBin(["context", path, "--json"])).toMatchObject({ code: 0, out: (await run("context", path, "--json")).out, err: "" });
   }, 60_000);
 
   it("a trajectory with no stream steps: one message, and says so", async () => {
@@ -147,6 +142,13 @@ describe("malformed lines", () => {
     expect(r.out).toBe((await run("context", write("whole/trajectory.jsonl", lines.join("\n")), "--json")).out);
   });
 
+  it("a line that is not a valid step (a thought whose content is a number) is not in the context, and is counted with them", async () => {
+    const invalid = JSON.stringify({ type: "thought", step_id: "0b0b0b0b-0000-4000-8000-000000000001", ts: "2026-01-01T00:00:00.000Z", content: 42 });
+    const r = await run("context", write("invalid/trajectory.jsonl", [...lines.slice(0, 21), invalid, "not json", ...lines.slice(21)].join("\n")), "--json");
+    expect(r.err).toBe("warning: skipped 2 malformed lines of trajectory.jsonl (not a valid step: 1, not JSON: 1); the steps after them are read\n");
+    expect(JSON.parse(r.out)).toEqual(mindContext(t.stream));
+  });
+
   it("one bad line is named in the singular, without --json too", async () => {
     const r = await run("context", write("one-bad/trajectory.jsonl", [...lines.slice(0, 11), "not json", ...lines.slice(11)].join("\n")));
     expect(r.err).toBe("warning: skipped 1 malformed line of trajectory.jsonl (not JSON: 1); the steps after it are read\n");
@@ -162,7 +164,7 @@ describe("a .tar.gz with sealed summaries in tiers.jsonl", () => {
   const stream = rootFile.data
     .split("\n")
     .map(readLine)
-    .flatMap((r) => (r.ok ? [r.step] : []))
+    .flatMap((r) => (r.ok && r.valid ? [r.step] : []))
     .filter(inStream);
   const ids = stream.map((s) => s.step_id);
   /** A sealed line for a block, tied to the stream by its first and last step. */
@@ -239,6 +241,26 @@ describe("a .tar.gz with sealed summaries in tiers.jsonl", () => {
     expect(r.out.endsWith(`\ntier 1 ×1, tier 0 ×6, elided ×2, verbatim 199 steps; ${expected().tokens.toLocaleString("en-US")} tokens\n`)).toBe(true);
   });
 
+  it("the same files as a folder on disk read as the .tar.gz: the same context, the same notes", async () => {
+    for (const f of files) write(`tree-folder/${f.path}`, f.data);
+    const folder = join(dir, "tree-folder");
+    const inFolder = (err: string) => err.replace("note: the file holds", "note: the folder holds");
+    const r = await run("context", folder, "--json");
+    expect([r.code, r.err]).toEqual([0, inFolder(STDERR)]);
+    expect(JSON.parse(r.out)).toEqual(expected());
+    const packed = await run("context", path, "--json");
+    expect(r).toEqual({ ...packed, err: inFolder(packed.err) });
+    const human = await run("context", path);
+    expect(await run("context", folder)).toEqual({ ...human, err: inFolder(human.err) });
+  });
+
+  it("the trajectory's own folder: its tiers.jsonl and rollups/ at its top, its child inside", async () => {
+    for (const f of files) write(`tree-folder-2/${f.path}`, f.data);
+    const r = await run("context", join(dir, "tree-folder-2", rootDir), "--json");
+    expect(r.err).toBe(STDERR.replaceAll(`${rootDir}/`, "").replace("note: the file holds", "note: the folder holds"));
+    expect(JSON.parse(r.out)).toEqual(expected());
+  });
+
   it("reads tiers.jsonl beside a lone trajectory.jsonl on disk", async () => {
     const lone = write("lone/trajectory.jsonl", rootFile.data);
     write("lone/tiers.jsonl", tiersJsonl);
@@ -279,9 +301,9 @@ describe("arguments and files", () => {
   });
 
   it.each([
-    [[], "context needs a trajectory.jsonl, .zip or .tar.gz"],
+    [[], "context needs a trajectory folder, a trajectory.jsonl, .zip or .tar.gz"],
     [["--budget"], "--budget needs a number of tokens"],
-    [["--json"], "context needs a trajectory.jsonl, .zip or .tar.gz"],
+    [["--json"], "context needs a trajectory folder, a trajectory.jsonl, .zip or .tar.gz"],
     [["x.jsonl", "y.jsonl"], "unexpected argument 'y.jsonl' (context reads one file)"],
     [["x.jsonl", "--jsn"], "unknown option --jsn"],
     [["x.jsonl", "--full"], "unknown option --full"],
@@ -298,11 +320,17 @@ describe("arguments and files", () => {
 
   it("a missing file exits 1, naming it, as check and show do", async () => {
     const missing = join(dir, "nope.tar.gz");
-    expect(await run("context", missing, "--json")).toEqual({ code: 1, out: "", err: `reverie: no such file: ${missing}\n` });
+    expect(await run("context", missing, "--json")).toEqual({ code: 1, out: "", err: `reverie: no such file or folder: ${missing}\n` });
   });
 
-  it("a folder, a damaged archive, a file that is no archive, an archive without a trajectory: exit 1, saying which", async () => {
-    expect(await run("context", join(dir, "args"))).toEqual({ code: 1, out: "", err: "reverie: that is a folder; pack it as .zip or .tar.gz, or give its trajectory.jsonl\n" });
+  it("a folder without a trajectory exits 2; a damaged archive, a file that is no archive, an archive without a trajectory exit 1; each says which", async () => {
+    const folder = join(dir, "no-trajectory");
+    write("no-trajectory/blobs/x.stdout", "output");
+    expect(await run("context", folder)).toEqual({
+      code: 2,
+      out: "",
+      err: `reverie: ${folder} is a folder with no trajectory.jsonl in it or in its subfolders; give a Headlong trajectory folder, a trajectory.jsonl, .zip or .tar.gz\n`,
+    });
     const whole = new Uint8Array(await (await pack(makeHeadlongTree({ steps: 40 }).files, "tar.gz")).arrayBuffer());
     expect(await run("context", write("cut.tar.gz", whole.subarray(0, Math.floor(whole.length / 2))))).toEqual({
       code: 1,

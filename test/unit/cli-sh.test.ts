@@ -1,12 +1,11 @@
 // `reverie sh -c SCRIPT` (cli/sh.ts), run as the real CLI in a child process
 // in a temp folder; then its two bridges to the host, cli/folder-store.ts (the
 // workspace folder) and cli/jsonl-log.ts (the trajectory file), in-process.
-import { spawn } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { hostname, tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { folderStore } from "@/cli/folder-store";
 import { openJsonlLog, readJsonl } from "@/cli/jsonl-log";
@@ -16,9 +15,9 @@ import type { Clock } from "@/lib/mind/ports";
 import type { FileRecord } from "@/lib/shell/persistent-fs";
 import type { Step } from "@/lib/trajectory/schema";
 import { stepLine } from "@/lib/trajectory/summary";
+import { runBin } from "./helpers/cli-bin";
 import { sequentialIds } from "./helpers/memory-log";
 
-const BIN = resolve("bin/reverie.mjs");
 const scratch = mkdtempSync(join(tmpdir(), "reverie-sh-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 let folders = 0;
@@ -28,30 +27,8 @@ const freshDir = () => {
   return dir;
 };
 
-interface Ran {
-  code: number | null;
-  out: string;
-  err: string;
-  ms: number;
-}
-
 /** Run `reverie sh …` in `cwd` as a separate process, as a person would. */
-function sh(cwd: string, ...args: string[]): Promise<Ran> {
-  return new Promise((done, fail) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [BIN, "sh", ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
-    const killer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", fail);
-    child.on("close", (code) => {
-      clearTimeout(killer);
-      done({ code, out: Buffer.concat(out).toString("utf8"), err: Buffer.concat(err).toString("utf8"), ms: performance.now() - started });
-    });
-  });
-}
+const sh = (cwd: string, ...args: string[]) => runBin(["sh", ...args], { cwd });
 
 const trajOf = (cwd: string) => readJsonl(join(cwd, ".reverie-sh/trajectory.jsonl")).steps;
 const withoutIdTs = (s: Step) => {

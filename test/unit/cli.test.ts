@@ -1,12 +1,15 @@
 // cli/reverie.ts: `reverie check` and `reverie show` over files on disk, run
 // in-process through main(argv, io) with the output captured. Exit codes: 0
 // done, 1 the file or the step is the problem, 2 the arguments are.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "@/cli/reverie";
+import { DEFAULT_BUDGET } from "@/lib/context/build";
+import { TIERS_FILE } from "@/lib/context/rollups";
 import { makeHeadlongTree } from "../fixtures/headlong-tree";
+import { runBin } from "./helpers/cli-bin";
 import { expectedCounts, pack, type Packing } from "./helpers/trees";
 
 const USAGE = `usage:
@@ -15,7 +18,8 @@ const USAGE = `usage:
   reverie context <path> [--budget TOKENS] [--json]
   reverie sh [--workspace DIR] [--traj FILE] [--silence S] [--wall S] -c SCRIPT
 
-<path> is a trajectory.jsonl, or a Headlong folder tree packed as .zip or .tar.gz.
+<path> is a Headlong trajectory folder (trajectory.jsonl, blobs/ beside it, child
+trajectories in subfolders), a trajectory.jsonl, or such a folder packed as .zip or .tar.gz.
 
 context prints what the mind's model is shown of the (root) trajectory: its past as
 sealed summaries where tiers.jsonl beside its trajectory.jsonl has them, as elisions
@@ -52,12 +56,13 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+// One line of JSON: the counts, keys in this order, types in the order first seen.
+const jsonOf = (c: ReturnType<typeof expectedCounts>) =>
+  `{"steps":${c.steps},"skipped":${c.skipped},"byType":{${Object.entries(c.byType)
+    .map(([type, n]) => `"${type}":${n}`)
+    .join(",")}},"runs":${c.runs},"forks":${c.forks},"trajectories":${c.trajectories}}\n`;
+
 describe("reverie check", () => {
-  // One line of JSON: the counts, keys in this order, types in the order first seen.
-  const jsonOf = (c: ReturnType<typeof expectedCounts>) =>
-    `{"steps":${c.steps},"skipped":${c.skipped},"byType":{${Object.entries(c.byType)
-      .map(([type, n]) => `"${type}":${n}`)
-      .join(",")}},"runs":${c.runs},"forks":${c.forks},"trajectories":${c.trajectories}}\n`;
   const TREE_JSON = jsonOf(expectedCounts(TREE, "zip"));
 
   it("the fixture's tree, as --json should print it", () => {
@@ -191,17 +196,96 @@ describe("reverie show", () => {
   });
 });
 
+describe("a Headlong folder as it lies on disk", () => {
+  // The fixture's files written out: <hex8>-monolith/trajectory.jsonl, its blobs/, and the forked child's folder inside it.
+  const folder = join(dir, "headlong");
+  const rootDir = TREE.files[0]!.path.split("/")[0]!;
+  beforeAll(() => {
+    for (const f of TREE.files) {
+      mkdirSync(dirname(join(folder, f.path)), { recursive: true });
+      writeFileSync(join(folder, f.path), f.data);
+    }
+  });
+  const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+  it("check reads it as the same tree packed as .tar.gz: the same counts, with --json and without", async () => {
+    expect(await run("check", folder, "--json")).toEqual({ code: 0, out: jsonOf(expectedCounts(TREE, "tar.gz")), err: "" });
+    expect(await run("check", folder, "--json")).toEqual(await run("check", file["tar.gz"], "--json"));
+    expect(await run("check", folder)).toEqual(await run("check", file["tar.gz"]));
+  });
+
+  it("the trajectory's own folder (trajectory.jsonl at its top, the child inside) counts the same", async () => {
+    expect(await run("check", join(folder, rootDir), "--json")).toEqual(await run("check", file["tar.gz"], "--json"));
+  });
+
+  it("show finds a root step and a child's step, and --full reads the blob from blobs/ beside trajectory.jsonl", async () => {
+    const original = JSON.parse(lineOf(TREE.ids.bigOutput)) as Record<string, unknown>;
+    const full = await run("show", folder, TREE.ids.bigOutput.slice(0, 8), "--full");
+    expect(full).toEqual({ code: 0, out: pretty({ ...original, stdout: BLOB.data }), err: "" });
+    expect(full).toEqual(await run("show", file["tar.gz"], TREE.ids.bigOutput.slice(0, 8), "--full"));
+    expect(await run("show", folder, TREE.ids.childFinal!)).toEqual({ code: 0, out: pretty(JSON.parse(lineOf(TREE.ids.childFinal!))), err: "" });
+  });
+
+  it("--full without the blob says the folder lacks it", async () => {
+    const bare = join(dir, "headlong-no-blobs");
+    mkdirSync(bare, { recursive: true });
+    writeFileSync(join(bare, "trajectory.jsonl"), TREE.files[0]!.data);
+    const original = JSON.parse(lineOf(TREE.ids.bigOutput)) as Record<string, unknown>;
+    expect(await run("show", bare, TREE.ids.bigOutput.slice(0, 8), "--full")).toEqual({
+      code: 0,
+      out: pretty(original),
+      err: `warning: the blob ${String(original.stdout_ref)} is not in the folder; the inline text is shown\n`,
+    });
+  });
+
+  it("symlinks are not followed (a tar keeps them as links): a link to the tree inside it changes nothing", async () => {
+    const linked = join(dir, "headlong-linked");
+    mkdirSync(linked, { recursive: true });
+    for (const f of TREE.files) {
+      mkdirSync(dirname(join(linked, f.path)), { recursive: true });
+      writeFileSync(join(linked, f.path), f.data);
+    }
+    symlinkSync(join(linked, rootDir), join(linked, rootDir, "loop"));
+    symlinkSync(join(linked, rootDir, "trajectory.jsonl"), join(linked, "trajectory.jsonl"));
+    expect(await run("check", linked, "--json")).toEqual(await run("check", file["tar.gz"], "--json"));
+  });
+});
+
+describe("the binary (bin/reverie.mjs, over its bundle)", () => {
+  it("--help, -h and help print the usage and exit 0; no command prints it and exits 2", async () => {
+    for (const flag of ["--help", "-h", "help"]) expect(await runBin([flag])).toMatchObject({ code: 0, out: USAGE, err: "" });
+    expect(await runBin([])).toMatchObject({ code: 2, out: USAGE, err: "" });
+  });
+
+  it("check and show read a folder as they read the .tar.gz; a folder with no trajectory exits 2", async () => {
+    const folder = join(dir, "headlong-bin");
+    for (const f of TREE.files) {
+      mkdirSync(dirname(join(folder, f.path)), { recursive: true });
+      writeFileSync(join(folder, f.path), f.data);
+    }
+    expect(await runBin(["check", folder, "--json"])).toMatchObject({ code: 0, out: jsonOf(expectedCounts(TREE, "tar.gz")), err: "" });
+    expect(await runBin(["show", folder, TREE.ids.bigOutput.slice(0, 8), "--full"])).toMatchObject(await run("show", file["tar.gz"], TREE.ids.bigOutput.slice(0, 8), "--full"));
+    const empty = join(dir, "empty-folder");
+    mkdirSync(empty, { recursive: true });
+    expect(await runBin(["check", empty])).toMatchObject({ code: 2, out: "", err: `reverie: ${empty} is a folder with no trajectory.jsonl in it or in its subfolders; give a Headlong trajectory folder, a trajectory.jsonl, .zip or .tar.gz\n` });
+  });
+});
+
 describe("errors", () => {
   it("a missing file exits 1, naming it", async () => {
     const path = join(dir, "nope.tar.gz");
-    expect(await run("check", path)).toEqual({ code: 1, out: "", err: `reverie: no such file: ${path}\n` });
-    expect(await run("show", path, "deadbeef")).toEqual({ code: 1, out: "", err: `reverie: no such file: ${path}\n` });
+    expect(await run("check", path)).toEqual({ code: 1, out: "", err: `reverie: no such file or folder: ${path}\n` });
+    expect(await run("show", path, "deadbeef")).toEqual({ code: 1, out: "", err: `reverie: no such file or folder: ${path}\n` });
   });
 
-  it("a folder exits 1 and says how to pack it", async () => {
+  it("a folder with no trajectory.jsonl in it, or in its subfolders, exits 2 and says what it wanted", async () => {
     const folder = join(dir, "a-folder");
-    mkdirSync(folder, { recursive: true });
-    expect(await run("check", folder)).toEqual({ code: 1, out: "", err: "reverie: that is a folder; pack it as .zip or .tar.gz, or give its trajectory.jsonl\n" });
+    mkdirSync(join(folder, "notes"), { recursive: true });
+    writeFileSync(join(folder, "notes", "readme.txt"), "hi");
+    const err = `reverie: ${folder} is a folder with no trajectory.jsonl in it or in its subfolders; give a Headlong trajectory folder, a trajectory.jsonl, .zip or .tar.gz\n`;
+    expect(await run("check", folder)).toEqual({ code: 2, out: "", err });
+    expect(await run("check", folder, "--json")).toEqual({ code: 2, out: "", err });
+    expect(await run("show", folder, "deadbeef")).toEqual({ code: 2, out: "", err });
   });
 
   it("a damaged archive exits 1 with the reader's message", async () => {
@@ -253,9 +337,16 @@ describe("errors", () => {
     expect((await run("show", file.zip, TREE.ids.bigOutput.slice(0, 8), "--full")).code).toBe(0);
   });
 
-  it("no command prints the usage and exits 2; help and --help exit 0", async () => {
+  it("no command prints the usage and exits 2; help, --help and -h exit 0", async () => {
     expect(await run()).toEqual({ code: 2, out: USAGE, err: "" });
     expect(await run("help")).toEqual({ code: 0, out: USAGE, err: "" });
+    expect(await run("--help")).toEqual({ code: 0, out: USAGE, err: "" });
+    expect(await run("-h")).toEqual({ code: 0, out: USAGE, err: "" });
     expect(await run("frobnicate", "--help")).toEqual({ code: 0, out: USAGE, err: "" });
+  });
+
+  it("the usage's figures are the code's: context's default budget and the summaries' file", () => {
+    expect(USAGE).toContain(`within TOKENS (default ${DEFAULT_BUDGET}).`);
+    expect(USAGE).toContain(`sealed summaries where ${TIERS_FILE} beside its trajectory.jsonl`);
   });
 });

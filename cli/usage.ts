@@ -1,0 +1,34 @@
+// The usage text, in a module that imports nothing, so `reverie --help` loads
+// nothing else: the verbs (and the tokenizer, zod, the shell) are loaded only
+// by the verb that runs. The default budget and the summaries' file name are
+// written out here; test/unit/cli.test.ts checks them against
+// lib/context's DEFAULT_BUDGET and TIERS_FILE.
+
+export const CONTEXT_USAGE_LINE = "reverie context <path> [--budget TOKENS] [--json]";
+export const SH_USAGE_LINE = "reverie sh [--workspace DIR] [--traj FILE] [--silence S] [--wall S] -c SCRIPT";
+
+export const CONTEXT_HELP = `context prints what the mind's model is shown of the (root) trajectory: its past as
+sealed summaries where tiers.jsonl beside its trajectory.jsonl has them, as elisions
+where not, then the newest steps verbatim, within TOKENS (default 16000).
+--json prints {"messages":[{"role","content"}...],"tokens":N,"parts":[...]}.`;
+
+export const SH_HELP = `sh runs SCRIPT in the built-in sandbox, with the mind's commands and limits and the
+network off, over the folder DIR (default ./.reverie-sh/workspace, kept between calls)
+as /workspace, and the trajectory FILE (default ./.reverie-sh/trajectory.jsonl).
+The commands' appends (chat send, ...) go to FILE; the script and its output are not
+recorded. It prints the script's stdout and stderr and exits with its status; a script
+ended by a limit exits non-zero with a [reverie] note on stderr. --silence and --wall
+set those two limits, in seconds.`;
+
+export const USAGE = `usage:
+  reverie check <path> [--json]
+  reverie show <path> <step-id|prefix> [--full]
+  ${CONTEXT_USAGE_LINE}
+  ${SH_USAGE_LINE}
+
+<path> is a Headlong trajectory folder (trajectory.jsonl, blobs/ beside it, child
+trajectories in subfolders), a trajectory.jsonl, or such a folder packed as .zip or .tar.gz.
+
+${CONTEXT_HELP}
+
+${SH_HELP}`;
