@@ -73,7 +73,9 @@ const WATCH_MS = 50;
 export async function runMind(db: ReverieDb, mindId: string, events: HostEvents, options: HostOptions = {}): Promise<RunningMind> {
   const clock = options.clock ?? systemClock;
   // Everything the mind keeps, behind one port: steps (with their usage and what each call saw, one transaction a write), blobs, tiers, workspace, settings.
-  const state = indexedDbMindState(db, mindId, { onRecordError: (e) => console.warn(`Could not record what a model call saw: ${e instanceof Error ? e.message : String(e)}`) });
+  // What a call saw is derived data: a record that cannot be stored is reported, never fatal.
+  const onRecordError = (e: unknown) => console.warn(`Could not record what a model call saw: ${e instanceof Error ? e.message : String(e)}`);
+  const state = indexedDbMindState(db, mindId, { onRecordError });
   const mind = await state.settings();
   if (!mind) throw new Error(`There is no mind ${mindId} in this browser (or its record is damaged).`);
   // An unbounded bill is a start-up failure: no caps, no start.
@@ -86,7 +88,7 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   const { permissions } = mind;
   const { fs, flush } = await openPersistentFs(state.files, { maxBytes: permissions.limits.max_workspace_bytes });
   // The mind's one writer: a write starts GATHER_MS after a step is queued, so the steps of those milliseconds go in one transaction.
-  const writer = new MindWriter(state, { nextTurn: () => new Promise((resolve) => setTimeout(resolve, GATHER_MS)), onRecordError: (e) => console.warn(`Could not record what a model call saw: ${e instanceof Error ? e.message : String(e)}`) });
+  const writer = new MindWriter(state, { nextTurn: () => new Promise((resolve) => setTimeout(resolve, GATHER_MS)), onRecordError });
   // The stream's positions and its sealed summaries, read by the summarizer in the background: the run's context shows them once read.
   const past = new SealedPast(DEFAULT_TIERS);
   const log = new TrajectoryLog(writer, mindId, WINDOW, past);
