@@ -33,15 +33,14 @@ export class MemoryMindState<Settings = unknown> implements MindState<Settings> 
   private readonly fileRows = new Map<string, FileRecord>();
   /** What each model call saw, in the order recorded (the inspector's rows, here whole). */
   readonly seen: SeenCall[] = [];
-  /** The shell state last saved, and how many times one was. */
+  /** The shell state last saved. */
   shell: ShellState | undefined;
-  shellSaves = 0;
   /** When set, every write rejects with it (as a full disk would). */
   failWrites: Error | null = null;
 
   constructor(
     readonly mindId: string,
-    private record?: Settings,
+    private readonly record?: Settings,
   ) {
     this.trajs.set(mindId, { name: "root", steps: [], blobs: new Map(), tiers: new Map() });
   }
@@ -160,11 +159,6 @@ export class MemoryMindState<Settings = unknown> implements MindState<Settings> 
     return this.record;
   }
 
-  /** Change the record, as the human's Settings would. */
-  setSettings(record: Settings): void {
-    this.record = record;
-  }
-
   async shellState(): Promise<ShellState | undefined> {
     return this.shell && { env: { ...this.shell.env }, cwd: this.shell.cwd };
   }
@@ -172,7 +166,6 @@ export class MemoryMindState<Settings = unknown> implements MindState<Settings> 
   async saveShellState(state: ShellState): Promise<void> {
     if (this.failWrites) throw this.failWrites;
     this.shell = { env: { ...state.env }, cwd: state.cwd };
-    this.shellSaves++;
   }
 
   /** Every step of a trajectory, oldest first (for tests and the command line). */
