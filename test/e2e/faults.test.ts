@@ -129,7 +129,7 @@ describe("closing the runner's page at random moments", () => {
     await context?.close();
   });
 
-  // The budget grows with the closes (about 8–9 s each on a 2-core machine: the moment, the reopen, the
+  // The budget grows with the closes (7–9 s each, measured on a 2-core machine: the moment, the reopen, the
   // mind running again); this test checks what is kept, not how fast, so its budget is not a speed target.
   it(`${CLOSES} closes and reopens lose nothing, duplicate nothing, and the loop goes on`, { timeout: 120_000 + CLOSES * 12_000 }, async () => {
     console.log(`faults: seed ${SEED} (FAULT_SEED=${SEED} replays it), ${CLOSES} closes`);
