@@ -76,8 +76,9 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   // What a call saw is derived data: a record that cannot be stored is reported, never fatal.
   const onRecordError = (e: unknown) => console.warn(`Could not record what a model call saw: ${e instanceof Error ? e.message : String(e)}`);
   const state = indexedDbMindState(db, mindId, { onRecordError });
-  const mind = await state.settings();
-  if (!mind) throw new Error(`There is no mind ${mindId} in this browser (or its record is damaged).`);
+  const record = await state.record();
+  const mind = record?.settings;
+  if (!record || !mind) throw new Error(`There is no mind ${mindId} in this browser (or its record is damaged).`);
   // An unbounded bill is a start-up failure: no caps, no start.
   const capProblems = budgetProblems(mind.budget);
   if (!mind.budget || capProblems.length) throw new Error(`${mind.name} has no spend caps, so it does not start: set an hourly and a daily cap in Settings. (${capProblems.join(" ")})`);
@@ -115,7 +116,7 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     pacing: mind.pacing,
     limits: { ...DEFAULT_RUN_LIMITS, maxIterations: mind.max_iterations },
     nesting: { maxDepth: permissions.limits.recursion_depth, childIterations: permissions.limits.child_iterations },
-    shellState: (await state.shellState()) ?? { env: {}, cwd: WORKSPACE },
+    shellState: record.shell ?? { env: {}, cwd: WORKSPACE },
     // A run that changed the shell's env or cwd says so: kept for the next reload (a failed save only costs that).
     onShellState: (s) => void state.saveShellState(s).catch(() => undefined),
     onStatus: events.onStatus,

@@ -10,7 +10,7 @@ import type { SeenCall } from "../context/replay";
 import { parseStep, stepUsage, type Step } from "../trajectory/schema";
 import { stepText } from "../trajectory/summary";
 import type { FoundStep } from "./ports";
-import { InvalidStepError, type FileRecord, type FileStore, type MindState, type ShellState, type SpendEntry, type StateBatch, type TierStorePort } from "./state";
+import { InvalidStepError, type FileRecord, type FileStore, type MindRecord, type MindState, type ShellState, type SpendEntry, type StateBatch, type TierStorePort } from "./state";
 
 interface Stored {
   seq: number;
@@ -40,7 +40,7 @@ export class MemoryMindState<Settings = unknown> implements MindState<Settings> 
 
   constructor(
     readonly mindId: string,
-    private readonly record?: Settings,
+    private readonly settings?: Settings,
   ) {
     this.trajs.set(mindId, { name: "root", steps: [], blobs: new Map(), tiers: new Map() });
   }
@@ -155,12 +155,9 @@ export class MemoryMindState<Settings = unknown> implements MindState<Settings> 
     },
   };
 
-  async settings(): Promise<Settings | undefined> {
-    return this.record;
-  }
-
-  async shellState(): Promise<ShellState | undefined> {
-    return this.shell && { env: { ...this.shell.env }, cwd: this.shell.cwd };
+  async record(): Promise<MindRecord<Settings> | undefined> {
+    if (this.settings === undefined) return undefined;
+    return { settings: this.settings, shell: this.shell && { env: { ...this.shell.env }, cwd: this.shell.cwd } };
   }
 
   async saveShellState(state: ShellState): Promise<void> {

@@ -86,6 +86,12 @@ export class InvalidStepError extends Error {
   }
 }
 
+/** A mind's record as it starts: its human's settings, and the shell's variables and directory as last kept (undefined: never kept). */
+export interface MindRecord<Settings> {
+  settings: Settings;
+  shell: ShellState | undefined;
+}
+
 /**
  * Everything a running mind keeps. `Settings` is the home's record of the
  * mind (its human's choices: persona, model, caps, permissions), read once
@@ -123,10 +129,8 @@ export interface MindState<Settings = unknown> {
 
   /** The workspace. */
   readonly files: FileStore;
-  /** The mind's record, or undefined when the home holds none (or only a damaged one). */
-  settings(): Promise<Settings | undefined>;
-  /** The shell's variables and directory as last kept, for the next start (undefined: never kept). */
-  shellState(): Promise<ShellState | undefined>;
+  /** What the mind starts from, in one read: undefined when the home holds no record of it (or only a damaged one). */
+  record(): Promise<MindRecord<Settings> | undefined>;
   /** Keep the shell's variables and directory for the next start. */
   saveShellState(state: ShellState): Promise<void>;
 }

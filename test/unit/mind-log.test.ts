@@ -84,8 +84,7 @@ async function counted(initial: Step[] = []) {
     tiers: (trajId) => state.tiers(trajId),
     spendSince: (ms) => state.spendSince(ms),
     files: state.files,
-    settings: () => state.settings(),
-    shellState: () => state.shellState(),
+    record: () => state.record(),
     saveShellState: (s) => state.saveShellState(s),
   };
   /** Let the next held write go on (waiting, a task at a time, for one to be held). */

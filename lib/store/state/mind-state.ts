@@ -74,8 +74,10 @@ export function indexedDbMindState(db: ReverieDb, mindId: string, options: Index
     tiers: (trajId) => tierStore(db, mindId, trajId),
     spendSince: (sinceMs) => usageSince(db, mindId, sinceMs),
     files: mindFiles(db, mindId),
-    settings: async () => (await getMind(db, mindId)) ?? undefined,
-    shellState: async () => (await getMind(db, mindId))?.shell,
+    record: async () => {
+      const mind = await getMind(db, mindId);
+      return mind ? { settings: mind, shell: mind.shell } : undefined;
+    },
     saveShellState: (state) => saveShellState(db, mindId, state),
   };
 }

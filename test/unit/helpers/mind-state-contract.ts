@@ -4,7 +4,7 @@
 // the MindState interface, so a home over IndexedDB or SQL runs it unchanged.
 //
 // `make(mindId)` returns a fresh state for a mind of that id (its root
-// trajectory's id is the mind's), holding the mind's record (`settings()` is
+// trajectory's id is the mind's), holding the mind's record (`record()` is
 // defined), and nothing else. Each test makes its own minds, with ids never
 // used before, so homes that share one database (fake-indexeddb) need no
 // clearing between tests; `close`, when given, is called after each test.
@@ -316,14 +316,16 @@ export function mindStateContract(name: string, make: (mindId: string) => Promis
 
     it("the shell's state is kept and read back as last saved, and nothing else of the mind's record changes", async () => {
       const { state } = await fresh();
-      expect(await state.shellState()).toBeUndefined();
-      const { shell: _before, ...before } = recordOf(await state.settings());
+      const first = await state.record();
+      expect(first).toBeDefined();
+      expect(first?.shell).toBeUndefined();
+      const { shell: _before, ...before } = recordOf((await state.record())?.settings);
       await state.saveShellState({ env: { A: "1", PATH: "/bin" }, cwd: "/notes" });
-      expect(await state.shellState()).toEqual({ env: { A: "1", PATH: "/bin" }, cwd: "/notes" });
+      expect((await state.record())?.shell).toEqual({ env: { A: "1", PATH: "/bin" }, cwd: "/notes" });
       await state.saveShellState({ env: {}, cwd: "/" });
-      expect(await state.shellState()).toEqual({ env: {}, cwd: "/" });
+      expect((await state.record())?.shell).toEqual({ env: {}, cwd: "/" });
       // A home may keep it in the record (IndexedDB does, beside the human's settings); the rest stays as it was.
-      const { shell: _after, ...after } = recordOf(await state.settings());
+      const { shell: _after, ...after } = recordOf((await state.record())?.settings);
       expect(after).toEqual(before);
     });
 
