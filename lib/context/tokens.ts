@@ -3,7 +3,7 @@
 // Gemini, Llama) it is an approximation, typically within about 10-15%;
 // budgets keep a margin for that. Counts are cached by key (a step id, a
 // summary's block), so one more step costs one count, not a recount.
-import { countTokens } from "gpt-tokenizer";
+import { countO200k } from "./count-o200k";
 
 /** Per message, the chat format adds a few tokens of its own (role, separators). */
 export const MESSAGE_OVERHEAD = 4;
@@ -14,7 +14,7 @@ export class TokenCounter {
   constructor(private readonly max = 200_000) {}
 
   count(text: string): number {
-    return text ? countTokens(text) : 0;
+    return text ? countO200k(text) : 0;
   }
 
   /** The count of `text`, remembered under `key` (the text of a key must not change). */

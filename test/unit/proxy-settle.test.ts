@@ -49,6 +49,17 @@ describe("a call that completes", () => {
     expect(JSON.stringify(sent)).not.toContain(token);
   });
 
+  it("a message holding a special token's text is counted as text and passed on, not refused", async () => {
+    // gpt-tokenizer throws on `<|endoftext|>` by default; the proxy counted with it, and the call failed before it was made.
+    const body = chat("what does <|endoftext|> mean in <|im_start|>?", { max_tokens: 100 });
+    expect(counted(body)).toBeGreaterThan(countText("what does  mean in ?"));
+    h.upstream.enqueue({ text: "A marker.", usage: USAGE });
+    const res = await h.post(body, { token: h.token() });
+    expect(res.status).toBe(200);
+    expect(h.upstream.requests.at(-1)!.body.messages).toEqual(body.messages);
+    expect(await h.settlement()).toMatchObject({ outcome: "completed", usage: { inputTokens: 1000, outputTokens: 500 } });
+  });
+
   it("streaming: relays the events, asks upstream for usage, and settles on the reported usage", async () => {
     const token = h.token();
     const text = "A streamed answer that arrives in several chunks of twenty characters.";
