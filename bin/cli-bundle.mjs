@@ -13,6 +13,7 @@
 // `npm ci`); bin/reverie.mjs builds it on the first start that finds it
 // missing or stale. This module imports esbuild only when it builds.
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -96,7 +97,7 @@ export async function buildBundle() {
     external: ["just-bash"],
     // Bundled CommonJS packages may call require; an ES module has none of its own.
     banner: { js: 'import { createRequire as __reverieRequire } from "node:module"; const require = __reverieRequire(import.meta.url);' },
-    plugins: [ranksAsJson(outdir)],
+    plugins: [tokenTable(outdir), zodWithoutLocales()],
     metafile: true,
     logLevel: "warning",
     legalComments: "none",
@@ -114,26 +115,54 @@ export async function buildBundle() {
 }
 
 /**
- * o200k's 200,000 ranks (gpt-tokenizer's 2.4 MB array literal) as JSON beside
- * the chunks, read by JSON.parse: V8 parses them as data in about two thirds
- * of the time it compiles the literal. `reverie context` at 10k steps: 11%
- * less CPU and 30 MiB less memory at its peak (bench/cli, measured pairwise).
+ * The token counts from a table, not gpt-tokenizer's Map: lib/context's
+ * count-o200k module is replaced by cli/count-o200k-table.ts, which reads
+ * o200k_base.bpe, written here beside the chunks from gpt-tokenizer's own
+ * ranks (lib/context/bpe-table.ts; test/unit/bpe-table.test.ts holds the two to
+ * the same counts). Building the library's Map took a quarter second of every
+ * `reverie context`; reading the table takes a millisecond.
  */
-function ranksAsJson(outdir) {
+function tokenTable(outdir) {
   return {
-    name: "ranks-as-json",
+    name: "token-table",
     setup(build) {
-      build.onLoad({ filter: /[\\/]gpt-tokenizer[\\/]esm[\\/]bpeRanks[\\/]o200k_base\.js$/ }, async (args) => {
-        const { default: ranks } = await import(pathToFileURL(args.path).href);
-        // JSON would turn an array's holes into nulls, which the tokenizer reads differently: only a whole array goes this way.
-        if (!Array.isArray(ranks) || Object.keys(ranks).length !== ranks.length) return undefined;
-        mkdirSync(outdir, { recursive: true });
-        writeFileSync(join(outdir, "o200k_base.json"), JSON.stringify(ranks));
-        return {
-          contents: 'import { readFileSync } from "node:fs";\nexport default JSON.parse(readFileSync(new URL("./o200k_base.json", import.meta.url), "utf8"));\n',
-          loader: "js",
-        };
+      build.onResolve({ filter: /^\.\/count-o200k$/ }, (args) => {
+        if (!/[\\/]lib[\\/]context$/.test(args.resolveDir)) return undefined;
+        return { path: fileURLToPath(new URL("cli/count-o200k-table.ts", ROOT)) };
       });
+      build.onStart(async () => {
+        // bpe-table.ts is TypeScript: esbuild compiles it for this process, which then runs it on the library's ranks.
+        const { outputFiles } = await build.esbuild.build({
+          absWorkingDir: fileURLToPath(ROOT),
+          entryPoints: ["lib/context/bpe-table.ts"],
+          bundle: true,
+          write: false,
+          format: "esm",
+          platform: "node",
+          logLevel: "warning",
+        });
+        const { buildBpeTable } = await import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].contents).toString("base64")}`);
+        const { default: ranks } = await import("gpt-tokenizer/bpeRanks/o200k_base");
+        mkdirSync(outdir, { recursive: true });
+        writeFileSync(join(outdir, "o200k_base.bpe"), buildBpeTable(ranks));
+      });
+    },
+  };
+}
+
+/**
+ * zod's `z.locales`, every language's error messages (370 KB of the 770 KB
+ * chunk every verb that reads steps loads), left out: nothing here names a
+ * locale, and zod imports English, the one it uses, itself.
+ */
+function zodWithoutLocales() {
+  return {
+    name: "zod-without-locales",
+    setup(build) {
+      build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+        /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir) ? { path: "zod-locales", namespace: "reverie-empty" } : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: "reverie-empty" }, () => ({ contents: "export {};\n", loader: "js" }));
     },
   };
 }

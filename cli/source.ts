@@ -46,11 +46,13 @@ async function walk(root: string, rel = ""): Promise<FolderFile[]> {
   const dir = rel ? join(root, rel) : root;
   const entries = (await readdir(dir, { withFileTypes: true })).sort(byName);
   const files = entries.filter((e) => e.isFile()).sort((a, b) => Number(b.name === TRAJECTORY_FILE) - Number(a.name === TRAJECTORY_FILE));
-  const out: FolderFile[] = [];
-  for (const f of files) {
-    const path = rel ? `${rel}/${f.name}` : f.name;
-    out.push({ rel: path, abs: join(root, path), size: (await stat(join(root, path))).size });
-  }
+  // The sizes asked all at once: a trajectory's blobs/ holds hundreds of files, and one stat after another waits on each.
+  const out: FolderFile[] = await Promise.all(
+    files.map(async (f) => {
+      const path = rel ? `${rel}/${f.name}` : f.name;
+      return { rel: path, abs: join(root, path), size: (await stat(join(root, path))).size };
+    }),
+  );
   for (const d of entries.filter((e) => e.isDirectory())) out.push(...(await walk(root, rel ? `${rel}/${d.name}` : d.name)));
   return out;
 }

@@ -1,15 +1,16 @@
 // cli/reverie.ts: `reverie check` and `reverie show` over files on disk, run
 // in-process through main(argv, io) with the output captured. Exit codes: 0
 // done, 1 the file or the step is the problem, 2 the arguments are.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "@/cli/reverie";
 import { DEFAULT_BUDGET } from "@/lib/context/build";
 import { TIERS_FILE } from "@/lib/context/rollups";
 import { makeHeadlongTree } from "../fixtures/headlong-tree";
-import { runBin } from "./helpers/cli-bin";
+import { bundleEntry, runBin } from "./helpers/cli-bin";
 import { expectedCounts, pack, type Packing } from "./helpers/trees";
 
 const USAGE = `usage:
@@ -255,6 +256,16 @@ describe("the binary (bin/reverie.mjs, over its bundle)", () => {
   it("--help, -h and help print the usage and exit 0; no command prints it and exits 2", async () => {
     for (const flag of ["--help", "-h", "help"]) expect(await runBin([flag])).toMatchObject({ code: 0, out: USAGE, err: "" });
     expect(await runBin([])).toMatchObject({ code: 2, out: USAGE, err: "" });
+  });
+
+  it("counts tokens from its table (o200k_base.bpe beside the chunks), with neither gpt-tokenizer's ranks nor zod's locales in a chunk", async () => {
+    // The counts themselves are held to the library's by cli-context.test.ts (the binary's context against the sources').
+    const at = dirname(fileURLToPath(await bundleEntry()));
+    const files = readdirSync(at);
+    expect(files).toContain("o200k_base.bpe");
+    const chunks = files.filter((f) => f.endsWith(".mjs")).map((f) => readFileSync(join(at, f), "utf8"));
+    expect(chunks.filter((c) => c.includes("// cli/count-o200k-table.ts"))).toHaveLength(1);
+    expect(chunks.filter((c) => c.includes("gpt-tokenizer/esm/bpeRanks/") || c.includes("// lib/context/count-o200k.ts") || c.includes("zod/v4/locales/ar.js"))).toEqual([]);
   });
 
   it("check and show read a folder as they read the .tar.gz; a folder with no trajectory exits 2", async () => {

@@ -17,9 +17,12 @@ export interface Ran {
   ms: number;
 }
 
+/** The pinned bundle's entry module (built on the first call). */
+export const bundleEntry = (): Promise<URL> => (bundle ??= ensureBundle());
+
 /** Run `reverie ARGS…` in `cwd`; killed after `killAfterMs`. */
 export async function runBin(args: string[], opts: { cwd?: string; killAfterMs?: number } = {}): Promise<Ran> {
-  const entry = await (bundle ??= ensureBundle());
+  const entry = await bundleEntry();
   return new Promise((done, fail) => {
     const started = performance.now();
     const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, REVERIE_CLI_BUNDLE: entry.href } });
