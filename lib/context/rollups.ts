@@ -7,6 +7,7 @@
 // block's ends: one made over a different filtering, or a different log, is
 // ignored and its block says why. Pure: the caller reads the files.
 import { z } from "zod";
+import { compiledOnUse } from "../trajectory/compiled";
 import type { ContextSource, Summary } from "./build";
 import { blockRange, type BlockRef, type TierConfig } from "./staircase";
 
@@ -56,8 +57,14 @@ export interface Rollup {
   origin: "reverie" | "headlong";
 }
 
+const tierLine = compiledOnUse(TierLine);
+
 /** Who wrote a tiers.jsonl line, and when, as far as it says: a field that is not text is left out. */
-const Provenance = z.object({ model: z.string().optional().catch(undefined), created: z.string().optional().catch(undefined) });
+function provenance(value: object): { model?: string; created?: string } {
+  const model = "model" in value ? value.model : undefined;
+  const created = "created" in value ? value.created : undefined;
+  return { ...(typeof model === "string" ? { model } : {}), ...(typeof created === "string" ? { created } : {}) };
+}
 
 /** A line of tiers.jsonl as read: the sealed summary, and who wrote it when the line says. */
 export type ReadTierLine = TierLine & { model?: string; created?: string };
@@ -75,13 +82,12 @@ export function readTierLines(text: string): { lines: ReadTierLine[]; skipped: n
       skipped++;
       continue;
     }
-    const parsed = TierLine.safeParse(value);
-    if (!parsed.success) {
+    const parsed = tierLine().safeParse(value);
+    if (!parsed.success || typeof value !== "object" || value === null) {
       skipped++;
       continue;
     }
-    const { model, created } = Provenance.parse(value);
-    lines.push({ ...parsed.data, ...(model !== undefined ? { model } : {}), ...(created !== undefined ? { created } : {}) });
+    lines.push({ ...parsed.data, ...provenance(value) });
   }
   return { lines, skipped };
 }
@@ -142,9 +148,10 @@ const key = (b: BlockRef) => `${b.tier}:${b.index}`;
 /** The block's ids a cite names: the id itself, or the one id of the block it is a prefix of (Headlong cites 8 hex). */
 function resolveCites(cites: readonly string[], ids: readonly string[]): string[] {
   const out: string[] = [];
+  const lower = ids.map((id) => id.toLowerCase());
   for (const cite of cites) {
     const c = cite.toLowerCase();
-    const hits = ids.filter((id) => id.toLowerCase() === c || (c.length >= 8 && id.toLowerCase().startsWith(c)));
+    const hits = ids.filter((_, i) => lower[i] === c || (c.length >= 8 && (lower[i] as string).startsWith(c)));
     const id = hits.length === 1 ? hits[0] : hits.find((h) => h.toLowerCase() === c);
     if (id !== undefined && !out.includes(id)) out.push(id);
   }
@@ -153,7 +160,8 @@ function resolveCites(cites: readonly string[], ids: readonly string[]): string[
 
 /** The lookups buildContext takes, over the summaries that match the stream; the first matching summary of a block wins. */
 export function sealedLookup(rollups: readonly Rollup[], src: ContextSource, tiers: TierConfig): SealedLookup {
-  const sealed = new Map<string, Summary>();
+  // A block's cites are resolved when buildContext asks for its summary: it shows a dozen blocks of a thousand sealed.
+  const sealed = new Map<string, { rollup: Rollup; from: number; to: number; summary?: Summary }>();
   const unmatched = new Set<string>();
   const report: SealedReport = { matched: 0, mismatched: 0, headlong: 0, duplicates: 0 };
   for (const r of rollups) {
@@ -174,11 +182,15 @@ export function sealedLookup(rollups: readonly Rollup[], src: ContextSource, tie
       unmatched.add(k);
       continue;
     }
-    sealed.set(k, { content: r.content, cites: resolveCites(r.cites, src.ids(from, to)) });
+    sealed.set(k, { rollup: r, from, to });
     report.matched++;
   }
   return {
-    summary: (b) => sealed.get(key(b)),
+    summary: (b) => {
+      const s = sealed.get(key(b));
+      if (!s) return undefined;
+      return (s.summary ??= { content: s.rollup.content, cites: resolveCites(s.rollup.cites, src.ids(s.from, s.to)) });
+    },
     missing: (b) => (unmatched.has(key(b)) ? MISMATCH : undefined),
     report,
   };

@@ -5,6 +5,7 @@
 // Unknown fields are kept (loose objects) so a Headlong log round-trips
 // unchanged; unknown kinds are kept too, as `UnknownStep`.
 import { z } from "zod";
+import { compiledOnUse } from "./compiled";
 import { Permissions } from "./permissions";
 
 /** UUID v4 (what Reverie writes); Headlong logs may carry other UUID versions. */
@@ -178,18 +179,26 @@ export function isKind<K extends KnownKind>(step: Step, kind: K): step is StepOf
 
 export type ParseResult = { ok: true; step: Step } | { ok: false; error: string };
 
+/** Each kind's schema compiled the first time it parses a step (./compiled.ts says why). */
+const compiled: { [K in KnownKind]?: (typeof KNOWN_KINDS)[K] } = {};
+const unknownStep = compiledOnUse(UnknownStep);
+
+function schemaOf<K extends KnownKind>(type: K): (typeof KNOWN_KINDS)[K] {
+  return (compiled[type] ??= z.compile(KNOWN_KINDS[type]));
+}
+
 /** Parse one step; never throws. Known kinds must match their schema. */
 export function parseStep(value: unknown): ParseResult {
   const type = typeof value === "object" && value !== null && "type" in value ? value.type : undefined;
   // A known kind's schema holds the common fields too: one pass, not two (every step the mind writes comes here).
   if (typeof type === "string" && isKnownKind(type)) {
-    const full = KNOWN_KINDS[type].safeParse(value);
+    const full = schemaOf(type).safeParse(value);
     if (full.success) return { ok: true, step: full.data };
     // The same error as ever: the common fields' first, then the kind's own.
     const head = UnknownStep.safeParse(value);
     return { ok: false, error: head.success ? `${type}: ${describe(full.error)}` : describe(head.error) };
   }
-  const head = UnknownStep.safeParse(value);
+  const head = unknownStep().safeParse(value);
   if (!head.success) return { ok: false, error: describe(head.error) };
   return { ok: true, step: head.data };
 }
