@@ -42,7 +42,8 @@ async function readSteps(entry: ArchiveEntry, dir: string): Promise<Traj> {
   const skip = (reason: string) => void (traj.skipped[reason] = (traj.skipped[reason] ?? 0) + 1);
   let first = true;
   const take = (line: string) => {
-    const r = readLine(line);
+    // The context reads fields, never writes a step back: a valid line may stay the object it parsed to.
+    const r = readLine(line, { asWritten: true });
     if (!r.ok) return r.reason === "blank" ? undefined : skip(r.reason);
     const kept = r.valid ? r.step : r.invalid;
     if (seen.has(kept.step_id)) return skip("duplicate step_id");

@@ -11,3 +11,22 @@ export function compiledOnUse<T extends z.ZodType>(schema: T): () => T {
   let compiled: T | undefined;
   return () => (compiled ??= z.compile(schema));
 }
+
+/**
+ * Whether parsing with `schema` gives back what it was given, field for field:
+ * no defaults, catches, transforms or pipes, no check that rewrites (trim …),
+ * and objects that keep unknown keys (loose). For such a schema a valid value
+ * can be its own output, validated (z.validate) without building a copy.
+ */
+export function parsesAsWritten(schema: z.core.$ZodType): boolean {
+  const def = schema._zod.def;
+  if (def.checks?.some((c) => c._zod.def.check === "overwrite")) return false;
+  if (def.type === "string" || def.type === "number" || def.type === "boolean" || def.type === "literal" || def.type === "enum" || def.type === "unknown") return true;
+  if (schema instanceof z.core.$ZodOptional || schema instanceof z.core.$ZodNullable) return parsesAsWritten(schema._zod.def.innerType);
+  if (schema instanceof z.core.$ZodArray) return parsesAsWritten(schema._zod.def.element);
+  if (schema instanceof z.core.$ZodObject) {
+    const { catchall, shape } = schema._zod.def;
+    return catchall?._zod.def.type === "unknown" && Object.values(shape).every(parsesAsWritten);
+  }
+  return false;
+}

@@ -4,7 +4,7 @@
 // JSON objects or lack `type`/`step_id`; unknown kinds are kept; a line that
 // is not a valid step is kept as an InvalidLine, never cast to one.
 import { z } from "zod";
-import { parseStep, type Step } from "./schema";
+import { checkStep, parseStep, type Step } from "./schema";
 
 /** Lower-case `[a-z0-9._-]`, at most 60 characters, never empty. */
 export function slugify(name: string): string {
@@ -134,7 +134,7 @@ export function restoreVariant(value: object): object {
  * line that parses as a step is a valid step; one that does not (a known
  * kind that fails its schema, a bad id or ts) is kept as an InvalidLine.
  */
-export function readLine(line: string): LineResult {
+export function readLine(line: string, options: { asWritten?: boolean } = {}): LineResult {
   const raw = line.trim();
   if (!raw) return { ok: false, reason: "blank" };
   let value: unknown;
@@ -148,7 +148,8 @@ export function readLine(line: string): LineResult {
   const type = "type" in value ? value.type : undefined;
   const step_id = "step_id" in value ? value.step_id : undefined;
   if (typeof type !== "string" || typeof step_id !== "string" || !type || !step_id) return { ok: false, reason: "no type or step_id" };
-  const parsed = parseStep(restoreVariant(value));
+  // A reader that only reads fields may keep a valid line's own object (schema.ts: checkStep).
+  const parsed = (options.asWritten ? checkStep : parseStep)(restoreVariant(value));
   if (parsed.ok) return { ok: true, valid: true, step: parsed.step, raw };
   const invalid = new InvalidLine({ type, step_id, ...Placement.parse(value), raw, error: parsed.error });
   return { ok: true, valid: false, invalid, raw };

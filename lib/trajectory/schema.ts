@@ -5,7 +5,7 @@
 // Unknown fields are kept (loose objects) so a Headlong log round-trips
 // unchanged; unknown kinds are kept too, as `UnknownStep`.
 import { z } from "zod";
-import { compiledOnUse } from "./compiled";
+import { compiledOnUse, parsesAsWritten } from "./compiled";
 import { Permissions } from "./permissions";
 
 /** UUID v4 (what Reverie writes); Headlong logs may carry other UUID versions. */
@@ -203,6 +203,23 @@ export function parseStep(value: unknown): ParseResult {
   return { ok: true, step: head.data };
 }
 
+const asWritten: { [K in KnownKind]?: boolean } = {};
+
+/**
+ * parseStep for a reader that only reads a step's fields (the command line's
+ * context of a long log): a valid value of a kind whose schema gives back what
+ * it is given (parsesAsWritten) is its own step, validated without building a
+ * copy; any other value is parsed. The same steps are valid, with the same
+ * errors; their keys keep the line's order.
+ */
+export function checkStep(value: unknown): ParseResult {
+  const type = typeof value === "object" && value !== null && "type" in value ? value.type : undefined;
+  if (typeof type === "string" && isKnownKind(type) && (asWritten[type] ??= parsesAsWritten(KNOWN_KINDS[type])) && z.validate(schemaOf(type), value)) {
+    // A guard cannot narrow an unknown to a zod output; z.validate has just checked it against that very schema.
+    return { ok: true, step: value as Step };
+  }
+  return parseStep(value);
+}
 
 function describe(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.join(".") || "(step)"}: ${i.message}`).join("; ");

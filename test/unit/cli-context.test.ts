@@ -163,7 +163,7 @@ describe("a .tar.gz with sealed summaries in tiers.jsonl", () => {
   const rootDir = rootFile.path.split("/")[0]!;
   const stream = rootFile.data
     .split("\n")
-    .map(readLine)
+    .map((line) => readLine(line))
     .flatMap((r) => (r.ok && r.valid ? [r.step] : []))
     .filter(inStream);
   const ids = stream.map((s) => s.step_id);

@@ -1,7 +1,9 @@
 // lib/trajectory/schema.ts: every step read back goes through parseStep, so
 // what it accepts, rejects and keeps is the contract of the whole log.
 import { describe, expect, it } from "vitest";
-import { formatTs, isKnownKind, KNOWN_KINDS, parseStep, type KnownKind } from "@/lib/trajectory/schema";
+import { z } from "zod";
+import { parsesAsWritten } from "@/lib/trajectory/compiled";
+import { checkStep, formatTs, isKnownKind, KNOWN_KINDS, parseStep, type KnownKind } from "@/lib/trajectory/schema";
 
 const ID = "0f8fad5b-d9cb-469f-a165-70867728950e";
 const ID2 = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
@@ -217,6 +219,50 @@ describe("formatTs", () => {
       expect(s).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       expect(Date.parse(s)).toBe(ms);
       expect(parseStep({ type: "idle", step_id: ID, ts: s }).ok).toBe(true);
+    }
+  });
+});
+
+describe("checkStep (the command line's context reads a long log through it)", () => {
+  it("every kind but config is parsed as written: its schema gives back what it is given", () => {
+    expect(Object.keys(KNOWN_KINDS).filter((k) => !parsesAsWritten(KNOWN_KINDS[k as KnownKind]))).toEqual(["config"]);
+  });
+
+  it("tells a schema that changes a value from one that does not", () => {
+    expect(parsesAsWritten(z.looseObject({ a: z.string().optional(), n: z.number().int().min(0), e: z.enum(["x"]), l: z.array(z.looseObject({ b: z.boolean() })) }))).toBe(true);
+    expect(parsesAsWritten(z.object({ a: z.string() }))).toBe(false); // drops unknown keys
+    expect(parsesAsWritten(z.looseObject({ a: z.string().trim() }))).toBe(false);
+    expect(parsesAsWritten(z.looseObject({ a: z.string().default("x") }))).toBe(false);
+    expect(parsesAsWritten(z.looseObject({ a: z.string().catch("x") }))).toBe(false);
+    expect(parsesAsWritten(z.looseObject({ a: z.string().transform((v) => v.length) }))).toBe(false);
+    expect(parsesAsWritten(z.looseObject({ a: z.looseObject({ b: z.number().optional().default(1) }) }))).toBe(false);
+  });
+
+  for (const [type, fields] of Object.entries(REQUIRED)) {
+    it(`${type}: the same step as parseStep (the value itself where the schema changes nothing), the same errors`, () => {
+      const input = stepOf(type, { ...fields, extra: { kept: [1, "two"] } });
+      const checked = checkStep(input);
+      expect(checked).toEqual(parseStep(input));
+      if (type !== "config") expect(checked.ok && checked.step).toBe(input);
+      for (const field of Object.keys(fields)) {
+        const broken: Record<string, unknown> = stepOf(type, fields);
+        delete broken[field];
+        expect(checkStep(broken)).toEqual(parseStep(broken));
+        expect(checkStep({ ...broken, [field]: Symbol.for("not JSON") })).toEqual(parseStep({ ...broken, [field]: Symbol.for("not JSON") }));
+      }
+    });
+  }
+
+  it("a config step's defaults are filled in, as parseStep fills them", () => {
+    const input = stepOf("config", { ...REQUIRED.config, permissions: { network: { allow: [] } } });
+    const checked = checkStep(input);
+    expect(checked).toEqual(parseStep(input));
+    expect(checked.ok && checked.step).not.toBe(input);
+  });
+
+  it("unknown kinds and bad heads answer as parseStep does", () => {
+    for (const value of [stepOf("made-up", { x: 1 }), { type: "thought", step_id: "nope", ts: TS, content: "x" }, { type: "thought", step_id: ID, ts: "yesterday", content: "x" }, null, 42, "str"]) {
+      expect(checkStep(value)).toEqual(parseStep(value));
     }
   });
 });
