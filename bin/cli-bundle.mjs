@@ -151,9 +151,10 @@ function tokenTable(outdir) {
 }
 
 /**
- * zod's `z.locales`, every language's error messages (370 KB of the 770 KB
- * chunk every verb that reads steps loads), left out: nothing here names a
- * locale, and zod imports English, the one it uses, itself.
+ * zod's `z.locales`, every language's error messages (370 KB, more than the
+ * rest of zod a verb loads), left out: nothing here names a locale, and zod
+ * imports English, the one it uses, itself. zod's core re-exports them as a
+ * namespace, so `import * as z` alone does not drop them.
  */
 function zodWithoutLocales() {
   return {

@@ -11,7 +11,7 @@
 // The notes and summary headers come from buildContext's own `notes`;
 // test/unit/context-replay.test.ts checks, byte for byte, that a replay equals
 // what buildContext produced.
-import { z } from "zod";
+import * as z from "zod";
 import type { Step } from "../trajectory/schema";
 import { joinMessages, notes, partSpan, type BuildOptions, type BuiltContext, type ContextSource } from "./build";
 import { conversationMessages, isMessage, type ConversationView } from "./conversation";

@@ -6,7 +6,7 @@
 // summary is used only when its first and last step are the stream's at its
 // block's ends: one made over a different filtering, or a different log, is
 // ignored and its block says why. Pure: the caller reads the files.
-import { z } from "zod";
+import * as z from "zod";
 import { compiledOnUse } from "../trajectory/compiled";
 import type { ContextSource, Summary } from "./build";
 import { blockRange, type BlockRef, type TierConfig } from "./staircase";

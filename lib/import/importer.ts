@@ -4,7 +4,7 @@
 // read, so a 100,000-step file never sits whole in memory. Shared by the
 // browser (Dexie sink) and the command line (counting sink).
 import { readArchive, type ArchiveSource } from "../archive/read";
-import { z } from "zod";
+import * as z from "zod";
 import { classifyPath, InvalidLine, keptLine, LineSplitter, parentDir, readLine, type StepLine } from "../trajectory/headlong";
 import { emptyStats, type ImportStats } from "./stats";
 

@@ -1,6 +1,6 @@
 // Price arithmetic, shared by the mind (what a call cost) and the proxy (what
 // a call may cost at worst, and what it did cost). Pure.
-import { z } from "zod";
+import * as z from "zod";
 
 /** USD per million tokens. Cached input defaults to the input price (a provider that discounts it says so). */
 export const Price = z.object({

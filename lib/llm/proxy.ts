@@ -1,7 +1,7 @@
 // Does this host run the spend-capped proxy, and with which models at which
 // prices? Its `GET /api/llm/v1/models` answers 200 with the list when it is
 // configured and 404 when it is not.
-import { z } from "zod";
+import * as z from "zod";
 import { PROXY_PATH } from "./model";
 import type { Price } from "./price";
 

@@ -1,6 +1,6 @@
 // A mind's model settings. The key stays in this browser's storage and is
 // never exported or shown to the sandbox.
-import { z } from "zod";
+import * as z from "zod";
 import { Price } from "./price";
 
 /** In the order the form offers them; `proxy` is offered (first) only when the host has one. */

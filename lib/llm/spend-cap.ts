@@ -1,7 +1,7 @@
 // The host proxy's refusal at a spend cap (HTTP 429 with a `spend_cap` JSON
 // error) is a pause until the cap resets, not a failure to retry with backoff.
 import { APICallError, RetryError } from "ai";
-import { z } from "zod";
+import * as z from "zod";
 import type { BudgetPause } from "../protocol";
 
 const SpendCapBody = z.object({

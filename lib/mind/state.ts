@@ -6,7 +6,7 @@
 // Shape for any store: async, batched (one `append` is one transaction), and
 // seq-ordered (steps get a seq per mind in the order they are appended, which
 // the sealed past and a watch read by). No store's types cross it.
-import { z } from "zod";
+import * as z from "zod";
 import type { SealedTier, StreamKey } from "../context/sealed-past";
 import type { SeenCall } from "../context/replay";
 import type { Step } from "../trajectory/schema";

@@ -8,7 +8,7 @@
 //   as `Authorization: Bearer <token>` on every /api/sync route;
 // - a link token, in the URL `/s/<token>`: a capability to read (snapshot or
 //   live) or, for an invite, to read and send messages. It never writes steps.
-import { z } from "zod";
+import * as z from "zod";
 
 export const TOKEN_BYTES = 32;
 /** A token as it travels: base64url of TOKEN_BYTES random bytes (43 characters). */

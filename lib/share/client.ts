@@ -1,7 +1,7 @@
 // The sharing API as calls: lib/share/api.ts's routes over a fetch port, every
 // answer parsed with its schema. A refused request is an ApiRequestError with
 // the server's code; a request that never got an answer is an OfflineError.
-import { z } from "zod";
+import * as z from "zod";
 import {
   ApiError,
   CreatedLink,

@@ -5,7 +5,7 @@
 // value the fast path rejects goes to the runtime parser, so errors read as
 // ever; a schema zod cannot compile, or a page that refuses `new Function`,
 // keeps the runtime parser.
-import { z } from "zod";
+import * as z from "zod";
 
 export function compiledOnUse<T extends z.ZodType>(schema: T): () => T {
   let compiled: T | undefined;

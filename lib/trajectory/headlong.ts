@@ -3,7 +3,7 @@
 // folder nested in its parent's. Readers skip (and count) lines that are not
 // JSON objects or lack `type`/`step_id`; unknown kinds are kept; a line that
 // is not a valid step is kept as an InvalidLine, never cast to one.
-import { z } from "zod";
+import * as z from "zod";
 import { checkStep, parseStep, type Step } from "./schema";
 
 /** Lower-case `[a-z0-9._-]`, at most 60 characters, never empty. */

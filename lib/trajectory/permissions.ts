@@ -1,7 +1,7 @@
 // What a mind's sandbox may do, declared when the mind is created and changed
 // only by its human (each change is a `config` step). Nothing the agent runs
 // can change these: the sandbox reads them, it never writes them.
-import { z } from "zod";
+import * as z from "zod";
 
 /** Every execution limit of the sandbox. The one source for lib/shell/limits. */
 export const SandboxLimits = z.object({

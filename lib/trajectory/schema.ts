@@ -4,7 +4,7 @@
 // Steps follow Headlong's trajectory format (shared/design/TRAJECTORY.md).
 // Unknown fields are kept (loose objects) so a Headlong log round-trips
 // unchanged; unknown kinds are kept too, as `UnknownStep`.
-import { z } from "zod";
+import * as z from "zod";
 import { compiledOnUse, parsesAsWritten } from "./compiled";
 import { Permissions } from "./permissions";
 

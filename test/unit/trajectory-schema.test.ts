@@ -1,7 +1,7 @@
 // lib/trajectory/schema.ts: every step read back goes through parseStep, so
 // what it accepts, rejects and keeps is the contract of the whole log.
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { parsesAsWritten } from "@/lib/trajectory/compiled";
 import { checkStep, formatTs, isKnownKind, KNOWN_KINDS, parseStep, type KnownKind } from "@/lib/trajectory/schema";
 

@@ -2,7 +2,7 @@ import "server-only";
 // An incoming chat completion request: read within a size limit, parsed with
 // zod, checked against the models the proxy offers. Everything refused here
 // is refused before any reservation, so it costs nothing.
-import { z } from "zod";
+import * as z from "zod";
 import { errorResponse } from "./http";
 import { readCapped } from "../http/body";
 

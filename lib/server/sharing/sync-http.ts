@@ -2,7 +2,7 @@ import "server-only";
 // The sharing API's HTTP edges: ApiError bodies, request bodies read under a
 // byte cap (so a huge upload is refused, not buffered whole), and the
 // per-route method dispatch that answers 405 for anything else.
-import type { z } from "zod";
+import type * as z from "zod";
 import { readCapped } from "../http/body";
 
 export class HttpError extends Error {

@@ -14,7 +14,7 @@
 // Every form decodes back to exactly the SeenCall given (test/unit/
 // context-records-delta.test.ts); rows of older builds (full parts) are
 // keyframes already. Pure: lib/store/derived/contexts.ts reads and writes the rows.
-import { z } from "zod";
+import * as z from "zod";
 import { SeenPart, SystemKind, type SeenCall } from "../../context/replay";
 
 /** A chain never runs longer than this: the K-th record after a keyframe is one. */

@@ -1,5 +1,5 @@
 // Imported trajectories: read-only owners of steps, listed beside the minds.
-import { z } from "zod";
+import * as z from "zod";
 import type { ReverieDb } from "../db/db";
 import { getOwner, listOwners } from "./owners";
 

@@ -1,6 +1,6 @@
 // Minds in this browser: their settings (mutable, the human's) and the start
 // of their trajectory (append-only, in steps).
-import { z } from "zod";
+import * as z from "zod";
 import { ModelSettings } from "../../llm/settings";
 import { DEFAULT_PACING } from "../../mind/pacing";
 import { ShellState } from "../../mind/state";

@@ -1,5 +1,5 @@
 // Small per-browser preferences.
-import { z } from "zod";
+import * as z from "zod";
 import type { ReverieDb } from "../db/db";
 
 export const DEFAULT_SENDER = "you";

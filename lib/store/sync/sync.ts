@@ -4,7 +4,7 @@
 // browser made (their URLs live only here). And the engine's view of the
 // mind's own rows, blobs and keys.
 import Dexie from "dexie";
-import { z } from "zod";
+import * as z from "zod";
 import type { Clock } from "../../mind/ports";
 import type { Inbound, LinkInfo, LinkKind, WireTrajectory } from "../../share/api";
 import { syncClient } from "../../share/client";
