@@ -1,15 +1,19 @@
-// A zod schema compiled (z.compile) into one generated function the first time
-// it is used. Reading thousands of lines at a cold start (a command line run,
-// a mind's first load) the runtime parser's many small calls run unoptimized;
-// the compiled one parses a 10,000-step log in about a fifth of the time. A
-// value the fast path rejects goes to the runtime parser, so errors read as
-// ever; a schema zod cannot compile, or a page that refuses `new Function`,
-// keeps the runtime parser.
+// A zod schema compiled (z.compile) into one generated function once it has
+// been used COMPILE_AFTER times. Reading thousands of lines at a cold start (a
+// command line run, a mind's first load) the runtime parser's many small calls
+// run unoptimized; the compiled one parses a 10,000-step log in about a fifth
+// of the time. Compiling costs 0.2–4 ms a schema, cold: a page that parses a
+// handful of values of a kind never pays it. A value the fast path rejects
+// goes to the runtime parser, so errors read as ever; a schema zod cannot
+// compile, or a page that refuses `new Function`, keeps the runtime parser.
 import * as z from "zod";
 
+export const COMPILE_AFTER = 64;
+
 export function compiledOnUse<T extends z.ZodType>(schema: T): () => T {
+  let uses = 0;
   let compiled: T | undefined;
-  return () => (compiled ??= z.compile(schema));
+  return () => compiled ?? (++uses < COMPILE_AFTER ? schema : (compiled = z.compile(schema)));
 }
 
 /**

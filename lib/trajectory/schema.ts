@@ -5,7 +5,7 @@
 // Unknown fields are kept (loose objects) so a Headlong log round-trips
 // unchanged; unknown kinds are kept too, as `UnknownStep`.
 import * as z from "zod";
-import { compiledOnUse, parsesAsWritten } from "./compiled";
+import { COMPILE_AFTER, compiledOnUse, parsesAsWritten } from "./compiled";
 import { Permissions } from "./permissions";
 
 /** UUID v4 (what Reverie writes); Headlong logs may carry other UUID versions. */
@@ -179,12 +179,17 @@ export function isKind<K extends KnownKind>(step: Step, kind: K): step is StepOf
 
 export type ParseResult = { ok: true; step: Step } | { ok: false; error: string };
 
-/** Each kind's schema compiled the first time it parses a step (./compiled.ts says why). */
+/** Each kind's schema, compiled once it has parsed a few dozen steps (./compiled.ts says why). */
 const compiled: { [K in KnownKind]?: (typeof KNOWN_KINDS)[K] } = {};
+const uses: { [K in KnownKind]?: number } = {};
 const unknownStep = compiledOnUse(UnknownStep);
 
 function schemaOf<K extends KnownKind>(type: K): (typeof KNOWN_KINDS)[K] {
-  return (compiled[type] ??= z.compile(KNOWN_KINDS[type]));
+  const done = compiled[type];
+  if (done) return done;
+  const n = (uses[type] = (uses[type] ?? 0) + 1);
+  if (n < COMPILE_AFTER) return KNOWN_KINDS[type];
+  return (compiled[type] = z.compile(KNOWN_KINDS[type]));
 }
 
 /** Parse one step; never throws. Known kinds must match their schema. */

@@ -2,7 +2,7 @@
 // what it accepts, rejects and keeps is the contract of the whole log.
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { parsesAsWritten } from "@/lib/trajectory/compiled";
+import { COMPILE_AFTER, parsesAsWritten } from "@/lib/trajectory/compiled";
 import { checkStep, formatTs, isKnownKind, KNOWN_KINDS, parseStep, type KnownKind } from "@/lib/trajectory/schema";
 
 const ID = "0f8fad5b-d9cb-469f-a165-70867728950e";
@@ -265,4 +265,21 @@ describe("checkStep (the command line's context reads a long log through it)", (
       expect(checkStep(value)).toEqual(parseStep(value));
     }
   });
+});
+
+describe("compiled parsers (zod's z.compile, once a kind has parsed COMPILE_AFTER steps)", () => {
+  for (const [type, fields] of Object.entries(REQUIRED)) {
+    it(`${type}: the same steps and the same errors before and after its schema is compiled`, () => {
+      const valid = stepOf(type, { ...fields, extra: "kept" });
+      const invalid = { ...stepOf(type, fields), step_id: "not-a-uuid" };
+      const wrongField = Object.keys(fields)[0];
+      const wrong = wrongField ? { ...stepOf(type, fields), [wrongField]: 42 } : stepOf(type, { source: 7 });
+      const first = [valid, invalid, wrong].map((v) => [parseStep(v), checkStep(v)]);
+      for (let i = 0; i < COMPILE_AFTER * 2; i++) parseStep(valid);
+      expect([valid, invalid, wrong].map((v) => [parseStep(v), checkStep(v)])).toEqual(first);
+      expect(first[0]![0]).toEqual({ ok: true, step: valid });
+      expect(first[1]![0]!.ok).toBe(false);
+      expect(first[2]![0]!.ok).toBe(false);
+    });
+  }
 });
