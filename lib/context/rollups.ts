@@ -151,7 +151,7 @@ function resolveCites(cites: readonly string[], ids: readonly string[]): string[
   const lower = ids.map((id) => id.toLowerCase());
   for (const cite of cites) {
     const c = cite.toLowerCase();
-    const hits = ids.filter((_, i) => lower[i] === c || (c.length >= 8 && (lower[i] as string).startsWith(c)));
+    const hits = ids.filter((_, i) => lower[i] === c || (c.length >= 8 && lower[i]?.startsWith(c) === true));
     const id = hits.length === 1 ? hits[0] : hits.find((h) => h.toLowerCase() === c);
     if (id !== undefined && !out.includes(id)) out.push(id);
   }
