@@ -77,8 +77,8 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   const onRecordError = (e: unknown) => console.warn(`Could not record what a model call saw: ${e instanceof Error ? e.message : String(e)}`);
   const state = indexedDbMindState(db, mindId, { onRecordError });
   const record = await state.record();
-  const mind = record?.settings;
-  if (!record || !mind) throw new Error(`There is no mind ${mindId} in this browser (or its record is damaged).`);
+  if (!record) throw new Error(`There is no mind ${mindId} in this browser (or its record is damaged).`);
+  const mind = record.settings;
   // An unbounded bill is a start-up failure: no caps, no start.
   const capProblems = budgetProblems(mind.budget);
   if (!mind.budget || capProblems.length) throw new Error(`${mind.name} has no spend caps, so it does not start: set an hourly and a daily cap in Settings. (${capProblems.join(" ")})`);

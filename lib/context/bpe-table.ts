@@ -39,7 +39,7 @@ function fnv1a(b: Uint8Array, from: number, to: number): number {
 }
 
 /** The rank of bytes[from, to) as one token, or -1. */
-export function rankOf(t: BpeTable, b: Uint8Array, from: number, to: number): number {
+function rankOf(t: BpeTable, b: Uint8Array, from: number, to: number): number {
   const len = to - from;
   for (let i = fnv1a(b, from, to) & t.mask; ; i = (i + 1) & t.mask) {
     const slot = t.slots[i] as number;
