@@ -31,8 +31,32 @@ describe("parseProxyConfig", () => {
         prices: { small: { input: 0.15, output: 0.6 }, big: { input: 3, output: 15 } },
         caps: { globalDayUsd: 20, clientHourUsd: 0.5, clientDayUsd: 2, requestUsd: 0.1 },
         tokens: ["tok-a", "tok-b"],
+        adminToken: undefined,
+        upstreamTimeoutMs: 120_000,
+        reasoningModels: [],
+        showUpstreamErrors: false,
       },
     });
+  });
+
+  it("reads the optional settings: admin token, upstream timeout, reasoning models, upstream error detail", () => {
+    const r = parseProxyConfig({
+      ...GOOD,
+      LLM_PROXY_ADMIN_TOKEN: " admin-tok ",
+      LLM_PROXY_UPSTREAM_TIMEOUT_S: "2.5",
+      LLM_PROXY_REASONING_MODELS: "big",
+      LLM_PROXY_SHOW_UPSTREAM_ERRORS: "1",
+    });
+    expect(r).toMatchObject({ kind: "ok", config: { adminToken: "admin-tok", upstreamTimeoutMs: 2500, reasoningModels: ["big"], showUpstreamErrors: true } });
+  });
+
+  it.each([
+    [{ LLM_PROXY_UPSTREAM_TIMEOUT_S: "0" }, 'LLM_PROXY_UPSTREAM_TIMEOUT_S must be a number of seconds between 0 and 3600 (got "0")'],
+    [{ LLM_PROXY_UPSTREAM_TIMEOUT_S: "soon" }, 'LLM_PROXY_UPSTREAM_TIMEOUT_S must be a number of seconds between 0 and 3600 (got "soon")'],
+    [{ LLM_PROXY_SHOW_UPSTREAM_ERRORS: "yes" }, 'LLM_PROXY_SHOW_UPSTREAM_ERRORS must be 1 or 0 (got "yes")'],
+    [{ LLM_PROXY_TOKENS: "a,b", LLM_PROXY_ADMIN_TOKEN: "b" }, "LLM_PROXY_ADMIN_TOKEN must not also be in LLM_PROXY_TOKENS (the admin view is not a client that spends)"],
+  ])("refuses %o", (extra, problem) => {
+    expect(parseProxyConfig({ ...GOOD, ...extra })).toMatchObject({ kind: "invalid", problems: [problem] });
   });
 
   it("names every missing setting when only the upstream is given", () => {

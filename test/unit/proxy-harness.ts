@@ -4,6 +4,7 @@
 // `seen`, so a test can check the key appears in none of them.
 import type { Caps } from "@/lib/server/ledger/ledger";
 import { openLedger, type Ledger } from "@/lib/server/ledger/ledger";
+import { Margins } from "@/lib/server/proxy/settlement";
 import { handleChatCompletions, handleModels, type ProxyDeps, type Settlement } from "@/lib/server/proxy/routes";
 import type { ProxyConfig } from "@/lib/server/proxy/config";
 import { serverSecret } from "@/lib/server/db/secrets";
@@ -41,7 +42,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(caps: Caps = CAPS): Promise<Harness> {
+export async function startHarness(caps: Caps = CAPS, config_: Partial<ProxyConfig> = {}): Promise<Harness> {
   const db = await pglite.fresh();
   const sql = await db.open();
   const upstream = await startModelServer();
@@ -53,6 +54,10 @@ export async function startHarness(caps: Caps = CAPS): Promise<Harness> {
     prices: { scripted: PRICE, free: { input: 0, output: 0 } },
     caps,
     tokens: TOKENS,
+    upstreamTimeoutMs: 30_000,
+    reasoningModels: [],
+    showUpstreamErrors: true,
+    ...config_,
   };
   const logs: string[] = [];
   const seen: string[] = [];
@@ -61,6 +66,7 @@ export async function startHarness(caps: Caps = CAPS): Promise<Harness> {
   const deps: ProxyDeps = {
     config,
     ledger,
+    margins: new Margins(),
     cookieSecret: () => serverSecret(sql, "client-cookie"),
     log: (line) => logs.push(line),
     now: () => NOW,

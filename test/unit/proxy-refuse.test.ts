@@ -19,7 +19,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const USAGE = { prompt_tokens: 1000, completion_tokens: 500 }; // $0.025 at the harness's prices
+const USAGE = { prompt_tokens: 5, completion_tokens: 5 }; // within any call's hold
 const NEXT_HOUR = "2031-05-06T08:00:00.000Z"; // NOW is 07:40 UTC
 
 /** Asserts nothing reached the upstream and nothing was held for the client while `run` ran. */
@@ -32,14 +32,14 @@ async function costsNothing(clientId: string, run: () => Promise<void>) {
 }
 
 describe("over a cap", () => {
-  it("429 names the client's hourly cap, its limit and reset, with Retry-After; nothing is forwarded", async () => {
+  it("429 names the client's hourly cap, its limit and reset, with Retry-After, once not even the input fits; nothing is forwarded", async () => {
     const token = h.token();
-    h.upstream.enqueue({ text: "one", usage: USAGE });
-    expect((await h.post(chat("first", { max_tokens: 500 }), { token })).status).toBe(200);
+    h.upstream.enqueue({ text: "one", usage: { prompt_tokens: 5, completion_tokens: 1290 } });
+    expect((await h.post(chat("first", { max_tokens: 1300 }), { token })).status).toBe(200);
     await h.settlement();
-    // $0.025 spent of $0.05; the next call's worst case (~$0.03 at max_tokens 1000) would cross it.
+    // $0.03875 spent of $0.05: what is left ($0.01125) cannot pay for this call's input (~1,200 tokens at $10/M, with the margin).
     const calls = h.upstream.requests.length;
-    const res = await h.post(chat("second", { max_tokens: 1000 }), { token });
+    const res = await h.post(chat("word ".repeat(1200), { max_tokens: 10 }), { token });
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe(String(20 * 60));
     expect(JSON.parse(await h.text(res))).toEqual({
@@ -48,15 +48,30 @@ describe("over a cap", () => {
         cap: "client_hour",
         limit_usd: 0.05,
         resets_at: NEXT_HOUR,
-        message: `spend cap reached: your hourly cap of $0.05 (spent $0.025); it resets at ${NEXT_HOUR}`,
+        message: `spend cap reached: your hourly cap of $0.05 (spent $0.03875); it resets at ${NEXT_HOUR}`,
       },
     });
     expect(h.upstream.requests.length).toBe(calls);
-    expect(await h.ledger.spent(tokenClientId(token))).toMatchObject({ clientHourUsd: 0.025 });
-    // A smaller call still fits under what is left.
-    h.upstream.enqueue({ text: "two", usage: { prompt_tokens: 10, completion_tokens: 10 } });
-    expect((await h.post(chat("third", { max_tokens: 100 }), { token })).status).toBe(200);
+    expect(await h.ledger.spent(tokenClientId(token))).toMatchObject({ clientHourUsd: 0.03875 });
+  });
+
+  it("clamps the answer's allowance to what the caps have left, so its worst case fits them", async () => {
+    const token = h.token();
+    h.upstream.enqueue({ text: "one", usage: { prompt_tokens: 5, completion_tokens: 1290 } });
+    expect((await h.post(chat("first", { max_tokens: 1300 }), { token })).status).toBe(200);
     await h.settlement();
+    // $0.01125 left of the hour: the asked 1,000 tokens ($0.03) do not fit, about 370 do.
+    h.upstream.enqueue({ text: "two", usage: { prompt_tokens: 5, completion_tokens: 300 } });
+    const res = await h.post(chat("second", { max_tokens: 1000 }), { token });
+    expect(res.status).toBe(200);
+    await h.text(res);
+    const sent = h.upstream.requests.at(-1)!.body.max_tokens as number;
+    expect(sent).toBeGreaterThan(300);
+    expect(sent).toBeLessThan(375);
+    const s = await h.settlement();
+    const [held] = await h.sql.query<{ worst: string }>("SELECT worst_micros::text AS worst FROM spend_reservations WHERE id = $1", [s.reservationId]);
+    expect(Number(held!.worst)).toBeLessThanOrEqual(11_250);
+    expect((await h.ledger.spent(tokenClientId(token))).clientHourUsd).toBeLessThanOrEqual(0.05);
   });
 
   it("429 'request' when the input alone is over the per-request cap; nothing is held", async () => {

@@ -55,3 +55,52 @@ describe("usageFrom and generatedText", () => {
     expect(generatedText({ error: "x" })).toBe("");
   });
 });
+
+describe("the key split across events", () => {
+  const KEY = "fake-key-split-under-test-77aa";
+  const chunk = (content: string, extra: Record<string, unknown> = {}) => `data: ${JSON.stringify({ id: "c1", model: "m", choices: [{ index: 0, delta: { content }, ...extra }] })}\n\n`;
+  const contentOf = (sse: string) =>
+    sse
+      .split("\n\n")
+      .filter((e) => e.startsWith("data: {"))
+      .map((e) => (JSON.parse(e.slice(6)) as { choices: { delta?: { content?: string } }[] }).choices.map((c) => c.delta?.content ?? "").join(""))
+      .join("");
+
+  /** A deterministic generator, so a failure names its seed. */
+  const rng = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+
+  it.each(Array.from({ length: 40 }, (_, i) => i + 1))("text cut at random (seed %i): the key never leaves, in pieces or whole, and the rest is intact", (seed) => {
+    const next = rng(seed);
+    const parts = ["start ", KEY, " mid ", KEY.slice(0, 12), "x ", KEY.slice(0, 1), KEY, KEY, " f", "a", "k", "e end"];
+    const text = parts.join("");
+    const cuts: string[] = [];
+    for (let i = 0; i < text.length; ) {
+      const n = 1 + Math.floor(next() * 9);
+      cuts.push(text.slice(i, i + n));
+      i += n;
+    }
+    const t = new SseTally(KEY);
+    let out = "";
+    for (const c of cuts) out += t.push(new TextEncoder().encode(chunk(c))).join("");
+    out += t.push(new TextEncoder().encode(chunk("", { finish_reason: "stop" }) + "data: [DONE]\n\n")).join("");
+    out += t.flush();
+    expect(contentOf(out)).toBe(text.split(KEY).join("[redacted]"));
+    // Pieces longer than the near-miss "fake-key-spl" never appear; nor does the key whole.
+    expect(out).not.toContain(KEY.slice(0, 13));
+    expect(out).not.toContain(KEY.slice(12));
+    expect(out.trimEnd().endsWith("data: [DONE]")).toBe(true);
+  });
+
+  it("text held back at the end of a stream with no closing chunk is relayed before [DONE]", () => {
+    const t = new SseTally(KEY);
+    const out = [...t.push(new TextEncoder().encode(chunk("ends with fake-k") + "data: [DONE]\n\n")), t.flush()].join("");
+    expect(contentOf(out)).toBe("ends with fake-k");
+    expect(out.indexOf("fake-k")).toBeLessThan(out.indexOf("[DONE]"));
+  });
+
+  it("a stream with no sign of the key is relayed byte for byte", () => {
+    const t = new SseTally(KEY);
+    const stream = chunk("nothing to see") + chunk("here either") + "data: [DONE]\n\n";
+    expect(t.push(new TextEncoder().encode(stream)).join("") + t.flush()).toBe(stream);
+  });
+});

@@ -12,8 +12,8 @@ export interface Engine {
   name: "pglite" | "postgres";
   /** Why this engine's tests are skipped here, or undefined when it runs. */
   skip?: string;
-  /** A new, empty database; every call is a different one. */
-  fresh(): Promise<{ open(): Promise<Sql>; remove(): Promise<void> }>;
+  /** A new, empty database; every call is a different one. databaseUrl: PostgreSQL's, for a server process to open (DATABASE_URL). */
+  fresh(): Promise<{ open(): Promise<Sql>; remove(): Promise<void>; databaseUrl?: string }>;
 }
 
 const PG_URL = process.env.REVERIE_TEST_DATABASE_URL;
@@ -35,7 +35,7 @@ export const postgres: Engine = {
     await admin(`CREATE DATABASE ${name}`);
     const url = new URL(PG_URL);
     url.pathname = `/${name}`;
-    return { open: () => openSql({ databaseUrl: url.toString() }), remove: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+    return { open: () => openSql({ databaseUrl: url.toString() }), remove: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`), databaseUrl: url.toString() };
   },
 };
 

@@ -34,7 +34,7 @@ for (const engine of engines) {
         "SELECT (SELECT sum(pending_micros)::text FROM spend_counters) AS pending, (SELECT count(*)::int FROM spend_reservations WHERE status = 'pending') AS n",
       ))[0];
 
-    it("holds the worst case, and settling below, equal to and above the hold records what was really spent", async () => {
+    it("holds the worst case; a settle below or at the hold records it, one above is settled at the hold and kept as an overrun", async () => {
       const clock = clockAt("2031-01-01T10:15:00Z");
       const ledger = openLedger(sql, CAPS, { now: clock.now });
       const a = await ledger.reserve("alice", 0.4, { model: "m1" });
@@ -47,12 +47,20 @@ for (const engine of engines) {
       const b = await ledger.reserve("alice", 0.4);
       if (!b.ok) throw new Error("refused");
       await ledger.settle(b.id, 0.4);
-      // Upstream may report more than was held: the ledger keeps the truth, not the hold.
+      // Upstream may report more than was held: the caps hold whatever it says, so the hold is what is charged.
       const c = await ledger.reserve("alice", 0.3);
       if (!c.ok) throw new Error("refused");
       await ledger.settle(c.id, 0.35);
-      expect(await ledger.spent("alice")).toEqual({ clientHourUsd: 0.85, clientDayUsd: 0.85, globalDayUsd: 0.85 });
-      expect(await ledger.spent("bob")).toEqual({ clientHourUsd: 0, clientDayUsd: 0, globalDayUsd: 0.85 });
+      expect(await ledger.spent("alice")).toEqual({ clientHourUsd: 0.8, clientDayUsd: 0.8, globalDayUsd: 0.8 });
+      expect(await ledger.spent("bob")).toEqual({ clientHourUsd: 0, clientDayUsd: 0, globalDayUsd: 0.8 });
+      expect(await sql.query("SELECT actual_micros::int AS actual, reported_micros::int AS reported FROM spend_reservations WHERE id = $1", [c.id])).toEqual([
+        { actual: 300_000, reported: 350_000 },
+      ]);
+      expect(await ledger.report("alice")).toEqual({
+        client: { hourUsd: 0.8, dayUsd: 0.8 },
+        global: { dayUsd: 0.8, pendingUsd: 0, overruns: 1 },
+        resetsAt: { hour: new Date("2031-01-01T11:00:00Z"), day: new Date("2031-01-02T00:00:00Z") },
+      });
 
       const rows = await sql.query("SELECT model, worst_micros::int AS worst, actual_micros::int AS actual, usage, status FROM spend_reservations WHERE id = $1", [a.id]);
       expect(rows).toEqual([{ model: "m1", worst: 400_000, actual: 100_000, usage: { inputTokens: 100, outputTokens: 20 }, status: "settled" }]);
@@ -68,7 +76,7 @@ for (const engine of engines) {
       const h1 = await ledger.reserve("carol", 0.5);
       const h2 = await ledger.reserve("carol", 0.4);
       expect([h1.ok, h2.ok]).toEqual([true, true]);
-      expect(await ledger.reserve("carol", 0.2)).toEqual({ ok: false, cap: "client_hour", limitUsd: 1, spentUsd: 0.9, resetsAt: new Date("2031-01-02T11:00:00Z") });
+      expect(await ledger.reserve("carol", 0.2)).toEqual({ ok: false, cap: "client_hour", limitUsd: 1, spentUsd: 0.9, resetsAt: new Date("2031-01-02T11:00:00Z"), headroomUsd: 0.1 });
       // Exactly up to the cap is allowed.
       const fill = await ledger.reserve("carol", 0.1);
       expect(fill.ok).toBe(true);
@@ -84,14 +92,14 @@ for (const engine of engines) {
         }
       }
       clock.set("2031-01-02T13:05:00Z");
-      expect(await ledger.reserve("carol", 0.01)).toEqual({ ok: false, cap: "client_day", limitUsd: 3, spentUsd: 3, resetsAt: new Date("2031-01-03T00:00:00Z") });
+      expect(await ledger.reserve("carol", 0.01)).toEqual({ ok: false, cap: "client_day", limitUsd: 3, spentUsd: 3, resetsAt: new Date("2031-01-03T00:00:00Z"), headroomUsd: 0 });
       expect(await ledger.spent("carol")).toEqual({ clientHourUsd: 0, clientDayUsd: 3, globalDayUsd: 3 });
 
       // The whole server's day, across clients.
       const tight = openLedger(sql, { ...CAPS, globalDayUsd: 3.2 }, { now: clock.now });
       const d1 = await tight.reserve("dave", 0.15);
       expect(d1.ok).toBe(true);
-      expect(await tight.reserve("erin", 0.1)).toEqual({ ok: false, cap: "global_day", limitUsd: 3.2, spentUsd: 3.15, resetsAt: new Date("2031-01-03T00:00:00Z") });
+      expect(await tight.reserve("erin", 0.1)).toEqual({ ok: false, cap: "global_day", limitUsd: 3.2, spentUsd: 3.15, resetsAt: new Date("2031-01-03T00:00:00Z"), headroomUsd: 0.05 });
       if (d1.ok) await tight.settle(d1.id, 0.15);
       expect(await pendingMicros()).toEqual({ pending: "0", n: 0 });
     });
@@ -163,10 +171,34 @@ for (const engine of engines) {
       await expect(ledger.reserve("ivan", -1)).rejects.toThrow("worstUsd must be a number of US dollars between 0 and 1000000000, got -1");
       await expect(ledger.reserve("ivan", Number.NaN)).rejects.toThrow(RangeError);
       await expect(ledger.reserve("", 0.1)).rejects.toThrow("a client id must be a non-empty string");
-      await expect(ledger.settle("x", Number.POSITIVE_INFINITY)).rejects.toThrow("actualUsd must be");
+      await expect(ledger.settle("x", Number.POSITIVE_INFINITY)).rejects.toThrow("reportedUsd must be");
       expect(() => openLedger(sql, { ...CAPS, clientHourUsd: Number.NaN })).toThrow("caps.clientHourUsd must be");
       expect(() => openLedger(sql, CAPS, { reservationTtlMs: 0 })).toThrow("reservationTtlMs must be a positive number");
       expect(await ledger.spent("ivan")).toEqual({ clientHourUsd: 0, clientDayUsd: 0, globalDayUsd: 0 });
+    });
+
+    it("prunes closed reservations of past days and hourly counters of past hours, keeping the days' totals and anything still held", async () => {
+      const clock = clockAt("2031-01-07T23:30:00Z");
+      const ledger = openLedger(sql, CAPS, { now: clock.now });
+      const done = await ledger.reserve("kim", 0.2);
+      if (!done.ok) throw new Error("refused");
+      await ledger.settle(done.id, 0.1);
+      clock.set("2031-01-07T23:40:00Z");
+      const open = await ledger.reserve("kim", 0.3);
+      if (!open.ok) throw new Error("refused");
+      const rowsOf = async () => ({
+        reservations: (await sql.query<{ id: string }>("SELECT id FROM spend_reservations WHERE client_id = 'kim' ORDER BY created_at")).map((r) => r.id),
+        counters: (await sql.query<{ cap: string; starts: string }>("SELECT cap, to_char(starts_at AT TIME ZONE 'UTC', 'DD HH24') AS starts FROM spend_counters WHERE client_id = 'kim' ORDER BY cap")).map((r) => `${r.cap} ${r.starts}`),
+      });
+      clock.set("2031-01-08T01:10:00Z");
+      await ledger.prune();
+      // The settled call of yesterday is gone; the open one and its hour (something is held there) stay, as does the day.
+      expect(await rowsOf()).toEqual({ reservations: [open.id], counters: ["client_day 07 00", "client_hour 07 23"] });
+      await ledger.settle(open.id, 0.3);
+      expect(await ledger.prune()).toBeGreaterThanOrEqual(2);
+      expect(await rowsOf()).toEqual({ reservations: [], counters: ["client_day 07 00"] });
+      clock.set("2031-01-07T23:59:00Z");
+      expect((await ledger.spent("kim")).clientDayUsd).toBe(0.4);
     });
 
     // Last: it closes this engine's database.
@@ -180,6 +212,8 @@ for (const engine of engines) {
       await expect(ledger.settle(held.id, 0.1)).rejects.toBeInstanceOf(LedgerUnavailableError);
       await expect(ledger.spent("judy")).rejects.toBeInstanceOf(LedgerUnavailableError);
       await expect(ledger.expireStale()).rejects.toBeInstanceOf(LedgerUnavailableError);
+      await expect(ledger.report("judy")).rejects.toBeInstanceOf(LedgerUnavailableError);
+      await expect(ledger.prune()).rejects.toBeInstanceOf(LedgerUnavailableError);
     });
   });
 }

@@ -114,6 +114,17 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX guest_messages_mind_time ON guest_messages (mind, created_at)`,
     ],
   },
+  {
+    version: 3,
+    name: "what upstream reported for a call, and pruning by day",
+    statements: [
+      // What the upstream's reported usage priced at, when it differs from what was settled: a call settles at most
+      // its hold (actual_micros), and a report above the hold is an overrun, counted from here.
+      `ALTER TABLE spend_reservations ADD COLUMN reported_micros BIGINT`,
+      // The day's overruns are counted, and closed reservations of past days pruned, by day.
+      `CREATE INDEX spend_reservations_day ON spend_reservations (day_starts_at)`,
+    ],
+  },
 ];
 
 // Any fixed number: every process migrating the same database takes this lock first.

@@ -6,9 +6,15 @@ import "server-only";
 // conditional upsert that checks every cap on the rows as last committed, so
 // two servers (or two requests) can never both squeeze under a cap. The
 // statements, and why they lock the way they do, are in statements.ts.
+//
+// The invariant: money recorded against a client's hour, a client's day or
+// the whole day (settled plus still held) never exceeds that cap. A hold is
+// only added where it fits, a settle moves at most the hold from pending to
+// settled (a report above it is an overrun, recorded, not charged), and an
+// expiry charges exactly the hold.
 import { randomUUID } from "node:crypto";
 import type { TokenUsage } from "../../llm/price";
-import { CLOSE, EXISTS, RESERVE, SPENT, STALE, USED } from "./statements";
+import { CLOSE, DAY_FIGURES, EXISTS, PRUNE_HOURS, PRUNE_RESERVATIONS, RESERVE, SPENT, STALE, USED } from "./statements";
 import { checkUsd, dayStart, hourStart, microsDown, microsUp, nextDay, nextHour, usd } from "./units";
 import type { Sql } from "../db/sql";
 
@@ -17,20 +23,35 @@ export interface Caps { globalDayUsd: number; clientHourUsd: number; clientDayUs
 /**
  * A refusal's spentUsd is what already counts against that cap (settled plus
  * still held); for the "request" cap it is the refused call's own worst case,
- * and resetsAt is now (a smaller request may go at once).
+ * and resetsAt is now (a smaller request may go at once). headroomUsd, when a
+ * period cap refused, is what all three caps could still hold: a call clamped
+ * to it may be tried again at once.
  */
 export type Reservation =
   | { ok: true; id: string; usd: number }
-  | { ok: false; cap: CapName; limitUsd: number; spentUsd: number; resetsAt: Date };
+  | { ok: false; cap: CapName; limitUsd: number; spentUsd: number; resetsAt: Date; headroomUsd?: number };
 export interface Ledger {
   /** Atomically: refuse if worstUsd > requestUsd, or if settled + pending (+ worstUsd) would cross a cap; else hold worstUsd. */
   reserve(clientId: string, worstUsd: number, meta?: { model?: string }): Promise<Reservation>;
-  /** Replace the hold by what was really spent. Idempotent: a second settle of the same id does nothing. */
-  settle(id: string, actualUsd: number, usage?: TokenUsage): Promise<void>;
+  /**
+   * Replace the hold by what the upstream reported, but never by more than the hold: a report above it is kept as
+   * an overrun and settled at the hold. Idempotent: a second settle of the same id does nothing.
+   */
+  settle(id: string, reportedUsd: number, usage?: TokenUsage): Promise<void>;
+  /** A client's settled spend this hour and day, and the whole day's: settled, held, and how many calls overran. */
+  report(clientId: string): Promise<SpendReport>;
   /** What was really spent (settled, including expired reservations at their worst case) in the current periods. */
   spent(clientId: string): Promise<{ clientHourUsd: number; clientDayUsd: number; globalDayUsd: number }>;
   /** Reservations older than the TTL (a server died mid-call) are settled at their worst case: unknown spend is assumed spent, so caps stay safe, and they stop being pending. */
   expireStale(): Promise<number>;
+  /** Deletes closed reservations of past days and hourly counters of past hours (the daily counters are the totals); returns the rows removed. */
+  prune(): Promise<number>;
+}
+
+export interface SpendReport {
+  client: { hourUsd: number; dayUsd: number };
+  global: { dayUsd: number; pendingUsd: number; overruns: number };
+  resetsAt: { hour: Date; day: Date };
 }
 
 /** The ledger's database failed: the proxy answers 503 and forwards nothing. */
@@ -44,6 +65,7 @@ export class LedgerUnavailableError extends Error {
 /** Longer than any call the proxy lets run, so only a call whose server died is expired. */
 export const DEFAULT_RESERVATION_TTL_MS = 15 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
+const PRUNE_EVERY_MS = 3_600_000;
 
 type PeriodCap = Exclude<CapName, "request">;
 // Most binding first: when several caps refuse, name the one that resets last.
@@ -60,6 +82,7 @@ export function openLedger(sql: Sql, caps: Caps, opts: { now?: () => Date; reser
   const ttlMs = opts.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError(`reservationTtlMs must be a positive number, got ${ttlMs}`);
   let lastSweep = -Infinity;
+  let lastPrune = -Infinity;
 
   const periodOf = (clientId: string, at: Date) => [clientId, dayStart(at).toISOString(), hourStart(at).toISOString()];
 
@@ -98,6 +121,22 @@ export function openLedger(sql: Sql, caps: Caps, opts: { now?: () => Date; reser
     }
   }
 
+  async function prune(): Promise<number> {
+    const at = now();
+    try {
+      const reservations = await sql.query(PRUNE_RESERVATIONS, [dayStart(at).toISOString()]);
+      const hours = await sql.query(PRUNE_HOURS, [hourStart(at).toISOString()]);
+      return reservations.length + hours.length;
+    } catch (e) {
+      throw unavailable(e);
+    }
+  }
+
+  async function used(clientId: string, at: Date): Promise<(cap: PeriodCap) => number> {
+    const rows = await sql.query<{ cap: PeriodCap; used: string }>(USED, periodOf(clientId, at));
+    return (cap) => Number(rows.find((r) => r.cap === cap)?.used ?? 0);
+  }
+
   async function hold(clientId: string, worst: number, at: Date, model: string | null): Promise<Reservation> {
     // A period's first row is inserted without the upsert's check, so a hold over a cap on its own is refused here.
     let refused = REPORT_ORDER.filter((cap) => worst > limits[cap]);
@@ -117,11 +156,11 @@ export function openLedger(sql: Sql, caps: Caps, opts: { now?: () => Date; reser
       if (!(took instanceof Refusal)) return { ok: true, id, usd: usd(worst) };
       refused = took.caps;
     }
-    const rows = await sql.query<{ cap: PeriodCap; used: string }>(USED, periodOf(clientId, at));
-    const used = (cap: PeriodCap) => Number(rows.find((r) => r.cap === cap)?.used ?? 0);
+    const of = await used(clientId, at);
     // Most binding first; the check itself said which caps refused, in case the counters moved since.
-    const cap = REPORT_ORDER.find((c) => used(c) + worst > limits[c]) ?? refused[0] ?? "global_day";
-    return { ok: false, cap, limitUsd: usd(limits[cap]), spentUsd: usd(used(cap)), resetsAt: cap === "client_hour" ? nextHour(at) : nextDay(at) };
+    const cap = REPORT_ORDER.find((c) => of(c) + worst > limits[c]) ?? refused[0] ?? "global_day";
+    const headroomUsd = usd(Math.max(0, Math.min(...REPORT_ORDER.map((c) => limits[c] - of(c)))));
+    return { ok: false, cap, limitUsd: usd(limits[cap]), spentUsd: usd(of(cap)), resetsAt: cap === "client_hour" ? nextHour(at) : nextDay(at), headroomUsd };
   }
 
   return {
@@ -136,15 +175,19 @@ export function openLedger(sql: Sql, caps: Caps, opts: { now?: () => Date; reser
           lastSweep = at.getTime();
           await expireStale();
         }
+        if (at.getTime() - lastPrune >= PRUNE_EVERY_MS) {
+          lastPrune = at.getTime();
+          await prune();
+        }
         return await hold(clientId, worst, at, meta?.model ?? null);
       } catch (e) {
         throw unavailable(e);
       }
     },
 
-    async settle(id, actualUsd, usage) {
+    async settle(id, reportedUsd, usage) {
       if (typeof id !== "string" || !id) throw new RangeError("settle needs a reservation id");
-      const actualMicros = microsUp(checkUsd(actualUsd, "actualUsd"));
+      const actualMicros = microsUp(checkUsd(reportedUsd, "reportedUsd"));
       let result: boolean | "unknown";
       try {
         result = await close(id, { actualMicros, usage }, now());
@@ -165,7 +208,25 @@ export function openLedger(sql: Sql, caps: Caps, opts: { now?: () => Date; reser
       }
     },
 
+    async report(clientId) {
+      checkClient(clientId);
+      const at = now();
+      try {
+        const rows = await sql.query<{ cap: PeriodCap; settled: string }>(SPENT, periodOf(clientId, at));
+        const settled = (cap: PeriodCap) => usd(rows.find((r) => r.cap === cap)?.settled ?? 0);
+        const [day] = await sql.query<{ overruns: number; pending: string | null }>(DAY_FIGURES, [dayStart(at).toISOString()]);
+        return {
+          client: { hourUsd: settled("client_hour"), dayUsd: settled("client_day") },
+          global: { dayUsd: settled("global_day"), pendingUsd: usd(day?.pending ?? 0), overruns: Number(day?.overruns ?? 0) },
+          resetsAt: { hour: nextHour(at), day: nextDay(at) },
+        };
+      } catch (e) {
+        throw unavailable(e);
+      }
+    },
+
     expireStale,
+    prune,
   };
 }
 

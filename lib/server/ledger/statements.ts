@@ -38,9 +38,12 @@ SELECT cap, (settled_micros + pending_micros)::text AS used FROM spend_counters
 WHERE (cap, client_id, starts_at) IN ${KEYS}`;
 
 /**
- * Closes reservation $1 as $2: 'settled' at $3 micro-dollars with usage $4
- * (JSON text), or 'expired' ($3 null: at its worst case), at $5; and moves
- * the money on its three counter rows. From pending, the hold leaves pending
+ * Closes reservation $1 as $2: 'settled' on $3 micro-dollars reported with
+ * usage $4 (JSON text), or 'expired' ($3 null: at its worst case), at $5; and
+ * moves the money on its three counter rows. A call is never settled above
+ * its hold: LEAST keeps the amount within it (and the report, above it, is
+ * kept in reported_micros as an overrun). So no counter's settled + pending
+ * ever grows past what RESERVE checked against the cap. From pending, the hold leaves pending
  * and the amount enters settled; from expired (a late settle), the truth
  * replaces the worst case that was assumed. A settled reservation is left
  * alone, and only a pending one expires: the UPDATE's WHERE is re-checked on
@@ -50,7 +53,7 @@ WHERE (cap, client_id, starts_at) IN ${KEYS}`;
 export const CLOSE = `
 WITH closed AS (
   UPDATE spend_reservations
-  SET status = $2, actual_micros = COALESCE($3::bigint, worst_micros), usage = $4::text::jsonb,
+  SET status = $2, actual_micros = LEAST($3::bigint, worst_micros), reported_micros = COALESCE($3::bigint, reported_micros), usage = $4::text::jsonb,
       settled_at = CASE WHEN $2 = 'settled' THEN $5::timestamptz END,
       expired_at = CASE WHEN $2 = 'expired' THEN $5::timestamptz ELSE expired_at END
   WHERE id = $1 AND (status = 'pending' OR ($2 = 'settled' AND status = 'expired'))
@@ -84,3 +87,16 @@ WHERE (cap, client_id, starts_at) IN ${KEYS}`;
 /** Up to 1000 reservations still pending that were made before $1. */
 export const STALE = `
 SELECT id FROM spend_reservations WHERE status = 'pending' AND created_at < $1::timestamptz ORDER BY created_at LIMIT 1000`;
+
+/** The day's overruns (reported above the hold) and what is held now in all: $1 day start. */
+export const DAY_FIGURES = `
+SELECT (SELECT count(*)::int FROM spend_reservations WHERE day_starts_at = $1::timestamptz AND reported_micros > worst_micros) AS overruns,
+       (SELECT pending_micros::text FROM spend_counters WHERE cap = 'global_day' AND client_id = '' AND starts_at = $1::timestamptz) AS pending`;
+
+/**
+ * Pruning: closed reservations of days before $1 (the current day's start),
+ * and hourly counters of hours before $1 (the current hour's start) with
+ * nothing pending. The daily counters stay: they are the days' totals.
+ */
+export const PRUNE_RESERVATIONS = `DELETE FROM spend_reservations WHERE status <> 'pending' AND day_starts_at < $1::timestamptz RETURNING 1`;
+export const PRUNE_HOURS = `DELETE FROM spend_counters WHERE cap = 'client_hour' AND starts_at < $1::timestamptz AND pending_micros = 0 RETURNING 1`;

@@ -16,7 +16,17 @@ export interface ProxyConfig {
   caps: Caps;
   /** Bearer tokens the host hands out; each is a client of its own. */
   tokens: readonly string[];
+  /** The bearer token that may also read the whole proxy's figures from /usage (none: no admin view). */
+  adminToken?: string;
+  /** How long the upstream may stay silent (before answering, or between two reads of its answer) before the call ends with 504. */
+  upstreamTimeoutMs: number;
+  /** Models that may reason without saying so; "*" for all. A cut call of such a model is settled at its hold. */
+  reasoningModels: readonly string[];
+  /** Whether an upstream's error message is relayed to clients (the host's choice; off: only its status). */
+  showUpstreamErrors: boolean;
 }
+
+export const DEFAULT_UPSTREAM_TIMEOUT_S = 120;
 
 export type ProxyConfigResult =
   | { kind: "off" }
@@ -83,13 +93,39 @@ export function parseProxyConfig(env: Env): ProxyConfigResult {
   }
 
   const tokens = list(env.LLM_PROXY_TOKENS);
+  const adminToken = env.LLM_PROXY_ADMIN_TOKEN?.trim() || undefined;
+  if (adminToken && tokens.includes(adminToken)) problems.push("LLM_PROXY_ADMIN_TOKEN must not also be in LLM_PROXY_TOKENS (the admin view is not a client that spends)");
+  const timeoutRaw = env.LLM_PROXY_UPSTREAM_TIMEOUT_S?.trim();
+  const timeoutS = timeoutRaw ? Number(timeoutRaw) : DEFAULT_UPSTREAM_TIMEOUT_S;
+  if (!Number.isFinite(timeoutS) || timeoutS <= 0 || timeoutS > 3600) problems.push(`LLM_PROXY_UPSTREAM_TIMEOUT_S must be a number of seconds between 0 and 3600 (got "${timeoutRaw}")`);
+  const showRaw = env.LLM_PROXY_SHOW_UPSTREAM_ERRORS?.trim() ?? "";
+  if (!["", "0", "1"].includes(showRaw)) problems.push(`LLM_PROXY_SHOW_UPSTREAM_ERRORS must be 1 or 0 (got "${showRaw}")`);
   if (problems.length) {
     return { kind: "invalid", problems, message: `The LLM proxy is not configured correctly, so it will not serve:\n  - ${problems.join("\n  - ")}` };
   }
-  return { kind: "ok", config: { upstreamUrl, apiKey, models, prices, caps, tokens } };
+  return {
+    kind: "ok",
+    config: {
+      upstreamUrl,
+      apiKey,
+      models,
+      prices,
+      caps,
+      tokens,
+      adminToken,
+      upstreamTimeoutMs: timeoutS * 1000,
+      reasoningModels: list(env.LLM_PROXY_REASONING_MODELS),
+      showUpstreamErrors: showRaw === "1",
+    },
+  };
 }
 
 /** The price of a model the proxy offers (undefined for one it does not). */
 export function priceOf(config: ProxyConfig, model: string): Price | undefined {
   return config.models.includes(model) ? config.prices[model] : undefined;
+}
+
+/** Whether a model may spend reasoning tokens that its stream does not show (the host says so in LLM_PROXY_REASONING_MODELS). */
+export function mayReasonUnseen(config: ProxyConfig, model: string): boolean {
+  return config.reasoningModels.includes("*") || config.reasoningModels.includes(model);
 }

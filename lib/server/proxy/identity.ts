@@ -47,6 +47,13 @@ function cookieValue(header: string | null, name: string): string | undefined {
   return undefined;
 }
 
+/** Whether `request` carries `Authorization: Bearer <token>` for exactly this token (none configured: never). */
+export function bearsToken(request: Request, token: string | undefined): boolean {
+  if (!token) return false;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "");
+  return m?.[1] !== undefined && knownToken(m[1], [token]) !== undefined;
+}
+
 /**
  * Identify the caller of `request`. `cookieSecret` is only asked for when
  * there is no bearer token (it lives in SQL). An Authorization header that

@@ -2,20 +2,24 @@ import "server-only";
 // The spend-capped proxy's two endpoints, as functions of a Request and their
 // dependencies (configuration, ledger, cookie secret), so tests call them
 // with a real ledger and a real upstream. Top to bottom: who is calling, is
-// the request sound, what is the most it can cost, reserve that, forward,
-// settle on what it really cost.
-import { costUsd, maxOutputWithin, worstCaseUsd, type TokenUsage } from "../../llm/price";
+// the request sound, what is the most it can cost, reserve that (clamping the
+// answer's allowance to what the caps have left), forward, settle on what it
+// really cost (settlement.ts), never above the hold.
+import { maxOutputWithin, worstCaseUsd, type Price, type TokenUsage } from "../../llm/price";
 import { identify, type Identity } from "./identity";
 import type { Ledger, Reservation } from "../ledger/ledger";
-import { priceOf, type ProxyConfig } from "./config";
-import { forward, type Outcome } from "./forward";
+import { mayReasonUnseen, priceOf, type ProxyConfig } from "./config";
+import { forward } from "./forward";
 import { errorResponse, keyScrubber, withCookie } from "./http";
 import { parseChatRequest } from "./request";
+import { asksForReasoning, settleAmount, type Basis, type CallEnd, type Margins, type Outcome } from "./settlement";
 import { inputTokens, reservedInputTokens } from "./tokens";
 
 export interface ProxyDeps {
   config: ProxyConfig;
   ledger: Ledger;
+  /** Each model's margin on the worst case, grown by overruns (process-wide). */
+  margins: Margins;
   /** The key that signs anonymous client cookies (kept in SQL). */
   cookieSecret: () => Promise<Buffer>;
   /** Where the proxy's own log lines go; never given request headers or the key. */
@@ -32,6 +36,9 @@ export interface Settlement {
   usd: number;
   usage: TokenUsage;
   outcome: Outcome;
+  basis: Basis;
+  /** The upstream reported more than was held; settled at the hold. */
+  overrun: boolean;
 }
 
 /** The output allowance when a request names none; still clamped to the request cap. */
@@ -44,7 +51,7 @@ const ledgerDown = (what: string) =>
 
 type Who = { ok: true; clientId: string; setCookie?: string } | { ok: false; response: Response };
 
-async function who(request: Request, deps: Pick<ProxyDeps, "config" | "cookieSecret">): Promise<Who> {
+export async function who(request: Request, deps: Pick<ProxyDeps, "config" | "cookieSecret">): Promise<Who> {
   let id: Identity;
   try {
     id = await identify(request, deps.config.tokens, deps.cookieSecret);
@@ -86,45 +93,74 @@ export async function handleChatCompletions(request: Request, deps: ProxyDeps): 
   const price = priceOf(config, body.model);
   if (!price) return reply(errorResponse(400, "invalid_request", `model '${body.model}' has no price`));
 
+  const margin = deps.margins.of(body.model);
   const counted = inputTokens(body);
   const reservedIn = reservedInputTokens(counted);
-  const fits = maxOutputWithin(price, reservedIn, config.caps.requestUsd - CAP_ROUNDING_USD);
-  if (fits < 1) return reply(capResponse({ ok: false, cap: "request", limitUsd: config.caps.requestUsd, spentUsd: 0, resetsAt: now() }, now()));
+  const allowance = (capUsd: number) => maxOutputWithin(price, reservedIn, (capUsd - CAP_ROUNDING_USD) / margin);
+  const worstOf = (maxOut: number) => worstCaseUsd(price, reservedIn, maxOut) * margin;
+  if (allowance(config.caps.requestUsd) < 1) return reply(capResponse({ ok: false, cap: "request", limitUsd: config.caps.requestUsd, spentUsd: 0, resetsAt: now() }, now()));
   const asked = body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS;
-  const maxOut = Math.min(asked, fits);
-  const worst = worstCaseUsd(price, reservedIn, maxOut);
+  let maxOut = Math.min(asked, allowance(config.caps.requestUsd));
 
   let reservation: Reservation;
   try {
-    reservation = await ledger.reserve(caller.clientId, worst, { model: body.model });
+    reservation = await ledger.reserve(caller.clientId, worstOf(maxOut), { model: body.model });
+    // The caps cannot hold this answer's whole allowance, but a shorter one fits: send that (the worst case must fit).
+    const clamped = !reservation.ok && reservation.headroomUsd !== undefined ? allowance(reservation.headroomUsd) : 0;
+    if (clamped >= 1 && clamped < maxOut) {
+      maxOut = clamped;
+      reservation = await ledger.reserve(caller.clientId, worstOf(maxOut), { model: body.model });
+    }
   } catch (e) {
     log(`llm proxy: reserve failed: ${scrub((e as Error).message)}`);
     return reply(ledgerDown("could not reserve"));
   }
   if (!reservation.ok) return reply(capResponse(reservation, now()));
-  const reservationId = reservation.id;
+  const held = reservation;
+  const mayReason = mayReasonUnseen(config, body.model) || asksForReasoning(body);
 
-  const settle = (usage: TokenUsage, outcome: Outcome) => {
-    const actualUsd = costUsd(price, usage);
+  const settle = (end: CallEnd) => {
+    const amount = settleAmount(end, { price, heldUsd: held.usd, inputTokens: counted, margin, mayReason });
+    if (amount.overrun) overran(deps, body.model, price, amount.reportedUsd, held.usd, amount.usage, log);
+    const settledUsd = Math.min(amount.reportedUsd, held.usd);
     // After the answer has gone out: PGlite runs in this thread, and the client should not wait for the bookkeeping.
     // A settle that fails (or a process that dies first) leaves the hold, which expireStale settles at its worst case: the caps stay safe.
     setImmediate(() => {
-      ledger.settle(reservationId, actualUsd, usage).then(
-        () => deps.onSettled?.({ reservationId, clientId: caller.clientId, model: body.model, usd: actualUsd, usage, outcome }),
-        (e: unknown) => log(`llm proxy: settle of ${reservationId} (${outcome}) failed: ${scrub((e as Error).message)}`),
+      ledger.settle(held.id, amount.reportedUsd, amount.usage).then(
+        () => deps.onSettled?.({ reservationId: held.id, clientId: caller.clientId, model: body.model, usd: settledUsd, usage: amount.usage, outcome: end.outcome, basis: amount.basis, overrun: amount.overrun }),
+        (e: unknown) => log(`llm proxy: settle of ${held.id} (${end.outcome}) failed: ${scrub((e as Error).message)}`),
       );
     });
   };
 
   // Always send the (clamped) allowance, in the field the client used, so the worst case really bounds the call.
   const { max_tokens: _mt, max_completion_tokens: _mct, ...rest } = body;
-  const allowance = body.max_completion_tokens !== undefined ? { max_completion_tokens: maxOut } : { max_tokens: maxOut };
+  const limit = body.max_completion_tokens !== undefined ? { max_completion_tokens: maxOut } : { max_tokens: maxOut };
   const stream = body.stream === true;
-  const upstreamBody: Record<string, unknown> = { ...rest, ...allowance };
+  const upstreamBody: Record<string, unknown> = { ...rest, ...limit };
   if (stream) upstreamBody.stream_options = { ...(isObject(body.stream_options) ? body.stream_options : {}), include_usage: true };
 
   return reply(
-    await forward({ upstreamUrl: config.upstreamUrl, apiKey: config.apiKey, body: upstreamBody, stream, signal: request.signal, inputTokens: counted, settle, scrub, log }),
+    await forward({
+      upstreamUrl: config.upstreamUrl,
+      apiKey: config.apiKey,
+      body: upstreamBody,
+      stream,
+      signal: request.signal,
+      settle,
+      log,
+      timeoutMs: config.upstreamTimeoutMs,
+      showUpstreamErrors: config.showUpstreamErrors,
+    }),
+  );
+}
+
+/** An upstream reported more than the hold: say so with the figures, and hold more for this model from now on. */
+function overran(deps: ProxyDeps, model: string, price: Price, reportedUsd: number, heldUsd: number, usage: TokenUsage, log: (line: string) => void) {
+  const margin = deps.margins.grow(model, reportedUsd, heldUsd);
+  log(
+    `llm proxy: overrun: ${model} reported ${usage.inputTokens} input + ${usage.outputTokens} output tokens = ${usd(reportedUsd)} ` +
+      `(at ${price.input}/${price.output} USD per million), over the ${usd(heldUsd)} held; settled at ${usd(heldUsd)}; its margin is now ×${margin}`,
   );
 }
 

@@ -7,11 +7,14 @@ import { openLedger, type Ledger } from "../ledger/ledger";
 import { handleChatCompletions, handleModels, type ProxyDeps } from "./routes";
 import { parseProxyConfig, type ProxyConfig, type ProxyConfigResult } from "./config";
 import { errorResponse } from "./http";
+import { Margins } from "./settlement";
+import { handleUsage } from "./usage";
 import { serverSecret } from "../db/secrets";
 import { serverSql, type Sql } from "../db/sql";
 
 let parsed: ProxyConfigResult | undefined;
 const ledgers = new WeakMap<Sql, Ledger>();
+const margins = new Margins();
 
 /** The environment is read once per process: a change needs a restart, as `npm start`'s check does. */
 function config(): ProxyConfigResult {
@@ -34,7 +37,7 @@ async function ready(cfg: ProxyConfig): Promise<Ready> {
   let ledger = ledgers.get(sql);
   if (!ledger) ledgers.set(sql, (ledger = openLedger(sql, cfg.caps)));
   // Stale reservations (a server that died mid-call) are swept by the ledger itself, from reserve.
-  return { ok: true, deps: { config: cfg, ledger, cookieSecret: () => serverSecret(sql, "client-cookie") } };
+  return { ok: true, deps: { config: cfg, ledger, margins, cookieSecret: () => serverSecret(sql, "client-cookie") } };
 }
 
 async function withProxy(handle: (deps: ProxyDeps) => Promise<Response>): Promise<Response> {
@@ -47,9 +50,10 @@ async function withProxy(handle: (deps: ProxyDeps) => Promise<Response>): Promis
 
 export const chatCompletionsRoute = (request: Request) => withProxy((deps) => handleChatCompletions(request, deps));
 export const modelsRoute = (request: Request) => withProxy((deps) => handleModels(request, deps));
+export const usageRoute = (request: Request) => withProxy((deps) => handleUsage(request, deps));
 
 /** Any other path under /api/llm. */
 export function otherLlmRoute(): Response {
   const cfg = config();
-  return cfg.kind === "off" ? notConfigured() : errorResponse(404, "not_found", "no such endpoint (the proxy serves POST /api/llm/v1/chat/completions and GET /api/llm/v1/models)");
+  return cfg.kind === "off" ? notConfigured() : errorResponse(404, "not_found", "no such endpoint (the proxy serves POST /api/llm/v1/chat/completions, GET /api/llm/v1/models and GET /api/llm/v1/usage)");
 }
