@@ -63,8 +63,25 @@ export type WireTrajectory = z.infer<typeof WireTrajectory>;
 export const CreateMind = z.object({ name: z.string().min(1).max(200) });
 export const CreatedMind = z.object({ mind: z.string(), write_token: Token });
 
-/** GET /api/sync/minds/<mind> → 200 SyncState: where to resume. */
-export const SyncState = z.object({ mind: z.string(), name: z.string(), last_seq: z.number().int().nonnegative(), steps: z.number().int().nonnegative() });
+/** What a synced mind holds on the server against its limits (the host's SYNC_MAX_* settings). */
+export const SyncQuota = z.object({
+  bytes: z.number().int().nonnegative(),
+  max_bytes: z.number().int().positive(),
+  steps: z.number().int().nonnegative(),
+  max_steps: z.number().int().positive(),
+  blobs: z.number().int().nonnegative(),
+  max_blobs: z.number().int().positive(),
+});
+export type SyncQuota = z.infer<typeof SyncQuota>;
+
+/** GET /api/sync/minds/<mind> → 200 SyncState: where to resume, and the mind's use of its quota. */
+export const SyncState = z.object({
+  mind: z.string(),
+  name: z.string(),
+  last_seq: z.number().int().nonnegative(),
+  steps: z.number().int().nonnegative(),
+  quota: SyncQuota.optional(),
+});
 export type SyncState = z.infer<typeof SyncState>;
 
 /**
@@ -82,7 +99,7 @@ export const Upload = z.object({
   trajectories: z.array(WireTrajectory).max(100).optional(),
 });
 export type Upload = z.infer<typeof Upload>;
-export const Uploaded = z.object({ last_seq: z.number().int().nonnegative(), added: z.number().int(), skipped: z.number().int() });
+export const Uploaded = z.object({ last_seq: z.number().int().nonnegative(), added: z.number().int(), skipped: z.number().int(), quota: SyncQuota.optional() });
 export type Uploaded = z.infer<typeof Uploaded>;
 export const GapError = ApiError.extend({ error: z.object({ code: z.literal("gap"), message: z.string(), last_seq: z.number().int().nonnegative() }) });
 

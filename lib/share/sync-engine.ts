@@ -5,7 +5,7 @@
 // a closed tab or a second tab picks up where the server is. Over ports: the
 // local mind (lib/store/sync/sync.ts), the HTTP client, the saved state, a clock.
 import type { Clock } from "../mind/ports";
-import { SYNC_LIMITS, type Inbound, type WireStep, type WireTrajectory } from "./api";
+import { SYNC_LIMITS, type Inbound, type SyncQuota, type WireStep, type WireTrajectory } from "./api";
 import { ApiRequestError, type SyncClient } from "./client";
 import { scrubber, scrubStepJson } from "./scrub";
 
@@ -47,6 +47,8 @@ export interface SyncRecord {
   last_seq: number;
   last_sync?: string;
   last_error?: string;
+  /** What the mind holds on the server against its limits, as the server last said. */
+  quota?: SyncQuota;
   links: LocalLink[];
 }
 
@@ -72,6 +74,9 @@ export const DEBOUNCE_MS = 60;
 /** With nothing to wake it, a pass runs this often anyway (a missed wake costs at most this). */
 const IDLE_MS = 30_000;
 const BACKOFF_MS = [1000, 2000, 5000, 10_000];
+/** Over a server quota, retrying soon only sends the same refused batch again: wait this long (or for the host to raise it). */
+const QUOTA_BACKOFF_MS = 5 * 60_000;
+const overQuota = (e: unknown) => e instanceof ApiRequestError && (e.code === "quota" || e.code === "rate_limited");
 /** Room left in a request body for the envelope around the steps. */
 const ENVELOPE_BYTES = 64 * 1024;
 
@@ -116,7 +121,9 @@ export function syncEngine({ client, local, state, clock }: SyncDeps) {
     const scrub = scrubber(await local.heldKeys());
     const trajs = new Map((await local.trajectories()).map((t) => [t.traj, t]));
     const sentTrajs = new Set<string>();
-    let serverLast = (await client.state(mind, token)).last_seq;
+    const server = await client.state(mind, token);
+    let serverLast = server.last_seq;
+    let quota = server.quota;
     let cursor = serverLast;
     let added = 0;
     const problems: string[] = [];
@@ -171,15 +178,16 @@ export function syncEngine({ client, local, state, clock }: SyncDeps) {
       for (const t of newTrajs) sentTrajs.add(t.traj);
       added += res.uploaded.added;
       serverLast = res.uploaded.last_seq;
+      quota = res.uploaded.quota ?? quota;
       const at = new Date(clock.now()).toISOString();
-      await state.update((r) => ({ ...r, last_seq: serverLast, last_sync: at }));
+      await state.update((r) => ({ ...r, last_seq: serverLast, last_sync: at, quota }));
     }
     // A pass that found nothing new and nothing wrong leaves the record alone (it runs every second while an invite is open).
     const error = problems.length ? problems.join("; ") : undefined;
     const before = await state.get();
-    if (added > 0 || before?.last_error !== error || !before?.last_sync || before.last_seq !== serverLast) {
+    if (added > 0 || before?.last_error !== error || !before?.last_sync || before.last_seq !== serverLast || before.quota?.bytes !== quota?.bytes) {
       const at = new Date(clock.now()).toISOString();
-      await state.update((r) => ({ ...r, last_seq: serverLast, last_sync: at, last_error: error }));
+      await state.update((r) => ({ ...r, last_seq: serverLast, last_sync: at, last_error: error, quota }));
     }
     return added;
   }
@@ -220,6 +228,7 @@ export function syncEngine({ client, local, state, clock }: SyncDeps) {
         stop.abort();
       };
       let failures = 0;
+      let quota = false;
       while (!signal.aborted) {
         const rec = await state.get().catch(() => null);
         if (!rec?.enabled) {
@@ -233,11 +242,12 @@ export function syncEngine({ client, local, state, clock }: SyncDeps) {
         } catch (e) {
           await reportError(e).catch(() => undefined);
           failures++;
+          quota = overQuota(e);
         }
         if (signal.aborted) return;
         if (failures) {
           // Backing off: new steps wait for the retry rather than hammering a server that is down.
-          await clock.sleep(BACKOFF_MS[Math.min(failures, BACKOFF_MS.length) - 1] ?? 10_000, signal);
+          await clock.sleep(quota ? QUOTA_BACKOFF_MS : (BACKOFF_MS[Math.min(failures, BACKOFF_MS.length) - 1] ?? 10_000), signal);
           continue;
         }
         await wakeOr(activeInvite(rec) ? INBOX_POLL_MS : IDLE_MS);

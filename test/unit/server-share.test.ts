@@ -252,10 +252,10 @@ for (const engine of engines) {
         traj: "root",
         json: JSON.stringify({ type: "message", step_id: id, ts: new Date().toISOString(), source: "invite", from: "Bo", to: "Ada", content }),
       });
-      expect(await (await upload(app, m, 1, [asStep(2, sent[0]!, "hello")])).json()).toEqual({ last_seq: 2, added: 1, skipped: 0 });
+      expect(await (await upload(app, m, 1, [asStep(2, sent[0]!, "hello")])).json()).toMatchObject({ last_seq: 2, added: 1, skipped: 0 });
       expect((await inbox()).map((x: { id: string }) => x.id)).toEqual([sent[1]]);
       // Delivered again after a crash between upload and its answer: skipped, not doubled.
-      expect(await (await upload(app, m, 1, [asStep(2, sent[0]!, "hello"), asStep(3, sent[1]!, "are you there?")])).json()).toEqual({ last_seq: 3, added: 1, skipped: 1 });
+      expect(await (await upload(app, m, 1, [asStep(2, sent[0]!, "hello"), asStep(3, sent[1]!, "are you there?")])).json()).toMatchObject({ last_seq: 3, added: 1, skipped: 1 });
       expect(await inbox()).toEqual([]);
       expect((await app.call("GET", `/api/sync/minds/${m.mind}/inbox`)).status).toBe(401);
     });

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { openLiveHub, type LiveHub } from "@/lib/server/sharing/live";
 import { sharingFetch, sharingRoutes } from "@/lib/server/sharing/routes";
 import type { Sql } from "@/lib/server/db/sql";
+import { DEFAULT_QUOTAS, type SyncQuotas } from "@/lib/server/sharing/quotas";
 import type { WireStep } from "@/lib/share/api";
 
 export const ORIGIN = "http://app.test";
@@ -18,9 +19,10 @@ export interface App {
 }
 
 /** One server instance over `sql`: its own live hub, as a separate process would have. */
-export function instance(sql: Sql, opts: { pollMs?: number; heartbeatMs?: number; maxQueuedBytes?: number } = {}): App {
+export function instance(sql: Sql, opts: { pollMs?: number; heartbeatMs?: number; maxQueuedBytes?: number; maxPerLink?: number; quotas?: Partial<SyncQuotas> } = {}): App {
   const live = openLiveHub(sql, { pollMs: opts.pollMs ?? 2_000 });
-  const fetch = sharingFetch(sharingRoutes(async () => ({ sql, live, stream: { heartbeatMs: opts.heartbeatMs, maxQueuedBytes: opts.maxQueuedBytes } })));
+  const quotas = { ...DEFAULT_QUOTAS, ...opts.quotas };
+  const fetch = sharingFetch(sharingRoutes(async () => ({ sql, live, quotas, stream: { heartbeatMs: opts.heartbeatMs, maxQueuedBytes: opts.maxQueuedBytes, maxPerLink: opts.maxPerLink } })));
   return {
     sql,
     live,

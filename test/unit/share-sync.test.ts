@@ -97,6 +97,10 @@ describe.each(engines)("sync engine against the sharing routes ($name)", (engine
     expect(rec?.last_error).toBeUndefined();
     expect(rec?.write_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(await pendingSteps(db, mindId, rec?.last_seq ?? 0)).toBe(0);
+    // What the server holds against the mind's quota, as it said: the share bar shows it.
+    const [held] = await sql.query<{ bytes: string; steps: string; blobs: string }>("SELECT bytes::text, step_count::text AS steps, blob_count::text AS blobs FROM sync_minds");
+    expect(rec?.quota).toMatchObject({ bytes: Number(held!.bytes), steps: 4, blobs: 1, max_bytes: 256 * 1024 * 1024 });
+    expect(Number(held!.bytes)).toBeGreaterThan(0);
 
     const { mind, token: write } = await token();
     const link = await syncClient(fetchPort, BASE).createLink(mind, write, { kind: "live" });

@@ -125,6 +125,27 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX spend_reservations_day ON spend_reservations (day_starts_at)`,
     ],
   },
+  {
+    version: 4,
+    name: "who made a synced mind, and what it holds, for the sync quotas",
+    statements: [
+      // The client (signed cookie id) and address a mind was created from: creation is rate-limited and counted per client.
+      `ALTER TABLE sync_minds ADD COLUMN client_id TEXT`,
+      `ALTER TABLE sync_minds ADD COLUMN client_addr TEXT`,
+      // What the mind holds, kept with every write in the same transaction, so a quota check reads one row.
+      `ALTER TABLE sync_minds ADD COLUMN bytes BIGINT NOT NULL DEFAULT 0`,
+      `ALTER TABLE sync_minds ADD COLUMN step_count BIGINT NOT NULL DEFAULT 0`,
+      `ALTER TABLE sync_minds ADD COLUMN blob_count BIGINT NOT NULL DEFAULT 0`,
+      `UPDATE sync_minds m SET
+         step_count = (SELECT count(*) FROM sync_steps s WHERE s.mind = m.id),
+         blob_count = (SELECT count(*) FROM sync_blobs b WHERE b.mind = m.id),
+         bytes = COALESCE((SELECT sum(octet_length(json)) FROM sync_steps s WHERE s.mind = m.id), 0)
+               + COALESCE((SELECT sum(octet_length(content)) FROM sync_blobs b WHERE b.mind = m.id), 0)`,
+      `CREATE INDEX sync_minds_client ON sync_minds (client_id, created_at)`,
+      `CREATE INDEX sync_minds_addr ON sync_minds (client_addr, created_at)`,
+      `CREATE INDEX sync_minds_created ON sync_minds (created_at)`,
+    ],
+  },
 ];
 
 // Any fixed number: every process migrating the same database takes this lock first.

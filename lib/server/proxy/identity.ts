@@ -3,10 +3,10 @@ import "server-only";
 // a client of its own), else an anonymous id in a signed cookie. The caps are
 // per client, so an id must not be forgeable: the cookie carries an HMAC, and
 // a missing or forged one is replaced by a fresh id.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { issueCookieId, signedCookieId } from "../http/signed-cookie";
 
 export const CLIENT_COOKIE = "reverie_client";
-const COOKIE_MAX_AGE_S = 400 * 24 * 3600; // browsers cap cookie lifetimes at 400 days
 
 export type Identity =
   | { ok: true; clientId: string; /** Set when a new anonymous id was issued. */ setCookie?: string }
@@ -23,28 +23,6 @@ function knownToken(given: string, tokens: readonly string[]): string | undefine
   let hit: string | undefined;
   for (const t of tokens) if (timingSafeEqual(g, sha256(t)) && hit === undefined) hit = t;
   return hit;
-}
-
-const sign = (secret: Buffer, id: string) => createHmac("sha256", secret).update(id).digest("base64url");
-
-function verifiedCookieId(value: string | undefined, secret: Buffer): string | undefined {
-  if (!value) return undefined;
-  const dot = value.lastIndexOf(".");
-  if (dot <= 0) return undefined;
-  const id = value.slice(0, dot);
-  if (!/^[A-Za-z0-9_-]{16,64}$/.test(id)) return undefined;
-  const given = Buffer.from(value.slice(dot + 1), "base64url");
-  const want = Buffer.from(sign(secret, id), "base64url");
-  return given.length === want.length && timingSafeEqual(given, want) ? id : undefined;
-}
-
-function cookieValue(header: string | null, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }
 
 /** Whether `request` carries `Authorization: Bearer <token>` for exactly this token (none configured: never). */
@@ -69,10 +47,8 @@ export async function identify(request: Request, tokens: readonly string[], cook
     return { ok: true, clientId: tokenClientId(token) };
   }
   const secret = await cookieSecret();
-  const existing = verifiedCookieId(cookieValue(request.headers.get("cookie"), CLIENT_COOKIE), secret);
+  const existing = signedCookieId(request, CLIENT_COOKIE, secret);
   if (existing) return { ok: true, clientId: `anon:${existing}` };
-  const id = randomBytes(16).toString("base64url");
-  const secure = new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
-  const setCookie = `${CLIENT_COOKIE}=${id}.${sign(secret, id)}; Path=/api/llm; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`;
-  return { ok: true, clientId: `anon:${id}`, setCookie };
+  const fresh = issueCookieId(request, CLIENT_COOKIE, "/api/llm", secret);
+  return { ok: true, clientId: `anon:${fresh.id}`, setCookie: fresh.setCookie };
 }

@@ -4,12 +4,19 @@ import "server-only";
 // last one it saw (Last-Event-ID) after any reconnect.
 import { REVOKED_EVENT, STEP_EVENT } from "@/lib/share/api";
 import type { LiveEvent, LiveHub } from "./live";
+import { apiError } from "./sync-http";
 
 export interface StreamOptions {
   heartbeatMs?: number;
   /** Bytes queued for a viewer that does not read; past it the stream ends and the viewer resumes by reconnecting. */
   maxQueuedBytes?: number;
+  /** Streams one link may hold open in this process at once; past it, 429 (each open stream holds a connection and a subscriber). */
+  maxPerLink?: number;
 }
+
+export const MAX_STREAMS_PER_LINK = 100;
+/** Open streams by link id, in this process. */
+const open = new Map<string, number>();
 
 const encoder = new TextEncoder();
 
@@ -20,7 +27,21 @@ export function frame(event: LiveEvent): string {
 export function eventStream(hub: LiveHub, link: { id: string; mind: string }, after: number, signal: AbortSignal, opts: StreamOptions = {}): Response {
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
   const maxQueued = opts.maxQueuedBytes ?? 8 * 1024 * 1024;
-  let cleanup = () => {};
+  const maxPerLink = opts.maxPerLink ?? MAX_STREAMS_PER_LINK;
+  const held = open.get(link.id) ?? 0;
+  if (held >= maxPerLink) {
+    return apiError(429, "too_many_viewers", `this link already has ${held} viewers following it, its limit here; close one, or try again shortly`, {}, { "Retry-After": "10" });
+  }
+  open.set(link.id, held + 1);
+  let counted = true;
+  const release = () => {
+    if (!counted) return;
+    counted = false;
+    const n = (open.get(link.id) ?? 1) - 1;
+    if (n > 0) open.set(link.id, n);
+    else open.delete(link.id);
+  };
+  let cleanup = release;
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
@@ -30,6 +51,7 @@ export function eventStream(hub: LiveHub, link: { id: string; mind: string }, af
         const finish = () => {
           if (done) return;
           done = true;
+          release();
           clearInterval(heartbeat);
           leave?.();
           signal.removeEventListener("abort", finish);

@@ -6,14 +6,19 @@ import { randomUUID } from "node:crypto";
 import { sharePath, Token, type CreatedLink, type LinkInfo, type LinkKind } from "@/lib/share/api";
 import type { Sql } from "../db/sql";
 import { HttpError, notFound } from "./sync-http";
+import { QUOTA_VARS } from "./quotas";
 import { SYNC_CHANNEL } from "./sync-store";
 import { hashToken, newToken, tokenMatches } from "./tokens";
 
 const iso = (v: unknown): string => new Date(v as string | Date).toISOString();
 
-export async function createLink(sql: Sql, mind: string, req: { kind: LinkKind; at_seq?: number; label?: string }): Promise<CreatedLink> {
-  const [m] = await sql.query<{ last_seq: string | number }>("SELECT last_seq FROM sync_minds WHERE id = $1", [mind]);
+/** `maxLinks`: links (revoked ones too: each is a row) one mind may have made. */
+export async function createLink(sql: Sql, mind: string, req: { kind: LinkKind; at_seq?: number; label?: string }, maxLinks: number): Promise<CreatedLink> {
+  const [m] = await sql.query<{ last_seq: string | number; links: number }>("SELECT last_seq, (SELECT count(*)::int FROM share_links WHERE mind = $1) AS links FROM sync_minds WHERE id = $1", [mind]);
   if (!m) throw new HttpError(404, "not_found", "no such mind");
+  if (m.links >= maxLinks) {
+    throw new HttpError(429, "quota", `this mind has made ${m.links} links, its limit (${QUOTA_VARS.linksPerMind}); nothing was created. Share an existing link, or ask the host to raise the limit.`);
+  }
   const last = Number(m.last_seq);
   let atSeq: number | null = null;
   if (req.kind === "snapshot") {

@@ -20,11 +20,15 @@ import { SqlUnavailableError, type Sql } from "../db/sql";
 import { apiError, HttpError, json, noContent, notFound, param, readBody, readJson, route, type Params } from "./sync-http";
 import { authorizeMind, createMind, putBlob, readTrajectories, syncState, uploadSteps } from "./sync-store";
 import { bearerToken } from "./tokens";
+import { syncCreator } from "./client";
+import { DEFAULT_QUOTAS, type SyncQuotas } from "./quotas";
 
 export interface SharingDeps {
   sql: Sql;
   live: LiveHub;
   stream?: StreamOptions;
+  /** The sync API's limits (default: DEFAULT_QUOTAS). */
+  quotas?: SyncQuotas;
 }
 
 const SMALL_BODY = 64 * 1024;
@@ -75,29 +79,32 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
       POST: async (request) => {
         const d = await deps();
         const body = await readJson(request, CreateMind, SMALL_BODY);
-        return json(await createMind(d.sql, body.name), 201);
+        const who = await syncCreator(request, d.sql);
+        const res = json(await createMind(d.sql, body.name, who, d.quotas ?? DEFAULT_QUOTAS), 201);
+        if (who.setCookie) res.headers.append("Set-Cookie", who.setCookie);
+        return res;
       },
     }),
-    mind: r({ GET: asMind(async (d, mind) => json(await syncState(d.sql, mind))) }),
+    mind: r({ GET: asMind(async (d, mind) => json(await syncState(d.sql, mind, d.quotas ?? DEFAULT_QUOTAS))) }),
     steps: r({
       POST: asMind(async (d, mind, request) => {
         const body = await readJson(request, Upload, SYNC_LIMITS.batchBytes, (value) => {
           const steps = (value as { steps?: unknown } | null)?.steps;
           if (Array.isArray(steps) && steps.length > SYNC_LIMITS.batchSteps) throw new HttpError(413, "too_large", `a batch holds at most ${SYNC_LIMITS.batchSteps} steps, not ${steps.length}`);
         });
-        return json(await uploadSteps(d.sql, mind, body));
+        return json(await uploadSteps(d.sql, mind, body, d.quotas ?? DEFAULT_QUOTAS));
       }),
     }),
     blobs: r({
       PUT: asMind(async (d, mind, request, params) => {
         const name = validBlobName(params);
-        await putBlob(d.sql, mind, name, await readBody(request, SYNC_LIMITS.blobBytes));
+        await putBlob(d.sql, mind, name, await readBody(request, SYNC_LIMITS.blobBytes), d.quotas ?? DEFAULT_QUOTAS);
         return noContent();
       }),
     }),
     links: r({
       GET: asMind(async (d, mind) => json({ links: await listLinks(d.sql, mind) })),
-      POST: asMind(async (d, mind, request) => json(await createLink(d.sql, mind, await readJson(request, CreateLink, SMALL_BODY)), 201)),
+      POST: asMind(async (d, mind, request) => json(await createLink(d.sql, mind, await readJson(request, CreateLink, SMALL_BODY), (d.quotas ?? DEFAULT_QUOTAS).linksPerMind), 201)),
     }),
     link: r({
       DELETE: asMind(async (d, mind, _request, params) => {

@@ -6,10 +6,15 @@ import { openLiveHub, type LiveHub } from "./live";
 import { sharingRoutes, type SharingDeps } from "./routes";
 import { serverSql, type Sql } from "../db/sql";
 import { allMethods, apiError, HttpError } from "./sync-http";
+import { parseQuotas, type QuotasResult } from "./quotas";
 
 const hubs = new WeakMap<Sql, LiveHub>();
+/** The environment is read once per process, as the proxy's is; `npm start` refuses bad values before serving. */
+let quotas: QuotasResult | undefined;
 
 async function runtimeDeps(): Promise<SharingDeps> {
+  quotas ??= parseQuotas(process.env);
+  if (!quotas.ok) throw new HttpError(503, "invalid_config", `the sync API's limits are misconfigured: ${quotas.problems.join("; ")}`);
   let sql: Sql;
   try {
     sql = await serverSql();
@@ -19,7 +24,7 @@ async function runtimeDeps(): Promise<SharingDeps> {
   }
   let live = hubs.get(sql);
   if (!live) hubs.set(sql, (live = openLiveHub(sql)));
-  return { sql, live };
+  return { sql, live, quotas: quotas.quotas };
 }
 
 const routes = sharingRoutes(runtimeDeps);

@@ -2,22 +2,32 @@ import "server-only";
 // A synced mind on the server: created by its browser's first sync (which
 // gets the write token), then fed batches of steps in the browser's own seq
 // order. Append-only and idempotent by step id; a batch is all or nothing.
+// Every write checks the quotas (sync-quota.ts) in its own transaction, and
+// keeps the mind's counters (bytes, steps, blobs) with it.
 import { randomUUID } from "node:crypto";
 import { SYNC_LIMITS, type SyncState, type Upload, type Uploaded, type WireTrajectory } from "@/lib/share/api";
 import { parseStep } from "@/lib/trajectory/schema";
 import type { Sql } from "../db/sql";
+import type { SyncQuotas } from "./quotas";
+import { checkBlob, checkCreate, checkSteps, quotaOf, type Creator, type Held } from "./sync-quota";
 import { HttpError } from "./sync-http";
 import { hashToken, newToken, tokenMatches } from "./tokens";
 
 /** pg_notify channel: payload is a mind id whose steps or links just changed. */
 export const SYNC_CHANNEL = "reverie_sync";
 
-export async function createMind(sql: Sql, name: string): Promise<{ mind: string; write_token: string }> {
+export async function createMind(sql: Sql, name: string, who: Creator, quotas: SyncQuotas): Promise<{ mind: string; write_token: string }> {
   const mind = randomUUID();
   const token = newToken();
-  await sql.query("INSERT INTO sync_minds (id, name, write_token_hash) VALUES ($1, $2, $3)", [mind, name, hashToken(token)]);
+  await sql.transaction(async (tx) => {
+    await checkCreate(tx, who, quotas);
+    await tx.query("INSERT INTO sync_minds (id, name, write_token_hash, client_id, client_addr) VALUES ($1, $2, $3, $4, $5)", [mind, name, hashToken(token), who.clientId, who.addr]);
+  });
   return { mind, write_token: token };
 }
+
+type HeldRow = { bytes: string | number; step_count: string | number; blob_count: string | number };
+const heldOf = (r: HeldRow): Held => ({ bytes: Number(r.bytes), steps: Number(r.step_count), blobs: Number(r.blob_count) });
 
 /** Refuses (401) unless `token` is this mind's write token; an unknown mind is refused the same way, after the same comparison. */
 export async function authorizeMind(sql: Sql, mind: string, token: string | undefined): Promise<void> {
@@ -26,13 +36,11 @@ export async function authorizeMind(sql: Sql, mind: string, token: string | unde
   if (!tokenMatches(token, rows[0]?.write_token_hash)) throw new HttpError(401, "unauthorized", "wrong write token for this mind (or no such mind)");
 }
 
-export async function syncState(sql: Sql, mind: string): Promise<SyncState> {
-  const [row] = await sql.query<{ name: string; last_seq: string | number; steps: number }>(
-    "SELECT name, last_seq, (SELECT count(*)::int FROM sync_steps WHERE mind = $1) AS steps FROM sync_minds WHERE id = $1",
-    [mind],
-  );
+export async function syncState(sql: Sql, mind: string, quotas: SyncQuotas): Promise<SyncState> {
+  const [row] = await sql.query<{ name: string; last_seq: string | number } & HeldRow>("SELECT name, last_seq, bytes, step_count, blob_count FROM sync_minds WHERE id = $1", [mind]);
   if (!row) throw new HttpError(404, "not_found", "no such mind");
-  return { mind, name: row.name, last_seq: Number(row.last_seq), steps: Number(row.steps) };
+  const held = heldOf(row);
+  return { mind, name: row.name, last_seq: Number(row.last_seq), steps: held.steps, quota: quotaOf(held, quotas) };
 }
 
 type Checked = { seq: number; traj: string; json: string; step_id: string; type: string };
@@ -63,11 +71,11 @@ function checkBatch(upload: Upload): Checked[] {
 }
 
 /** The gap / conflict / idempotent rules of lib/share/api.ts `Upload`, in one transaction. */
-export async function uploadSteps(sql: Sql, mind: string, upload: Upload): Promise<Uploaded> {
+export async function uploadSteps(sql: Sql, mind: string, upload: Upload, quotas: SyncQuotas): Promise<Uploaded> {
   const steps = checkBatch(upload);
   return sql.transaction(async (tx) => {
     // The row lock orders concurrent uploads of one mind (two tabs, two instances).
-    const [row] = await tx.query<{ last_seq: string | number }>("SELECT last_seq FROM sync_minds WHERE id = $1 FOR UPDATE", [mind]);
+    const [row] = await tx.query<{ last_seq: string | number } & HeldRow>("SELECT last_seq, bytes, step_count, blob_count FROM sync_minds WHERE id = $1 FOR UPDATE", [mind]);
     if (!row) throw new HttpError(404, "not_found", "no such mind");
     const last = Number(row.last_seq);
     if (upload.after > last) throw new HttpError(409, "gap", `this batch follows seq ${upload.after} but the server has steps only up to ${last}; resend from ${last}`, { last_seq: last });
@@ -86,13 +94,20 @@ export async function uploadSteps(sql: Sql, mind: string, upload: Upload): Promi
         throw new HttpError(409, "conflict", `seq ${s.seq}: ${why}; nothing was written`, { last_seq: last });
       } else added.push(s);
     }
-    if (added.length) await insertSteps(tx, mind, added);
+    const held = heldOf(row);
+    if (added.length) {
+      const bytes = added.reduce((n, s) => n + Buffer.byteLength(s.json, "utf8"), 0);
+      await checkSteps(tx, held, added.length, bytes, quotas);
+      await insertSteps(tx, mind, added);
+      held.bytes += bytes;
+      held.steps += added.length;
+    }
     if (upload.trajectories?.length) await upsertTrajectories(tx, mind, upload.trajectories);
     const newLast = added[added.length - 1]?.seq ?? last;
-    if (newLast !== last) await tx.query("UPDATE sync_minds SET last_seq = $2 WHERE id = $1", [mind, newLast]);
+    if (newLast !== last) await tx.query("UPDATE sync_minds SET last_seq = $2, bytes = $3, step_count = $4 WHERE id = $1", [mind, newLast, held.bytes, held.steps]);
     // Delivered on COMMIT, to every instance LISTENing (and nothing if this rolls back).
     if (added.length) await tx.query("SELECT pg_notify($1, $2)", [SYNC_CHANNEL, mind]);
-    return { last_seq: newLast, added: added.length, skipped };
+    return { last_seq: newLast, added: added.length, skipped, quota: quotaOf(held, quotas) };
   });
 }
 
@@ -116,11 +131,20 @@ async function upsertTrajectories(tx: Sql, mind: string, trajectories: WireTraje
 }
 
 /** Blobs never change: the same text again is a no-op, different text under the same name is 409. */
-export async function putBlob(sql: Sql, mind: string, name: string, content: string): Promise<void> {
-  const inserted = await sql.query("INSERT INTO sync_blobs (mind, name, content) VALUES ($1, $2, $3) ON CONFLICT (mind, name) DO NOTHING RETURNING name", [mind, name, content]);
-  if (inserted.length) return;
-  const [row] = await sql.query<{ same: boolean }>("SELECT content = $3 AS same FROM sync_blobs WHERE mind = $1 AND name = $2", [mind, name, content]);
-  if (!row?.same) throw new HttpError(409, "conflict", `blob ${name} is already stored with different content (blobs never change)`);
+export async function putBlob(sql: Sql, mind: string, name: string, content: string, quotas: SyncQuotas): Promise<void> {
+  await sql.transaction(async (tx) => {
+    const [row] = await tx.query<HeldRow>("SELECT bytes, step_count, blob_count FROM sync_minds WHERE id = $1 FOR UPDATE", [mind]);
+    if (!row) throw new HttpError(404, "not_found", "no such mind");
+    const [stored] = await tx.query<{ same: boolean }>("SELECT content = $3 AS same FROM sync_blobs WHERE mind = $1 AND name = $2", [mind, name, content]);
+    if (stored) {
+      if (!stored.same) throw new HttpError(409, "conflict", `blob ${name} is already stored with different content (blobs never change)`);
+      return;
+    }
+    const bytes = Buffer.byteLength(content, "utf8");
+    await checkBlob(tx, heldOf(row), bytes, quotas);
+    await tx.query("INSERT INTO sync_blobs (mind, name, content) VALUES ($1, $2, $3)", [mind, name, content]);
+    await tx.query("UPDATE sync_minds SET bytes = bytes + $2, blob_count = blob_count + 1 WHERE id = $1", [mind, bytes]);
+  });
 }
 
 /** A mind's trajectories; given a snapshot's bound, only those with a step at or before it (a later fork's name is later content). */

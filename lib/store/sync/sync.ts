@@ -6,7 +6,7 @@
 import Dexie from "dexie";
 import * as z from "zod";
 import type { Clock } from "../../mind/ports";
-import type { Inbound, LinkInfo, LinkKind, WireTrajectory } from "../../share/api";
+import { SyncQuota, type Inbound, type LinkInfo, type LinkKind, type WireTrajectory } from "../../share/api";
 import { syncClient } from "../../share/client";
 import { activeInvite, EMPTY_SYNC, syncEngine, wakeSource, type LocalMind, type SyncEngine, type SyncRecord, type SyncStatePort } from "../../share/sync-engine";
 import { stampStep } from "../../trajectory/schema";
@@ -31,6 +31,8 @@ const SyncRow = z.object({
   last_seq: z.number().int().nonnegative().default(0),
   last_sync: z.string().optional(),
   last_error: z.string().optional(),
+  // A quota that does not parse (an older server's, say) is dropped, not the whole record.
+  quota: SyncQuota.optional().catch(undefined),
   links: z.array(LocalLinkRow).default([]),
 });
 
