@@ -9,7 +9,7 @@ import { mktemp } from "@/lib/shell/commands/mktemp";
 import { put } from "@/lib/shell/commands/put";
 import { sub } from "@/lib/shell/commands/sub";
 import { view, VIEW_MAX_LINES } from "@/lib/shell/commands/view";
-import { yes, YES_MAX_BYTES } from "@/lib/shell/commands/yes";
+import { yes, YES_CUT_NOTE, YES_MAX_BYTES } from "@/lib/shell/commands/yes";
 import { WORKSPACE } from "@/lib/shell/limits";
 
 /** Predictable uuids: 00000001-0000-4000-8000-000000000001, …02, … */
@@ -302,19 +302,19 @@ describe("mktemp", () => {
 describe("yes", () => {
   const run = (...args: string[]) => yes.run(args, io(), {});
 
-  it("repeats y until 64 KiB", async () => {
+  it("repeats y until 64 KiB, and says it stopped there", async () => {
     expect(YES_MAX_BYTES).toBe(65536);
-    expect(await run()).toEqual(out("y\n".repeat(32768)));
+    expect(await run()).toEqual({ ...out("y\n".repeat(32768)), stderr: "[reverie] yes stopped after 64 KiB (this shell's pipes pass whole outputs, not streams)\n" });
   });
 
   it("joins its arguments and counts bytes, so multibyte lines stay whole", async () => {
-    expect(await run("hello", "world")).toEqual(out("hello world\n".repeat(5461)));
-    expect(await run("é")).toEqual(out("é\n".repeat(21845)));
+    expect((await run("hello", "world")).stdout).toBe("hello world\n".repeat(5461));
+    expect((await run("é")).stdout).toBe("é\n".repeat(21845));
   });
 
   it("prints a line longer than the cap once", async () => {
     const long = "z".repeat(70_000);
-    expect(await run(long)).toEqual(out(`${long}\n`));
+    expect(await run(long)).toEqual({ ...out(`${long}\n`), stderr: YES_CUT_NOTE });
     expect(await run("--help")).toEqual(out(`${yes.usage}\n`));
   });
 });
@@ -332,9 +332,10 @@ describe("inside just-bash", () => {
       );
     const bash = new Bash({ fs, cwd: WORKSPACE, customCommands: [wrap(yes, {}), wrap(put, {}), wrap(view, {}), wrap(mktemp, ports)] });
     const result = await bash.exec("yes | head -3\necho hi | put notes/a.txt\ncat notes/a.txt\nt=$(mktemp)\necho \"made $t\"\necho 'héllo ✓' | put u.txt\nview u.txt\n");
-    expect({ stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode }).toEqual(
-      out("y\ny\ny\nwrote notes/a.txt (3 bytes)\nhi\nmade /tmp/tmp.0000000001\nwrote u.txt (11 bytes)\n     1\théllo ✓\n"),
-    );
+    expect({ stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode }).toEqual({
+      ...out("y\ny\ny\nwrote notes/a.txt (3 bytes)\nhi\nmade /tmp/tmp.0000000001\nwrote u.txt (11 bytes)\n     1\théllo ✓\n"),
+      stderr: YES_CUT_NOTE,
+    });
     expect(await fs.readFile("/tmp/tmp.0000000001")).toBe("");
   });
 });
