@@ -146,6 +146,51 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX sync_minds_created ON sync_minds (created_at)`,
     ],
   },
+  {
+    version: 5,
+    name: "a running mind's state on the server (the SQL home of the MindState port)",
+    statements: [
+      // The mind's record (its human's settings) and the shell's variables and directory, as the tab keeps them.
+      `ALTER TABLE sync_minds ADD COLUMN settings TEXT`,
+      `ALTER TABLE sync_minds ADD COLUMN shell TEXT`,
+      // One row per step that records a model call: what the caps read.
+      `CREATE TABLE mind_usage (
+        mind TEXT NOT NULL REFERENCES sync_minds (id),
+        step_id TEXT NOT NULL,
+        ts_ms BIGINT NOT NULL,
+        usd DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (mind, step_id)
+      )`,
+      `CREATE INDEX mind_usage_time ON mind_usage (mind, ts_ms)`,
+      // What each model call saw (its context record), whole.
+      `CREATE TABLE mind_contexts (
+        mind TEXT NOT NULL REFERENCES sync_minds (id),
+        step_id TEXT NOT NULL,
+        json TEXT NOT NULL,
+        PRIMARY KEY (mind, step_id)
+      )`,
+      // Sealed summaries, per trajectory: written once, never rewritten.
+      `CREATE TABLE mind_tiers (
+        mind TEXT NOT NULL REFERENCES sync_minds (id),
+        traj TEXT NOT NULL,
+        tier INTEGER NOT NULL,
+        idx INTEGER NOT NULL,
+        json TEXT NOT NULL,
+        PRIMARY KEY (mind, traj, tier, idx)
+      )`,
+      // The workspace (the sandbox's persistent filesystem).
+      `CREATE TABLE mind_files (
+        mind TEXT NOT NULL REFERENCES sync_minds (id),
+        path TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('file', 'dir', 'symlink')),
+        data BYTEA,
+        target TEXT,
+        mode INTEGER NOT NULL,
+        mtime DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (mind, path)
+      )`,
+    ],
+  },
 ];
 
 // Any fixed number: every process migrating the same database takes this lock first.
