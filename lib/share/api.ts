@@ -97,11 +97,30 @@ export const Upload = z.object({
   after: z.number().int().nonnegative(),
   steps: z.array(WireStep).max(SYNC_LIMITS.batchSteps),
   trajectories: z.array(WireTrajectory).max(100).optional(),
+  /** The writer's lease epoch: required once the mind is leased (see Lease), and it must be the current one, else 409 {code:"fenced"}. */
+  epoch: z.number().int().positive().optional(),
 });
 export type Upload = z.infer<typeof Upload>;
 export const Uploaded = z.object({ last_seq: z.number().int().nonnegative(), added: z.number().int(), skipped: z.number().int(), quota: SyncQuota.optional() });
 export type Uploaded = z.infer<typeof Uploaded>;
 export const GapError = ApiError.extend({ error: z.object({ code: z.literal("gap"), message: z.string(), last_seq: z.number().int().nonnegative() }) });
+
+/**
+ * POST /api/sync/minds/<mind>/lease {holder} → 200 Lease: take the mind's
+ * lease (one writer at a time), at a new epoch, if it is free or expired, or
+ * already this holder's; else 409 {code:"leased", holder, expires_at}.
+ * With {holder, epoch}: renew it, or 409 {code:"fenced"} when that epoch is
+ * no longer the lease's. DELETE with {holder, epoch}: let it go (204).
+ * Epochs only grow; a write carrying an older one is refused as fenced.
+ */
+export const LeaseRequest = z.object({
+  holder: z.string().min(1).max(200),
+  epoch: z.number().int().positive().optional(),
+  ttl_s: z.number().int().min(5).max(3600).optional(),
+});
+export type LeaseRequest = z.infer<typeof LeaseRequest>;
+export const Lease = z.object({ holder: z.string(), epoch: z.number().int().positive(), expires_at: z.string() });
+export type Lease = z.infer<typeof Lease>;
 
 /** PUT /api/sync/minds/<mind>/blobs/<name> with the text as body (text/plain) → 204. Idempotent; blobs never change. */
 export const BlobName = z.string().regex(/^[^\0]{1,300}$/).refine((s) => !s.split("/").includes(".."), "no .. in a blob name");

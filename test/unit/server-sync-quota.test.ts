@@ -170,7 +170,8 @@ describe("the counters of minds synced before the quotas", () => {
     const sql = await db.open();
     try {
       // The database as it was at version 3 (openSql migrated it fully: start again from the older tables).
-      await sql.query("DROP TABLE mind_usage, mind_contexts, mind_tiers, mind_files, guest_messages, share_links, sync_trajectories, sync_blobs, sync_steps, sync_minds, spend_reservations, spend_counters, server_secrets, schema_migrations");
+      await sql.query("DROP SCHEMA public CASCADE");
+      await sql.query("CREATE SCHEMA public");
       await migrate(sql, MIGRATIONS.slice(0, 3));
       await sql.query("INSERT INTO sync_minds (id, name, write_token_hash) VALUES ('m1', 'old', '\\x00'::bytea)");
       await sql.query(`INSERT INTO sync_steps (mind, seq, step_id, traj, type, json) VALUES ('m1', 1, 's1', 'root', 'thought', '{"ab":"é"}'), ('m1', 2, 's2', 'root', 'thought', '{}')`);

@@ -191,6 +191,20 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 6,
+    name: "a mind's lease: one writer at a time, fenced by epoch",
+    statements: [
+      // The holder (a tab's sync session or a server runner), an epoch that only grows, and when it lapses unless renewed.
+      `CREATE TABLE mind_leases (
+        mind TEXT PRIMARY KEY REFERENCES sync_minds (id),
+        holder TEXT NOT NULL,
+        epoch BIGINT NOT NULL CHECK (epoch > 0),
+        expires_at TIMESTAMPTZ NOT NULL,
+        renewed_at TIMESTAMPTZ NOT NULL
+      )`,
+    ],
+  },
 ];
 
 // Any fixed number: every process migrating the same database takes this lock first.

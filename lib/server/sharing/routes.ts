@@ -7,6 +7,7 @@ import {
   CreateLink,
   CreateMind,
   GuestMessage,
+  LeaseRequest,
   SYNC_LIMITS,
   Upload,
   type SharedMind,
@@ -21,6 +22,7 @@ import { apiError, HttpError, json, noContent, notFound, param, readBody, readJs
 import { authorizeMind, createMind, putBlob, readTrajectories, syncState, uploadSteps } from "./sync-store";
 import { bearerToken } from "./tokens";
 import { syncCreator } from "./client";
+import { acquireLease, fenced, releaseLease, renewLease } from "../state/lease";
 import { DEFAULT_QUOTAS, type SyncQuotas } from "./quotas";
 
 export interface SharingDeps {
@@ -47,6 +49,15 @@ function validBlobName(params: Params): string {
   const ok = BlobName.safeParse(name);
   if (!ok.success) throw new HttpError(400, "invalid", `not a blob name: ${ok.error.issues.map((i) => i.message).join("; ")}`);
   return name;
+}
+
+/** A blob upload's lease epoch, from its X-Reverie-Epoch header (absent: none). */
+function epochHeader(request: Request): number | undefined {
+  const raw = request.headers.get("x-reverie-epoch");
+  if (raw === null) return undefined;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new HttpError(400, "invalid", `X-Reverie-Epoch must be a lease epoch (a whole number ≥ 1), not ${JSON.stringify(raw)}`);
+  return n;
 }
 
 /** Last-Event-ID wins over ?after (it is what the browser saw last). */
@@ -98,7 +109,26 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
     blobs: r({
       PUT: asMind(async (d, mind, request, params) => {
         const name = validBlobName(params);
-        await putBlob(d.sql, mind, name, await readBody(request, SYNC_LIMITS.blobBytes), d.quotas ?? DEFAULT_QUOTAS);
+        await putBlob(d.sql, mind, name, await readBody(request, SYNC_LIMITS.blobBytes), d.quotas ?? DEFAULT_QUOTAS, epochHeader(request));
+        return noContent();
+      }),
+    }),
+    lease: r({
+      POST: asMind(async (d, mind, request) => {
+        const body = await readJson(request, LeaseRequest, SMALL_BODY);
+        if (body.epoch === undefined) {
+          const got = await acquireLease(d.sql, mind, body.holder, body.ttl_s);
+          if (!got.ok) throw new HttpError(409, "leased", `this mind is held by another home until ${got.lease.expires_at}`, { holder: got.lease.holder, expires_at: got.lease.expires_at });
+          return json(got.lease);
+        }
+        const renewed = await renewLease(d.sql, mind, body.holder, body.epoch, body.ttl_s);
+        if (renewed === "fenced") throw fenced(`epoch ${body.epoch} is no longer this holder's lease; take the lease again`);
+        return json(renewed);
+      }),
+      DELETE: asMind(async (d, mind, request) => {
+        const body = await readJson(request, LeaseRequest, SMALL_BODY);
+        if (body.epoch === undefined) throw new HttpError(400, "invalid", "releasing a lease needs its epoch");
+        if (!(await releaseLease(d.sql, mind, body.holder, body.epoch))) throw fenced(`epoch ${body.epoch} is no longer this holder's lease`);
         return noContent();
       }),
     }),
@@ -155,6 +185,7 @@ const PATTERNS: [RegExp, keyof SharingRoutes, string[]][] = [
   [/^\/api\/sync\/minds\/([^/]+)\/links$/, "links", ["mind"]],
   [/^\/api\/sync\/minds\/([^/]+)\/links\/([^/]+)$/, "link", ["mind", "id"]],
   [/^\/api\/sync\/minds\/([^/]+)\/inbox$/, "inbox", ["mind"]],
+  [/^\/api\/sync\/minds\/([^/]+)\/lease$/, "lease", ["mind"]],
   [/^\/api\/share\/([^/]+)$/, "shared", ["token"]],
   [/^\/api\/share\/([^/]+)\/steps$/, "sharedSteps", ["token"]],
   [/^\/api\/share\/([^/]+)\/locate\/([^/]+)$/, "sharedLocate", ["token", "step"]],

@@ -37,6 +37,7 @@ export const blobsRoute = allMethods(routes.blobs);
 export const linksRoute = allMethods(routes.links);
 export const linkRoute = allMethods(routes.link);
 export const inboxRoute = allMethods(routes.inbox);
+export const leaseRoute = allMethods(routes.lease);
 export const sharedRoute = allMethods(routes.shared);
 export const sharedStepsRoute = allMethods(routes.sharedSteps);
 export const sharedLocateRoute = allMethods(routes.sharedLocate);

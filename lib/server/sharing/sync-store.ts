@@ -11,6 +11,7 @@ import type { Sql } from "../db/sql";
 import type { SyncQuotas } from "./quotas";
 import { checkBlob, checkCreate, checkSteps, quotaOf, type Creator, type Held } from "./sync-quota";
 import { HttpError } from "./sync-http";
+import { checkFence } from "../state/lease";
 import { hashToken, newToken, tokenMatches } from "./tokens";
 
 /** pg_notify channel: payload is a mind id whose steps or links just changed. */
@@ -77,6 +78,7 @@ export async function uploadSteps(sql: Sql, mind: string, upload: Upload, quotas
     // The row lock orders concurrent uploads of one mind (two tabs, two instances).
     const [row] = await tx.query<{ last_seq: string | number } & HeldRow>("SELECT last_seq, bytes, step_count, blob_count FROM sync_minds WHERE id = $1 FOR UPDATE", [mind]);
     if (!row) throw new HttpError(404, "not_found", "no such mind");
+    await checkFence(tx, mind, upload.epoch);
     const last = Number(row.last_seq);
     if (upload.after > last) throw new HttpError(409, "gap", `this batch follows seq ${upload.after} but the server has steps only up to ${last}; resend from ${last}`, { last_seq: last });
     const known = new Map<string, number>();
@@ -131,10 +133,11 @@ async function upsertTrajectories(tx: Sql, mind: string, trajectories: WireTraje
 }
 
 /** Blobs never change: the same text again is a no-op, different text under the same name is 409. */
-export async function putBlob(sql: Sql, mind: string, name: string, content: string, quotas: SyncQuotas): Promise<void> {
+export async function putBlob(sql: Sql, mind: string, name: string, content: string, quotas: SyncQuotas, epoch?: number): Promise<void> {
   await sql.transaction(async (tx) => {
     const [row] = await tx.query<HeldRow>("SELECT bytes, step_count, blob_count FROM sync_minds WHERE id = $1 FOR UPDATE", [mind]);
     if (!row) throw new HttpError(404, "not_found", "no such mind");
+    await checkFence(tx, mind, epoch);
     const [stored] = await tx.query<{ same: boolean }>("SELECT content = $3 AS same FROM sync_blobs WHERE mind = $1 AND name = $2", [mind, name, content]);
     if (stored) {
       if (!stored.same) throw new HttpError(409, "conflict", `blob ${name} is already stored with different content (blobs never change)`);

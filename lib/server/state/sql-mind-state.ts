@@ -10,7 +10,8 @@ import "server-only";
 // uploaded ones; blobs and trajectories likewise. What only a running mind
 // needs (usage rows, context records, sealed summaries, the workspace, the
 // settings and the shell state) has its own tables (migration 5). One
-// `append` is one transaction.
+// `append` is one transaction. Given its lease epoch, every write is fenced
+// (lease.ts): once another home holds the mind, this one writes nothing.
 import { inStream } from "../../context/build";
 import { TierLine } from "../../context/rollups";
 import type { FoundStep } from "../../mind/ports";
@@ -19,6 +20,7 @@ import { trajDirName } from "../../trajectory/headlong";
 import { parseStep, stepUsage, type Step } from "../../trajectory/schema";
 import { stepText } from "../../trajectory/summary";
 import type { Sql } from "../db/sql";
+import { checkFence } from "./lease";
 
 type StepJson = { json: string };
 
@@ -38,7 +40,9 @@ const jsonEscapes = (q: string) => /["\\]/.test(q) || [...q].some((c) => c.charC
  * server took it over). `parseSettings` reads the stored settings JSON as the
  * home's record type (undefined: damaged, which the port reports as no record).
  */
-export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: (value: unknown) => Settings | undefined): MindState<Settings> {
+export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: (value: unknown) => Settings | undefined, opts: { epoch?: number } = {}): MindState<Settings> {
+  /** Every write is fenced: it carries this home's lease epoch (none: a mind never leased), checked in its transaction. */
+  const fence = (tx: Sql) => checkFence(tx, mindId, opts.epoch);
   const dirs = new Map<string, Promise<string>>();
   /** A trajectory's folder ("" for the root), as sync_trajectories names it; read once, it never changes. */
   const dirOf = (trajId: string) => {
@@ -76,6 +80,7 @@ export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: 
         await sql.transaction(async (tx) => {
           const [row] = await tx.query<{ last_seq: string | number }>("SELECT last_seq FROM sync_minds WHERE id = $1 FOR UPDATE", [mindId]);
           if (!row) throw new Error(`There is no mind ${mindId} on this server.`);
+          await fence(tx);
           let seq = Number(row.last_seq);
           let bytes = 0;
           for (const { trajId, step, json } of ok) {
@@ -147,6 +152,7 @@ export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: 
       // Blobs are named after their step: a second write of one name is a bug, and the primary key says so.
       const full = await blobName(trajId, name);
       await sql.transaction(async (tx) => {
+        await fence(tx);
         await tx.query("INSERT INTO sync_blobs (mind, name, content) VALUES ($1, $2, $3)", [mindId, full, text]);
         await tx.query("UPDATE sync_minds SET bytes = bytes + $2, blob_count = blob_count + 1 WHERE id = $1", [mindId, Buffer.byteLength(text, "utf8")]);
       });
@@ -181,6 +187,7 @@ export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: 
       },
       async save(put, remove) {
         await sql.transaction(async (tx) => {
+          await fence(tx);
           if (remove.length) await tx.query("DELETE FROM mind_files WHERE mind = $1 AND path = ANY($2::text[])", [mindId, remove]);
           for (const f of put) {
             await tx.query(
@@ -208,7 +215,10 @@ export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: 
     },
 
     async saveShellState(state) {
-      await sql.query("UPDATE sync_minds SET shell = $2 WHERE id = $1", [mindId, JSON.stringify(ShellState.parse(state))]);
+      await sql.transaction(async (tx) => {
+        await fence(tx);
+        await tx.query("UPDATE sync_minds SET shell = $2 WHERE id = $1", [mindId, JSON.stringify(ShellState.parse(state))]);
+      });
     },
   };
 }
