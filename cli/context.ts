@@ -11,7 +11,8 @@ import { arraySource, buildContext, DEFAULT_BUDGET, inStream, type BuiltContext 
 import { headlongRollupDir, isHeadlongRollup, parseHeadlongRollup, parseTiers, sealedLookup, TIERS_FILE, type Rollup } from "../lib/context/rollups";
 import { DEFAULT_TIERS } from "../lib/context/staircase";
 import { TokenCounter } from "../lib/context/tokens";
-import { classifyPath, LineSplitter, parentDir, readLine, TRAJECTORY_FILE } from "../lib/trajectory/headlong";
+import { LineSplitter, linesOf, overLongReason } from "../lib/import/lines";
+import { classifyPath, parentDir, readLine, TRAJECTORY_FILE } from "../lib/trajectory/headlong";
 import type { Step } from "../lib/trajectory/schema";
 import type { ContextArgs } from "./context-args";
 import type { Out } from "./out";
@@ -39,14 +40,13 @@ const MAX_MIND_JSON = 1024 * 1024;
 async function readSteps(entry: ArchiveEntry, dir: string): Promise<Traj> {
   const traj: Traj = { dir, steps: [], skipped: {} };
   const seen = new Set<string>();
-  const skip = (reason: string) => void (traj.skipped[reason] = (traj.skipped[reason] ?? 0) + 1);
+  const skip = (reason: string, n = 1) => void (traj.skipped[reason] = (traj.skipped[reason] ?? 0) + n);
   let first = true;
   const take = (line: string) => {
     // The context reads fields, never writes a step back: a valid line may stay the object it parsed to.
-    const r = readLine(line, { asWritten: true });
+    const r = readLine(line, { asWritten: true, seen: (id) => seen.has(id) });
     if (!r.ok) return r.reason === "blank" ? undefined : skip(r.reason);
     const kept = r.valid ? r.step : r.invalid;
-    if (seen.has(kept.step_id)) return skip("duplicate step_id");
     seen.add(kept.step_id);
     if (first && kept.type === "trajectory") {
       const header = JSON.parse(r.raw) as Record<string, unknown>;
@@ -59,15 +59,8 @@ async function readSteps(entry: ArchiveEntry, dir: string): Promise<Traj> {
     traj.steps.push(r.step);
   };
   const splitter = new LineSplitter();
-  const decoder = new TextDecoder();
-  const reader = entry.stream().getReader();
-  try {
-    for (let r = await reader.read(); !r.done; r = await reader.read()) splitter.push(decoder.decode(r.value, { stream: true })).forEach(take);
-  } finally {
-    reader.releaseLock();
-  }
-  splitter.push(decoder.decode()).forEach(take);
-  splitter.end().forEach(take);
+  for await (const lines of linesOf(entry.stream(), splitter)) lines.forEach(take);
+  if (splitter.overLong > 0) skip(overLongReason(splitter.maxLineBytes), splitter.overLong);
   return traj;
 }
 

@@ -26,7 +26,9 @@ export async function check(path: string, json: boolean, io: Out): Promise<numbe
     io.out(`${JSON.stringify(summary)}\n`);
     for (const w of stats.warnings) io.err(`warning: ${w}\n`);
   } else {
-    io.out(`${plural(summary.steps, "step")} in ${plural(summary.trajectories, "trajectory", "trajectories")}, ${plural(summary.runs, "run")}, ${plural(summary.forks, "fork")}; ${plural(summary.skipped, "line")} skipped\n`);
+    // Why each line was skipped, so a line cut by the length limit says so.
+    const why = Object.entries(stats.skippedReasons).map(([reason, n]) => `${reason}: ${n}`);
+    io.out(`${plural(summary.steps, "step")} in ${plural(summary.trajectories, "trajectory", "trajectories")}, ${plural(summary.runs, "run")}, ${plural(summary.forks, "fork")}; ${plural(summary.skipped, "line")} skipped${why.length ? ` (${why.join(", ")})` : ""}\n`);
     for (const [type, n] of Object.entries(summary.byType).sort((a, b) => b[1] - a[1])) io.out(`  ${String(n).padStart(8)}  ${type}\n`);
     for (const w of stats.warnings) io.err(`warning: ${w}\n`);
   }

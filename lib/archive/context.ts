@@ -1,5 +1,6 @@
-// What every format reader shares: the abort signal, the progress counter and
-// the wording of "this file is damaged" messages.
+// What every format reader shares: the abort signal, the progress counter,
+// the limits and their meter, and the wording of "this file is damaged" messages.
+import type { ArchiveLimits, LimitMeter } from "./limits";
 import { ArchiveError } from "./types";
 
 export interface ReadContext {
@@ -7,6 +8,9 @@ export interface ReadContext {
   progress: Progress;
   /** How the file is named to the person: ".zip", ".tar.gz", ".tar" or ".jsonl". */
   label: string;
+  limits: ArchiveLimits;
+  /** Counts this archive's entries and inflated bytes against `limits`. */
+  meter: LimitMeter;
 }
 
 /** Reports bytes of the source handled so far; never goes backwards, never past the total. */

@@ -2,4 +2,5 @@
 export { ArchiveError, type ArchiveEntry, type ArchiveFormat, type ArchiveSource, type UnpackedTree } from "./types";
 export { detectFormat, readArchive, type ReadOptions } from "./read";
 export { makeEntry, type EntrySource } from "./entry";
+export { ARCHIVE_LIMITS, type ArchiveLimits, byteSize } from "./limits";
 export { writeTarGz, writeZip, type OutEntry } from "./write";

@@ -6,9 +6,16 @@
 
 const ignore = () => undefined;
 
+/** Told of the bytes going in and coming out; it may throw to stop the stream (a decompression bomb). */
+export interface ThroughMeter {
+  fed(bytes: number): void;
+  gave(bytes: number): void;
+}
+
 export function throughOnDemand(
   source: ReadableStream<Uint8Array<ArrayBuffer>>,
   transform: { writable: WritableStream<BufferSource>; readable: ReadableStream<Uint8Array> },
+  meter?: ThroughMeter,
 ): ReadableStream<Uint8Array> {
   const input = source.getReader();
   const writer = transform.writable.getWriter();
@@ -41,6 +48,7 @@ export function throughOnDemand(
                 break;
               }
               const next = await input.read();
+              if (!next.done) meter?.fed(next.value.length);
               const step = next.done ? writer.close() : writer.write(next.value);
               inputDone = next.done;
               writing = step;
@@ -53,7 +61,10 @@ export function throughOnDemand(
           }
           const result = await read;
           if (result.done) controller.close();
-          else controller.enqueue(result.value);
+          else {
+            meter?.gave(result.value.length);
+            controller.enqueue(result.value);
+          }
         } catch (error) {
           stop(error);
           throw error;

@@ -2,6 +2,7 @@
 // name), and hand out its files one at a time whatever the format.
 import { Progress, type ReadContext } from "./context";
 import { makeEntry } from "./entry";
+import { archiveLimits, type ArchiveLimits, LimitMeter } from "./limits";
 import { readRange, sourceStream } from "./source";
 import { readTar } from "./tar-read";
 import { ArchiveError, type ArchiveEntry, type ArchiveFormat, type ArchiveSource, type UnpackedTree } from "./types";
@@ -18,6 +19,8 @@ export interface ReadOptions {
   signal?: AbortSignal;
   /** Bytes of the source consumed so far (compressed bytes for .tar.gz); ends with (total, total). */
   onProgress?: (bytesRead: number, totalBytes: number) => void;
+  /** Bounds on what the file may inflate to and how many entries it may list (ARCHIVE_LIMITS where not given). */
+  limits?: Partial<ArchiveLimits>;
 }
 
 export function detectFormat(fileName: string, head: Uint8Array): ArchiveFormat | null {
@@ -44,10 +47,12 @@ export async function* readArchive(source: ArchiveSource, opts: ReadOptions = {}
   }
   const name = opts.name ?? fileNameOf(source);
   const progress = new Progress(source.size, opts.onProgress);
-  const head = await readRange(source, 0, HEAD_BYTES, { signal: opts.signal, progress, label: "" }, false);
+  const head = await readRange(source, 0, HEAD_BYTES, { signal: opts.signal, progress }, false);
   const format = detectFormat(name, head);
   if (!format) throw new ArchiveError("This file is not something Reverie can import: expected a .zip, .tar.gz, .tar or .jsonl file.");
-  const ctx: ReadContext = { signal: opts.signal, progress, label: `.${format}` };
+  const label = `.${format}`;
+  const limits = archiveLimits(opts.limits);
+  const ctx: ReadContext = { signal: opts.signal, progress, label, limits, meter: new LimitMeter(limits, label) };
   if (format === "zip") yield* readZip(source, ctx);
   else if (format === "jsonl") yield* readJsonl(source, ctx);
   else yield* readTar(source, format === "tar.gz", ctx);

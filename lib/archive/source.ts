@@ -49,7 +49,7 @@ export function sourceStream(blob: Blob, ctx: ReadContext): ReadableStream<Uint8
 }
 
 /** Bytes [start, end) of the blob, for formats with random access (zip). */
-export async function readRange(blob: Blob, start: number, end: number, ctx: ReadContext, count = true): Promise<Uint8Array> {
+export async function readRange(blob: Blob, start: number, end: number, ctx: Pick<ReadContext, "signal" | "progress">, count = true): Promise<Uint8Array> {
   ctx.signal?.throwIfAborted();
   let buffer: ArrayBuffer;
   try {

@@ -17,7 +17,7 @@ const MAX_META = 1024 * 1024;
 
 export async function* readTar(blob: Blob, gzipped: boolean, ctx: ReadContext): AsyncGenerator<ArchiveEntry> {
   const raw = sourceStream(blob, ctx);
-  const bytes = gzipped ? throughOnDemand(raw, new DecompressionStream("gzip")) : raw;
+  const bytes = gzipped ? throughOnDemand(raw, new DecompressionStream("gzip"), ctx.meter) : raw;
   const queue = new ByteQueue(
     bytes,
     ctx.signal,
@@ -74,6 +74,8 @@ async function* entries(queue: ByteQueue, ctx: ReadContext): AsyncGenerator<Arch
       continue;
     }
 
+    // Every entry counts, read or not: a million empty folders cost time too.
+    ctx.meter.entry();
     const rawPath = pax.get("path") ?? longName ?? header.name;
     longName = undefined;
     pax = new Map();

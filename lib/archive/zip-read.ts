@@ -5,6 +5,7 @@ import { Inflate } from "fflate";
 import { damaged, type ReadContext } from "./context";
 import { crc32 } from "./crc32";
 import { archiveClosed, makeEntry, movedOn, type EntrySource } from "./entry";
+import { checkDeclared, checkDirectorySize } from "./limits";
 import { cleanPath } from "./paths";
 import { readRange } from "./source";
 import { ArchiveError, type ArchiveEntry } from "./types";
@@ -25,8 +26,15 @@ import {
   zip64EndOffset,
 } from "./zip-format";
 
-/** Compressed bytes read per step; small enough that one step of a zip bomb stays bounded (~64 MB). */
+/** Compressed bytes read from the file at a time. */
 const CHUNK = 64 * 1024;
+/**
+ * Compressed bytes inflated at a time: deflate gives at most about 1,030
+ * times its input, so one step gives at most about 16 MiB, however the
+ * entry was made, before the limits are checked again.
+ */
+const INFLATE_STEP = 16 * 1024;
+
 /**
  * Read past the fixed local header for its name and extra field, so the
  * header and the first data arrive in one read: each read of a picked File is
@@ -36,7 +44,15 @@ const HEADER_SLACK = 1024;
 
 export async function* readZip(blob: Blob, ctx: ReadContext): AsyncGenerator<ArchiveEntry> {
   const files: { record: CentralRecord; path: string }[] = [];
-  for (const record of await readDirectory(blob, ctx)) {
+  const records = await readDirectory(blob, ctx);
+  // What the directory says is what the entries may give (one that gives more is damaged): a bomb is refused before any of it is inflated.
+  const deflated = records.filter((r) => r.method === 8);
+  checkDeclared(ctx.limits, ctx.label, {
+    entries: records.length,
+    inflated: deflated.reduce((n, r) => n + r.size, 0),
+    compressed: deflated.reduce((n, r) => n + r.compressedSize, 0),
+  });
+  for (const record of records) {
     if (record.special) continue;
     const path = cleanPath(record.name.replace(/\\/g, "/"));
     if (path === "") continue;
@@ -91,6 +107,9 @@ async function readDirectory(blob: Blob, ctx: ReadContext): Promise<CentralRecor
     }
   }
   if (end.disk !== 0 || end.cdDisk !== 0) throw new ArchiveError("This .zip file is one part of a split archive; join the parts into a single .zip and try again.");
+  // The stated count first, then the directory's size, so neither a count nor a directory past the limit is ever read whole.
+  if (end.entries !== MAX16) checkDeclared(ctx.limits, ctx.label, { entries: end.entries, inflated: 0, compressed: 0 });
+  checkDirectorySize(ctx.limits, ctx.label, end.cdSize);
   const cdStart = cdEnd - end.cdSize;
   if (cdStart < 0) throw damaged(ctx, "its central directory is cut short");
   // Data prepended to the zip (a self-extractor stub) shifts every offset by the same amount.
@@ -118,6 +137,8 @@ function zipBody(blob: Blob, record: CentralRecord, path: string, ctx: ReadConte
       const inflater = record.method === 8 ? new Inflate((data) => inflated.push(data)) : null;
       // The first data, when it came with the header.
       let prefetched: Uint8Array | undefined;
+      // Read from the file, not yet inflated.
+      let waiting: Uint8Array = new Uint8Array(0);
 
       const locate = async () => {
         const want = Math.min(blob.size, record.localOffset + LOCAL_HEADER_SIZE + HEADER_SLACK + Math.min(record.compressedSize, CHUNK));
@@ -138,38 +159,45 @@ function zipBody(blob: Blob, record: CentralRecord, path: string, ctx: ReadConte
           async pull(controller) {
             if (archive.closed) throw archiveClosed();
             if (finished) throw movedOn(path);
+            // Compressed bytes already read may be inflated without another read, which would have checked.
+            ctx.signal?.throwIfAborted();
             if (!headerRead) await locate();
             for (;;) {
-              if (pos >= end) {
+              if (pos >= end && !waiting.length) {
                 if (produced !== record.size || crc !== record.crc) throw damaged(ctx, `"${path}" does not match its checksum`);
                 controller.close();
                 return;
               }
-              let chunk: Uint8Array;
-              if (prefetched?.length) {
-                chunk = prefetched;
-                prefetched = undefined;
-                ctx.progress.add(chunk.length);
-              } else chunk = await readRange(blob, pos, Math.min(end, pos + CHUNK), ctx);
-              dataRead += chunk.length;
-              pos += chunk.length;
+              if (!waiting.length) {
+                if (prefetched?.length) {
+                  waiting = prefetched;
+                  prefetched = undefined;
+                  ctx.progress.add(waiting.length);
+                } else waiting = await readRange(blob, pos, Math.min(end, pos + CHUNK), ctx);
+                dataRead += waiting.length;
+                pos += waiting.length;
+              }
+              const step = inflater ? waiting.subarray(0, INFLATE_STEP) : waiting;
+              waiting = waiting.subarray(step.length);
               if (inflater) {
+                ctx.meter.fed(step.length);
                 try {
-                  inflater.push(chunk, pos === end);
+                  inflater.push(step, pos === end && !waiting.length);
                 } catch {
                   throw damaged(ctx, `"${path}" could not be decompressed`);
                 }
-              } else inflated.push(chunk);
+              } else inflated.push(step);
               let gave = false;
               for (const out of inflated.splice(0)) {
                 if (out.length === 0) continue;
                 produced += out.length;
                 if (produced > record.size) throw damaged(ctx, `"${path}" holds more data than its header says`);
+                if (inflater) ctx.meter.gave(out.length);
                 crc = crc32(out, crc);
                 controller.enqueue(out);
                 gave = true;
               }
-              if (gave && pos < end) return;
+              if (gave && (pos < end || waiting.length)) return;
             }
           },
         },

@@ -3,10 +3,12 @@
 // line reads) into a sink, streaming: steps go out in batches as they are
 // read, so a 100,000-step file never sits whole in memory. Shared by the
 // browser (Dexie sink) and the command line (counting sink).
-import { readArchive, type ArchiveSource } from "../archive/read";
+import { type ArchiveLimits, byteSize, thousands } from "../archive/limits";
+import { ArchiveError, readArchive, type ArchiveSource } from "../archive/read";
 import * as z from "zod";
-import { classifyPath, InvalidLine, keptLine, LineSplitter, parentDir, readLine, type StepLine } from "../trajectory/headlong";
-import { emptyStats, type ImportStats } from "./stats";
+import { classifyPath, InvalidLine, keptLine, parentDir, readLine, type StepLine } from "../trajectory/headlong";
+import { LineSplitter, linesOf, MAX_LINE_BYTES, overLongReason } from "./lines";
+import { countSkipped, emptyStats, type ImportStats } from "./stats";
 
 export interface ImportedTrajectory {
   /** The trajectory's id: the step_id of its first `trajectory` line (or a new id when it has none). */
@@ -42,9 +44,20 @@ export interface ImportOptions {
   /** Steps per sink call. */
   batchSize?: number;
   newId?: () => string;
+  /** The archive's bounds (lib/archive ARCHIVE_LIMITS) and the longest line read (MAX_LINE_BYTES), where not given. */
+  limits?: Partial<ArchiveLimits> & { maxLineBytes?: number };
 }
 
 const MAX_MIND_JSON = 1024 * 1024;
+
+/**
+ * Lines skipped beyond one per byte of the file read. Every skipped line
+ * takes at least two bytes ("x" and its newline), so a file read as it is
+ * never passes this; a compressed flood of short junk lines does, long before
+ * the inflate limits stop it (a JSON.parse that fails costs microseconds, and
+ * 64 MiB of "x" lines is 32 million of them).
+ */
+export const SKIPPED_LINES_SLACK = 100_000;
 
 const pathParts = (path: string) => path.replace(/\\/g, "/").replace(/^\.?\/+/, "").split("/").filter(Boolean);
 
@@ -67,6 +80,7 @@ export async function importArchive(source: ArchiveSource, sink: ImportSink, opt
   for await (const entry of readArchive(source, {
     name: opts.name,
     signal: opts.signal,
+    limits: opts.limits,
     onProgress: (read, total) => {
       lastBytes = read;
       lastTotal = total;
@@ -84,10 +98,20 @@ export async function importArchive(source: ArchiveSource, sink: ImportSink, opt
         stats.warnings.push("mind.json is over 1 MB and was not read; the trajectory was imported without it.");
         continue;
       }
+      // Read outside the try: a damaged entry is the archive's error, not a bad mind.json.
+      const text = await entry.text();
+      let json: unknown;
       try {
-        await sink.mind(JSON.parse(await entry.text()));
+        json = JSON.parse(text);
       } catch {
         stats.warnings.push("mind.json is not valid JSON; the trajectory was imported without it.");
+        continue;
+      }
+      try {
+        await sink.mind(json);
+      } catch (e) {
+        // Valid JSON can still defeat a reader: nested a hundred thousand deep, it overflows any recursive walk.
+        stats.warnings.push(`mind.json could not be used (${e instanceof Error ? e.message : String(e)}); the trajectory was imported without it.`);
       }
     } else if (role.kind === "trajectory") {
       dirs.add(role.dir);
@@ -98,12 +122,14 @@ export async function importArchive(source: ArchiveSource, sink: ImportSink, opt
         batchSize,
         newId,
         signal: opts.signal,
+        maxLineBytes: opts.limits?.maxLineBytes ?? MAX_LINE_BYTES,
         parentOf: (dir) => {
           const p = parentDir(dir, dirs);
           return p === undefined ? undefined : trajOfDir.get(p);
         },
         onTraj: (dir, id) => trajOfDir.set(dir, id),
         progress: () => opts.onProgress?.(lastBytes, lastTotal, stats),
+        bytesRead: () => lastBytes,
       });
     } else if (role.kind === "other" && sink.tiers && isTiersFile(entry.path)) {
       await sink.tiers(tiersDir(entry.path), await entry.text());
@@ -122,16 +148,18 @@ interface TrajectoryContext {
   batchSize: number;
   newId: () => string;
   signal?: AbortSignal;
+  maxLineBytes: number;
   /** The parent trajectory by folder, for children whose first line does not say. */
   parentOf: (dir: string) => string | undefined;
   onTraj: (dir: string, trajId: string) => void;
   progress: () => void;
+  /** Bytes of the file read so far (compressed bytes for a compressed file). */
+  bytesRead: () => number;
 }
 
 async function importTrajectory(stream: ReadableStream<Uint8Array>, dir: string, ctx: TrajectoryContext): Promise<void> {
   const { stats } = ctx;
-  const splitter = new LineSplitter();
-  const decoder = new TextDecoder();
+  const splitter = new LineSplitter(ctx.maxLineBytes);
   let traj: ImportedTrajectory | null = null;
   let batch: StepBatchItem[] = [];
 
@@ -157,19 +185,20 @@ async function importTrajectory(stream: ReadableStream<Uint8Array>, dir: string,
     batch = [];
     ctx.progress();
   };
+  const seen = (stepId: string) => ctx.seen.has(stepId);
+  const skip = (reason: string) => {
+    countSkipped(stats, reason);
+    if (stats.skipped > ctx.bytesRead() + SKIPPED_LINES_SLACK) {
+      throw new ArchiveError(
+        `This file inflates to more unreadable lines than it has bytes (${thousands(stats.skipped)} lines from ${byteSize(ctx.bytesRead())}); it looks like a decompression bomb and was not read further.`,
+      );
+    }
+  };
   const take = async (line: string) => {
-    const r = readLine(line);
+    const r = readLine(line, { seen });
     const kept = keptLine(r);
     if (!r.ok || !kept) {
-      if (!r.ok && r.reason !== "blank") {
-        stats.skipped++;
-        stats.skippedReasons[r.reason] = (stats.skippedReasons[r.reason] ?? 0) + 1;
-      }
-      return;
-    }
-    if (ctx.seen.has(kept.step_id)) {
-      stats.skipped++;
-      stats.skippedReasons["duplicate step_id"] = (stats.skippedReasons["duplicate step_id"] ?? 0) + 1;
+      if (!r.ok && r.reason !== "blank") skip(r.reason);
       return;
     }
     ctx.seen.add(kept.step_id);
@@ -181,22 +210,16 @@ async function importTrajectory(stream: ReadableStream<Uint8Array>, dir: string,
     if (batch.length >= ctx.batchSize) await flush();
   };
 
-  const reader = stream.getReader();
-  try {
-    for (;;) {
-      ctx.signal?.throwIfAborted();
-      const { done, value } = await reader.read();
-      if (done) break;
-      for (const line of splitter.push(decoder.decode(value, { stream: true }))) await take(line);
-    }
-    for (const line of splitter.push(decoder.decode())) await take(line);
-    for (const line of splitter.end()) await take(line);
-  } finally {
-    reader.releaseLock();
+  for await (const lines of linesOf(stream, splitter, ctx.signal)) for (const line of lines) await take(line);
+  const file = `${dir ? `${dir}/` : ""}trajectory.jsonl`;
+  if (splitter.overLong > 0) {
+    // A cut by a limit says so: counted with the skipped lines, and named in a warning.
+    countSkipped(stats, overLongReason(ctx.maxLineBytes), splitter.overLong);
+    stats.warnings.push(`${file}: ${splitter.overLong} line(s) over ${byteSize(ctx.maxLineBytes)} skipped unread; the lines around them were read.`);
   }
   if (!traj) {
     await open(null);
-    stats.warnings.push(`${dir ? `${dir}/` : ""}trajectory.jsonl holds no readable steps.`);
+    stats.warnings.push(`${file} holds no readable steps.`);
   }
   await flush();
 }

@@ -2,7 +2,7 @@
 
 export interface ImportStats {
   steps: number;
-  /** Lines skipped: not JSON objects, no type/step_id, duplicate ids. */
+  /** Lines skipped: over the line limit, not JSON objects, no type/step_id, duplicate ids. */
   skipped: number;
   skippedReasons: Record<string, number>;
   /** Steps of a known kind that did not match its schema (kept, shown as-is). */
@@ -17,6 +17,12 @@ export interface ImportStats {
 
 export function emptyStats(): ImportStats {
   return { steps: 0, skipped: 0, skippedReasons: {}, invalid: 0, byType: {}, runIds: new Set(), forks: 0, trajectories: 0, blobs: 0, warnings: [] };
+}
+
+/** `n` more lines skipped for `reason`. */
+export function countSkipped(stats: ImportStats, reason: string, n = 1): void {
+  stats.skipped += n;
+  stats.skippedReasons[reason] = (stats.skippedReasons[reason] ?? 0) + n;
 }
 
 /** The summary `reverie check --json` prints. */

@@ -129,14 +129,25 @@ export function restoreVariant(value: object): object {
   return value;
 }
 
+/** The first character of any JSON text (after white space, which readLine trims). */
+const JSON_START = /^[{["\-0-9tfn]/;
+
+/** Why a line whose step_id was already read is skipped. */
+const DUPLICATE = "duplicate step_id";
+
 /**
  * Read one line. Kept: any JSON object with string `type` and `step_id`. A
  * line that parses as a step is a valid step; one that does not (a known
  * kind that fails its schema, a bad id or ts) is kept as an InvalidLine.
+ * `seen` says which ids were already read: such a line is skipped as a
+ * DUPLICATE before its schema is checked, so a file of one line repeated
+ * costs a JSON.parse a line, not a validation.
  */
-export function readLine(line: string, options: { asWritten?: boolean } = {}): LineResult {
+export function readLine(line: string, options: { asWritten?: boolean; seen?: (stepId: string) => boolean } = {}): LineResult {
   const raw = line.trim();
   if (!raw) return { ok: false, reason: "blank" };
+  // What cannot be JSON, or not an object, is told without JSON.parse: its exception costs microseconds, and junk may come by the million.
+  if (!JSON_START.test(raw) || (raw[0] === "{" && raw[raw.length - 1] !== "}")) return { ok: false, reason: "not JSON" };
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -148,6 +159,7 @@ export function readLine(line: string, options: { asWritten?: boolean } = {}): L
   const type = "type" in value ? value.type : undefined;
   const step_id = "step_id" in value ? value.step_id : undefined;
   if (typeof type !== "string" || typeof step_id !== "string" || !type || !step_id) return { ok: false, reason: "no type or step_id" };
+  if (options.seen?.(step_id)) return { ok: false, reason: DUPLICATE };
   // A reader that only reads fields may keep a valid line's own object (schema.ts: checkStep).
   const parsed = (options.asWritten ? checkStep : parseStep)(restoreVariant(value));
   if (parsed.ok) return { ok: true, valid: true, step: parsed.step, raw };
@@ -159,22 +171,4 @@ export function readLine(line: string, options: { asWritten?: boolean } = {}): L
 export function keptLine(r: LineResult): StepLine | undefined {
   if (!r.ok) return undefined;
   return r.valid ? r.step : r.invalid;
-}
-
-/** Split a text stream into lines across chunk boundaries (\n or \r\n). */
-export class LineSplitter {
-  private rest = "";
-
-  push(chunk: string): string[] {
-    const text = this.rest + chunk;
-    const lines = text.split("\n");
-    this.rest = lines.pop() ?? "";
-    return lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
-  }
-
-  end(): string[] {
-    const last = this.rest;
-    this.rest = "";
-    return last ? [last.endsWith("\r") ? last.slice(0, -1) : last] : [];
-  }
 }

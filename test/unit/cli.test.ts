@@ -11,6 +11,7 @@ import { DEFAULT_BUDGET } from "@/lib/context/build";
 import { TIERS_FILE } from "@/lib/context/rollups";
 import { makeHeadlongTree } from "../fixtures/headlong-tree";
 import { bundleEntry, runBin } from "./helpers/cli-bin";
+import { tarGzBlob } from "./helpers/hostile";
 import { expectedCounts, pack, type Packing } from "./helpers/trees";
 
 const USAGE = `usage:
@@ -110,10 +111,10 @@ describe("reverie check", () => {
     });
   });
 
-  it("counts skipped lines, in the singular when there is one", async () => {
+  it("counts skipped lines, in the singular when there is one, and says why", async () => {
     const path = join(dir, "junk.jsonl");
     writeFileSync(path, `${lineOf(TREE.rootId)}\nnot json\n`);
-    expect(await run("check", path)).toEqual({ code: 0, out: "1 step in 1 trajectory, 0 runs, 0 forks; 1 line skipped\n         1  trajectory\n", err: "" });
+    expect(await run("check", path)).toEqual({ code: 0, out: "1 step in 1 trajectory, 0 runs, 0 forks; 1 line skipped (not JSON: 1)\n         1  trajectory\n", err: "" });
     expect(await run("check", path, "--json")).toEqual({ code: 0, out: '{"steps":1,"skipped":1,"byType":{"trajectory":1},"runs":0,"forks":0,"trajectories":1}\n', err: "" });
   });
 
@@ -140,7 +141,29 @@ describe("reverie check", () => {
     writeFileSync(zip, new Uint8Array(await (await pack(files, "zip")).arrayBuffer()));
     const warnings = "warning: a/trajectory.jsonl holds no readable steps.\nwarning: b/trajectory.jsonl holds no readable steps.\n";
     expect(await run("check", zip, "--json")).toEqual({ code: 0, out: '{"steps":0,"skipped":1,"byType":{},"runs":0,"forks":0,"trajectories":2}\n', err: warnings });
-    expect(await run("check", zip)).toEqual({ code: 0, out: "0 steps in 2 trajectories, 0 runs, 0 forks; 1 line skipped\n", err: warnings });
+    expect(await run("check", zip)).toEqual({ code: 0, out: "0 steps in 2 trajectories, 0 runs, 0 forks; 1 line skipped (not a JSON object: 1)\n", err: warnings });
+  });
+
+  it("skips a line over 8 MiB unread and says so, in the summary and on stderr; the lines around it are counted", async () => {
+    const path = join(dir, "long.jsonl");
+    writeFileSync(path, `${lineOf(TREE.rootId)}\n{"type":"thought","content":"${"x".repeat(9 * 1024 * 1024)}"}\n${lineOf(TREE.ids.message)}\n`);
+    const warning = "warning: trajectory.jsonl: 1 line(s) over 8 MiB skipped unread; the lines around them were read.\n";
+    expect(await run("check", path)).toEqual({ code: 0, out: "2 steps in 1 trajectory, 0 runs, 0 forks; 1 line skipped (line over 8 MiB: 1)\n         1  trajectory\n         1  message\n", err: warning });
+    expect(await run("check", path, "--json")).toEqual({ code: 0, out: '{"steps":2,"skipped":1,"byType":{"trajectory":1,"message":1},"runs":0,"forks":0,"trajectories":1}\n', err: warning });
+  });
+
+  it("refuses a decompression bomb with a clear message and exit 1, long before its end", async () => {
+    // One line of 4 GiB, about 4 MiB gzipped: each 1 MiB of it is one gzip member, written again and again.
+    const path = join(dir, "bomb.tar.gz");
+    const enc = new TextEncoder();
+    const runs = [{ bytes: enc.encode('{"type":"thought","content":"') }, { bytes: new Uint8Array(1024 * 1024).fill(0x78), times: 4096 }, { bytes: enc.encode('"}\n') }];
+    writeFileSync(path, new Uint8Array(await tarGzBlob([{ name: "t/trajectory.jsonl", runs }]).arrayBuffer()));
+    const r = await run("check", path);
+    expect({ ...r, err: r.err.replace(/[\d.]+ [KMG]?i?B from [\d.]+ [KMG]?i?B \([\d,]+ times\)/, "N from M (R times)") }).toEqual({
+      code: 1,
+      out: "",
+      err: "reverie: This .tar.gz file inflates to N from M (R times); it looks like a decompression bomb and was not read further.\n",
+    });
   });
 });
 

@@ -3,7 +3,7 @@
 // reason, keeps unknown kinds whole, keeps a line that is not a valid step as
 // an InvalidLine (never typed as a step) and keeps the raw line for export.
 import { describe, expect, it } from "vitest";
-import { classifyPath, InvalidLine, keptLine, LineSplitter, parentDir, readLine, slugify, trajDirName } from "@/lib/trajectory/headlong";
+import { classifyPath, InvalidLine, keptLine, parentDir, readLine, slugify, trajDirName } from "@/lib/trajectory/headlong";
 import { isKind } from "@/lib/trajectory/schema";
 
 const ID = "0f8fad5b-d9cb-469f-a165-70867728950e";
@@ -189,41 +189,5 @@ describe("keptLine", () => {
     expect(keptLine(readLine(JSON.stringify(step)))).not.toBeInstanceOf(InvalidLine);
     expect(keptLine(readLine("not json"))).toBeUndefined();
     expect(keptLine(readLine(""))).toBeUndefined();
-  });
-});
-
-describe("LineSplitter", () => {
-  it("joins lines cut across chunks, drops \\r of \\r\\n (even when \\r and \\n arrive apart), and gives the last line without newline at the end", () => {
-    const s = new LineSplitter();
-    expect(s.push('{"a":1}\r\n{"b"')).toEqual(['{"a":1}']);
-    expect(s.push(":2}\r")).toEqual([]);
-    expect(s.push('\n{"c":')).toEqual(['{"b":2}']);
-    expect(s.push("3}")).toEqual([]);
-    expect(s.end()).toEqual(['{"c":3}']);
-    expect(s.end()).toEqual([]);
-  });
-
-  it("keeps empty lines (for the reader to skip), and gives nothing at the end after a final newline", () => {
-    const s = new LineSplitter();
-    expect(s.push("a\n\r\n\nb\n")).toEqual(["a", "", "", "b"]);
-    expect(s.end()).toEqual([]);
-  });
-
-  it("drops a \\r on a last line that has no newline", () => {
-    const s = new LineSplitter();
-    expect(s.push("x\r")).toEqual([]);
-    expect(s.end()).toEqual(["x"]);
-  });
-
-  it("gives the same lines wherever the text is cut into two or three chunks", () => {
-    const text = 'one\r\ntwo 漢字\n\nthree "🙂"\r\nfour';
-    const want = ["one", "two 漢字", "", 'three "🙂"', "four"];
-    for (let i = 0; i <= text.length; i++) {
-      for (let j = i; j <= text.length; j++) {
-        const s = new LineSplitter();
-        const got = [...s.push(text.slice(0, i)), ...s.push(text.slice(i, j)), ...s.push(text.slice(j)), ...s.end()];
-        expect(got, `cut at ${i} and ${j}`).toEqual(want);
-      }
-    }
   });
 });

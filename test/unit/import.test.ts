@@ -4,7 +4,7 @@
 // reads over what was imported.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ArchiveError, type OutEntry, writeTarGz, writeZip } from "@/lib/archive";
-import { importArchive } from "@/lib/import/importer";
+import { importArchive, SKIPPED_LINES_SLACK } from "@/lib/import/importer";
 import { checkSummary, type ImportStats } from "@/lib/import/stats";
 import { getArchive, listArchives } from "@/lib/store/minds/archives";
 import { type PageRow, type ReverieDb, type StepRow } from "@/lib/store/db/db";
@@ -23,6 +23,7 @@ import { makeHeadlongTree, type TreeFile } from "../fixtures/headlong-tree";
 import { id, stepMaker } from "./helpers/steps";
 import { expectedCounts, linesByDir, MemorySink, pack, streamBytes, unpack } from "./helpers/trees";
 import { openTestDb } from "./helpers/db";
+import { tarGzBlob } from "./helpers/hostile";
 import { errorOf } from "./helpers/errors";
 
 const TREE = makeHeadlongTree({ steps: 40, withChild: true });
@@ -190,6 +191,57 @@ describe("importArchive: tolerance", () => {
     // The first of two steps with one id wins; the copy is dropped.
     expect(sink.rawLines()).toEqual(new Map([[TRAJ, [header, thought, invalid, unknown, last]]]));
     expect(sink.received.get(TRAJ)?.[3]?.step).toEqual(JSON.parse(unknown));
+  });
+
+  it("skips a line over the limit unread, counts it with its reason and warns, and keeps the lines around it, in every format", async () => {
+    const long = JSON.stringify(make("thought", { content: "x".repeat(5000) }));
+    const text = [header, thought, long, "y".repeat(12_000), last].join("\n");
+    const packed: [Blob, string][] = [
+      [new Blob([text]), "trajectory.jsonl"],
+      [await writeZip([{ path: "t/trajectory.jsonl", data: text }]), "t/trajectory.jsonl"],
+      [new Blob([await streamBytes(writeTarGz([{ path: "t/trajectory.jsonl", data: text }]))]), "t/trajectory.jsonl"],
+    ];
+    for (const [blob, file] of packed) {
+      const sink = new MemorySink();
+      const stats = await importArchive(blob, sink, { name: "long", limits: { maxLineBytes: 4096 } });
+      expect([stats.steps, stats.skipped, stats.skippedReasons, stats.warnings]).toEqual([
+        3,
+        2,
+        { "line over 4 KiB": 2 },
+        [`${file}: 2 line(s) over 4 KiB skipped unread; the lines around them were read.`],
+      ]);
+      expect([...sink.rawLines().values()]).toEqual([[header, thought, last]]);
+    }
+  });
+
+  it("refuses a compressed flood of unreadable lines once they outnumber the bytes read, and reads the same lines uncompressed", async () => {
+    const junk = new TextEncoder().encode("x\n".repeat(512 * 1024));
+    const flood = tarGzBlob([{ name: "t/trajectory.jsonl", runs: [{ bytes: new TextEncoder().encode(`${header}\n`) }, { bytes: junk, times: 64 }] }]);
+    const error = await errorOf(importArchive(flood, new MemorySink(), { name: "flood.tar.gz" }));
+    expect(error).toBeInstanceOf(ArchiveError);
+    expect((error as Error).message).toMatch(/^This file inflates to more unreadable lines than it has bytes \([\d,]+ lines from [\d.]+ KiB\); it looks like a decompression bomb and was not read further\.$/);
+    const plain = await importArchive(new Blob([`${header}\n`, junk]), new MemorySink(), { name: "junk.jsonl" });
+    expect([plain.steps, plain.skipped, SKIPPED_LINES_SLACK]).toEqual([1, 512 * 1024, 100_000]);
+  });
+
+  it("reads a line of exactly the limit, and lines of up to 8 MiB by default", async () => {
+    const line = (bytes: number) => {
+      const start = JSON.stringify(make("thought", { content: "" })).slice(0, -2);
+      return `${start}${"x".repeat(bytes - start.length - 2)}"}`;
+    };
+    const at = line(4096);
+    expect((await importArchive(new Blob([`${header}\n${at}\n`]), new MemorySink(), { limits: { maxLineBytes: 4096 } })).steps).toBe(2);
+    const big = line(8 * 1024 * 1024);
+    const stats = await importArchive(new Blob([`${header}\n${big}\n${line(8 * 1024 * 1024 + 1)}\n`]), new MemorySink());
+    expect([stats.steps, stats.skippedReasons]).toEqual([2, { "line over 8 MiB": 1 }]);
+  });
+
+  it("imports without a mind.json its sink cannot use (nested too deep for a recursive walk), and says why", async () => {
+    const deep = `{"name":${"[".repeat(200_000)}${"]".repeat(200_000)}}`;
+    const sink = new MemorySink();
+    sink.mind = async (json) => void JSON.stringify(json);
+    const stats = await importArchive(await writeZip([{ path: "mind.json", data: deep }, { path: "t/trajectory.jsonl", data: `${header}\n` }]), sink);
+    expect([stats.steps, stats.warnings]).toEqual([1, ["mind.json could not be used (Maximum call stack size exceeded); the trajectory was imported without it."]]);
   });
 
   it("skips a step whose id another trajectory of the archive already used", async () => {
@@ -501,6 +553,18 @@ describe("importIntoDb", () => {
       monkey: "kept",
     });
     expect(JSON.stringify(await db.minds.get(owner))).not.toMatch(/fake-key-/);
+  });
+
+  it("imports a tree whose mind.json is nested too deep to strip, without it, named after the file", async () => {
+    const deep = `{"name":"Deep","x":${"[".repeat(200_000)}${"]".repeat(200_000)}}`;
+    const { id: owner, stats } = await importIntoDb(db, await writeZip([{ path: "mind.json", data: deep }, ...TREE.files]), { name: "deep.zip" });
+    const archive = await getArchive(db, owner);
+    expect([archive?.name, archive?.mind, stats.steps, stats.warnings]).toEqual([
+      "deep",
+      undefined,
+      expectedCounts(TREE, "zip").steps,
+      ["mind.json could not be used (Maximum call stack size exceeded); the trajectory was imported without it."],
+    ]);
   });
 
   it("stores a page's step ids lower-cased, its lines as they were, so any case of an id is found", async () => {

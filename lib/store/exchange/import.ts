@@ -56,8 +56,9 @@ async function importWithId(
     blob: async (path, text) => {
       await db.blobs.put({ mind_id: id, name: path, text });
     },
+    // Stripped here, so a mind.json no walk can get through is the importer's warning, not a failed import.
     mind: async (json) => {
-      mindJson = json;
+      mindJson = stripKeys(json);
     },
   };
   let stats: ImportStats;
@@ -76,7 +77,7 @@ async function importWithId(
       created_at: formatTs(Date.now()),
       source: opts.name,
       stats: { steps: summary.steps, skipped: summary.skipped, trajectories: summary.trajectories, forks: summary.forks, runs: summary.runs, blobs: stats.blobs },
-      mind: stripKeys(mindJson),
+      mind: mindJson,
     };
     // The commit: the record appears and the in-progress marker goes, together.
     await db.transaction("rw", db.minds, db.settings, async () => {
