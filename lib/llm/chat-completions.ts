@@ -8,12 +8,14 @@
 // between calls (issue 7, bench/mind). Here the body's chunks go straight to
 // eventsource-parser and JSON.parse.
 //
-// Failures take the AI SDK's own error types (APICallError, JSONParseError),
-// built as its provider builds them, so describeModelError, Retry-After and
-// the proxy's spend-cap pause read them the same way.
-import { APICallError, JSONParseError, type LanguageModelUsage } from "ai";
+// Failures take the AI SDK's own error types (APICallError, JSONParseError,
+// StreamProviderError), built as its provider builds them, so
+// lib/llm/model-errors.ts, Retry-After and the proxy's spend-cap pause read
+// them the same way.
+import { APICallError, JSONParseError, StreamProviderError, type LanguageModelUsage } from "ai";
 import { createParser } from "eventsource-parser";
 import type { ChatMessage } from "../context/project";
+import { UnfinishedReply } from "./model-errors";
 
 export interface ChatEndpoint {
   /** Up to and without `/chat/completions`. */
@@ -80,26 +82,41 @@ async function httpError(response: Response, url: string, requestBodyValues: unk
   return new APICallError({ message, url, requestBodyValues, statusCode: response.status, responseHeaders: headersOf(response), responseBody });
 }
 
-/** One event's data as parts: text, usage, or the error it carries or is. */
-function partsOf(data: string, out: CallPart[]): void {
-  let chunk: { error?: { message?: unknown }; usage?: Usage | null; choices?: { delta?: { content?: unknown } | null }[] };
+/** One event's data as parts: text, usage, or the error it carries or is. Returns whether it gave the finish reason. */
+function partsOf(data: string, out: CallPart[]): boolean {
+  let chunk: {
+    error?: { message?: unknown; type?: unknown; code?: unknown };
+    usage?: Usage | null;
+    choices?: { delta?: { content?: unknown } | null; finish_reason?: unknown }[];
+  };
   try {
     chunk = JSON.parse(data);
   } catch (cause) {
     out.push({ type: "error", error: new JSONParseError({ text: data, cause }) });
-    return;
+    return false;
   }
   if (chunk === null || typeof chunk !== "object") {
     out.push({ type: "error", error: new Error(`The model sent an event that is not a JSON object: ${data.slice(0, 100)}`) });
-    return;
+    return false;
   }
   if (chunk.error) {
-    out.push({ type: "error", error: new Error(typeof chunk.error.message === "string" ? chunk.error.message : JSON.stringify(chunk.error)) });
-    return;
+    // An error after the stream began, on an HTTP 200 (OpenAI's, or an upstream's relayed by the proxy): as the SDK reports one.
+    const { message, type, code } = chunk.error;
+    out.push({
+      type: "error",
+      error: new StreamProviderError({
+        message: typeof message === "string" ? message : JSON.stringify(chunk.error),
+        type: typeof type === "string" ? type : undefined,
+        code: typeof code === "string" || typeof code === "number" ? code : undefined,
+      }),
+    });
+    return false;
   }
-  const content = chunk.choices?.[0]?.delta?.content;
+  const choice = chunk.choices?.[0];
+  const content = choice?.delta?.content;
   if (typeof content === "string" && content) out.push({ type: "text", text: content });
   if (chunk.usage) out.push({ type: "usage", usage: chatUsage(chunk.usage) });
+  return choice?.finish_reason !== undefined && choice.finish_reason !== null;
 }
 
 /**
@@ -118,7 +135,7 @@ export async function openChatStream(endpoint: ChatEndpoint, req: CallRequest): 
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;
   const doFetch = endpoint.fetch ?? globalThis.fetch;
-  // A failed fetch() (refused, CORS, aborted) rejects as it is: describeModelError tells its TypeError apart.
+  // A failed fetch() (refused, CORS, aborted) rejects as it is: describeModelError (lib/llm/model-errors.ts) tells its TypeError apart.
   const response = await doFetch(url, { method: "POST", headers, body: JSON.stringify(values), signal: req.signal });
   if (!response.ok) throw await httpError(response, url, values);
   if (!response.body) throw new APICallError({ message: "The response has no body", url, requestBodyValues: values, statusCode: response.status, responseHeaders: headersOf(response) });
@@ -127,14 +144,16 @@ export async function openChatStream(endpoint: ChatEndpoint, req: CallRequest): 
   const decoder = new TextDecoder();
   const queue: CallPart[] = [];
   // `done`: [DONE] came (later events are ignored; the body is still read to its end, so the connection is kept). `over`: the body ended.
+  // `finished`: an event gave the finish reason; a body that ends without one ended short (as the SDK reads it: "interrupted").
   let done = false;
   let over = false;
+  let finished = false;
   let usage: Partial<LanguageModelUsage> | null = null;
   const parser = createParser({
     onEvent: (event) => {
       if (done) return;
       if (event.data === "[DONE]") done = true;
-      else partsOf(event.data, queue);
+      else if (partsOf(event.data, queue)) finished = true;
     },
   });
   let ended = false;
@@ -166,6 +185,8 @@ export async function openChatStream(endpoint: ChatEndpoint, req: CallRequest): 
           parser.feed(decoder.decode());
           parser.reset({ consume: true });
           over = true;
+          // [DONE] ends a stream as surely as a finish reason: some servers send one without the other.
+          if (!finished && !done) queue.push({ type: "error", error: new UnfinishedReply() });
         } else parser.feed(decoder.decode(chunk.value, { stream: true }));
       }
     },

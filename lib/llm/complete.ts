@@ -1,6 +1,8 @@
 // One model call as the mind needs it: streamed, accumulated, and never
-// throwing. Failures (refused connection, HTTP errors, a malformed stream)
-// come back as data with a readable message.
+// throwing. Failures (refused connection, HTTP errors, a stream that broke
+// off, ended short or sent a malformed event) come back as data with a
+// readable message (lib/llm/model-errors.ts), and a reply that did not
+// finish is never handed on as one.
 //
 // A model is an AI SDK language model, called through the SDK's single-call
 // stream (streamLanguageModelCall), not streamText: the mind makes exactly one
@@ -8,47 +10,18 @@
 // multi-step machinery cost about as much per call again as the provider
 // itself (bench/ mind). Or it is a chat-completions endpoint, read with no
 // stream layers at all (lib/llm/chat-completions.ts).
-import { APICallError, RetryError, experimental_streamLanguageModelCall as streamLanguageModelCall, type LanguageModel } from "ai";
+import { experimental_streamLanguageModelCall as streamLanguageModelCall, type LanguageModel } from "ai";
 import { pauseText } from "../mind/budget";
-import { ChatCompletions, openChatStream, type CallRequest, type PartReader } from "./chat-completions";
+import { ChatCompletions, openChatStream, type CallPart, type CallRequest, type PartReader } from "./chat-completions";
 import type { ModelPort, ModelRequest, ModelResult } from "../mind/ports";
 import type { StepUsage } from "../trajectory/schema";
+import { modelErrorText, retryAfterSeconds, UnfinishedReply } from "./model-errors";
 import type { Price } from "./price";
 import { spendCapPause } from "./spend-cap";
 import { stepUsage } from "./usage";
 
 /** Longest reply accepted; a longer one is cut (the model is rambling or looping). */
 const MAX_REPLY_CHARS = 200_000;
-
-export function describeModelError(e: unknown): string {
-  if (RetryError.isInstance(e)) return describeModelError(e.lastError);
-  if (APICallError.isInstance(e)) {
-    // A 2xx whose body then failed to arrive: the reply began and broke off.
-    if (e.statusCode !== undefined && e.statusCode >= 200 && e.statusCode < 300 && e.cause instanceof Error && e.cause.name === "TypeError") {
-      return `The model's reply from ${e.url} broke off before it finished (${e.cause.message}).`;
-    }
-    const status = e.statusCode ? `HTTP ${e.statusCode}` : "no response";
-    return `${status} from ${e.url}: ${e.message}`;
-  }
-  if (e instanceof Error) {
-    // fetch() rejects with a bare TypeError when the server cannot be reached.
-    if (e.name === "TypeError" && /fetch|network|load failed/i.test(e.message)) return `Could not reach the model (${e.message}). Is the server running, and does it allow this page's origin (CORS)?`;
-    return e.message || e.name;
-  }
-  return String(e);
-}
-
-/** Seconds a Retry-After header asks for (delta-seconds or an HTTP date), if any. */
-export function retryAfterSeconds(e: unknown, now = Date.now()): number | undefined {
-  const err = RetryError.isInstance(e) ? e.lastError : e;
-  if (!APICallError.isInstance(err)) return undefined;
-  const raw = err.responseHeaders?.["retry-after"];
-  if (!raw) return undefined;
-  const s = Number(raw);
-  if (Number.isFinite(s) && s >= 0) return s;
-  const at = Date.parse(raw);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.round((at - now) / 1000));
-}
 
 /** A model call that has not finished after this long is ended (a hung server must not hang the mind). */
 export const MODEL_TIMEOUT_MS = 180_000;
@@ -57,15 +30,33 @@ export const MODEL_TIMEOUT_MS = 180_000;
 async function sdkParts(model: LanguageModel, req: CallRequest): Promise<PartReader> {
   const result = await streamLanguageModelCall({ model, instructions: req.instructions, messages: req.messages, abortSignal: req.signal });
   const reader = result.stream.getReader();
+  const held: CallPart[] = [];
+  let finished = false;
+  let over = false;
   return {
     async read() {
       for (;;) {
+        const waiting = held.shift();
+        if (waiting) return waiting;
+        if (over) return null;
         const next = await reader.read();
-        if (next.done) return null;
+        if (next.done) {
+          over = true;
+          // No end of call at all (a provider that stops short says nothing): the reply did not finish either.
+          if (!finished) return { type: "error", error: new UnfinishedReply() };
+          continue;
+        }
         const part = next.value;
-        if (part.type === "text-delta") return { type: "text", text: part.text };
+        // OpenAI's first chunk has an empty content: no news for onDelta (whose "" clears the page's partial).
+        if (part.type === "text-delta" && part.text) return { type: "text", text: part.text };
         if (part.type === "error") return { type: "error", error: part.error };
-        if (part.type === "model-call-end") return { type: "usage", usage: part.usage };
+        if (part.type === "model-call-end") {
+          finished = true;
+          // The SDK's word for a stream that closed before the provider said why it stopped; OpenRouter's
+          // provider says "other" with no reason of the provider's own.
+          if (part.finishReason === "interrupted" || (part.finishReason === "other" && part.rawFinishReason === undefined)) held.push({ type: "error", error: new UnfinishedReply() });
+          return { type: "usage", usage: part.usage };
+        }
       }
     },
     cancel: () => void reader.cancel().catch(() => undefined),
@@ -118,7 +109,8 @@ export function modelPort(model: LanguageModel | ChatCompletions, name: string, 
             }
             req.onDelta?.(text);
           } else if (part.type === "error") {
-            failure = part.error;
+            // The first error is the cause; what follows it (the stream ending short) is its consequence.
+            if (failure === null) failure = part.error;
           } else {
             inTokens = part.usage.inputTokens;
             outTokens = part.usage.outputTokens;
@@ -137,7 +129,7 @@ export function modelPort(model: LanguageModel | ChatCompletions, name: string, 
         const paused = spendCapPause(failure);
         if (paused) return { ok: false, error: pauseText(paused), aborted: false, paused };
         const retryAfterS = retryAfterSeconds(failure);
-        return { ok: false, error: describeModelError(failure), aborted: false, ...(retryAfterS !== undefined ? { retryAfterS } : {}) };
+        return { ok: false, error: modelErrorText(failure), aborted: false, ...(retryAfterS !== undefined ? { retryAfterS } : {}) };
       }
       return { ok: true, text: text.slice(0, MAX_REPLY_CHARS), inTokens, outTokens, ...(usage ? { usage } : {}) };
     },

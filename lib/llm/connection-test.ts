@@ -7,7 +7,7 @@
 // worker uses), so the call goes where the mind's calls will go: straight to
 // the provider from the tab, or through the host's proxy.
 import { APICallError, generateText, RetryError, type LanguageModel } from "ai";
-import { describeModelError } from "./complete";
+import { describeModelError, keyRefused, retryAfterSeconds } from "./model-errors";
 import { createModel, type ModelEnv } from "./model";
 import { settingsProblems, type ModelSettings } from "./settings";
 import { spendCapPause } from "./spend-cap";
@@ -77,13 +77,13 @@ function classify(e: unknown): { failure: ConnectionFailure; error: string } {
   const said = asSentence(describeModelError(err));
   if (APICallError.isInstance(err)) {
     const status = err.statusCode;
-    if (status === 401 || status === 403) return { failure: "auth", error: `The key was refused: ${said} Check the API key (and that it may use this model).` };
+    if (status === 401 || status === 403 || keyRefused(err)) return { failure: "auth", error: `The key was refused: ${said} Check the API key (and that it may use this model).` };
     if (status === 404) return { failure: "not-found", error: `Not found: ${said} Check the model name and the base URL.` };
     if (status === 429) {
       const pause = spendCapPause(err);
       if (pause) return { failure: "spend-cap", error: `The host's proxy is at its ${pause.cap.replace(/_/g, " ")} spend cap ($${pause.limitUsd}) until ${new Date(pause.resetsAt).toISOString()}.` };
-      const wait = err.responseHeaders?.["retry-after"];
-      return { failure: "rate-limit", error: `Rate limited: ${said}${wait ? ` The server asks to wait ${wait} s.` : ""} The key works, but it is at its limit for now.` };
+      const wait = retryAfterSeconds(err);
+      return { failure: "rate-limit", error: `Rate limited: ${said}${wait !== undefined ? ` The server asks to wait ${wait} s.` : ""} The key works, but it is at its limit for now.` };
     }
     if (status === undefined) return { failure: "unreachable", error: `Could not reach the model: ${said} Is the server running, is the URL right, and does it allow this page's origin (CORS)?` };
     return { failure: "http", error: said };

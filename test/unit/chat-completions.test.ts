@@ -95,6 +95,18 @@ describe("chat completions without the SDK's stream layers", () => {
     expect(await port.complete(request())).toEqual({ ok: false, aborted: false, error: "The model sent an event that is not a JSON object: null" });
   });
 
+  it("[DONE] ends a reply as a finish reason does; a body that closes with neither ended short", async () => {
+    // A fake fetch at the HTTP boundary: some servers send [DONE] without a finish reason, and a cut body sends neither.
+    const reply = (sse: string) => {
+      const fakeFetch = async () => new Response(sse, { status: 200, headers: { "content-type": "text/event-stream" } });
+      return modelPort(new ChatCompletions({ baseURL: "http://model.test/v1", model: "x", fetch: fakeFetch }), "x").complete(request());
+    };
+    const hi = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n';
+    expect(await reply(`${hi}data: [DONE]\n\n`)).toMatchObject({ ok: true, text: "hi" });
+    expect(await reply(`${hi}data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n`)).toMatchObject({ ok: true, text: "hi" });
+    expect(await reply(hi)).toMatchObject({ ok: false, error: "The model's reply ended before it finished: the stream closed without the provider's last event." });
+  });
+
   it("a server that cannot be reached, and a Stop mid-stream", async () => {
     const gone = modelPort(new ChatCompletions({ baseURL: "http://127.0.0.1:9/v1", model: "x" }), "x");
     const r = await gone.complete(request());

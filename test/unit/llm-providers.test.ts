@@ -1,56 +1,27 @@
 // lib/llm: every provider builds from a mind's settings, and the ones we can
 // reach without the internet are called for real through their AI SDK
 // provider code: OpenRouter (its own package) against the scripted
-// OpenAI-compatible server, Google against a FAKE Gemini endpoint below, the
-// host's proxy through a FAKE fetch that maps its path onto the scripted
-// server. Usage (cached input, reasoning) and cost come back on the result;
-// a proxy's spend-cap 429 comes back as a pause.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+// OpenAI-compatible server, Google against the FAKE Gemini of
+// test/fixtures/providers/google.ts, the host's proxy through a FAKE fetch
+// that maps its path onto the scripted server (each provider against a fake
+// of its own wire format, failures and all: llm-wire.test.ts). Usage
+// (cached input, reasoning) and cost come back on the result; a proxy's
+// spend-cap 429 comes back as a pause.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelPort } from "../../lib/llm/complete";
 import { createModel, modelLabel, proxyBaseUrl } from "../../lib/llm/model";
 import { discoverProxy } from "../../lib/llm/proxy";
 import { PROVIDERS, settingsProblems, type ModelSettings } from "../../lib/llm/settings";
 import { startModelServer, type ModelServer } from "../fixtures/model-server";
+import type { FakeProvider } from "../fixtures/providers/fake-provider";
+import { startFakeGoogle } from "../fixtures/providers/google";
 
 let scripted: ModelServer;
-let gemini: { url: string; requests: { path: string; key: string | undefined; body: unknown }[]; close: () => Promise<void> };
-
-/** FAKE — just enough of Gemini's streamGenerateContent (SSE) for @ai-sdk/google, with usage including cached and thinking tokens. */
-function startFakeGemini(): Promise<typeof gemini> {
-  const requests: (typeof gemini)["requests"] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      requests.push({ path: req.url ?? "", key: req.headers["x-goog-api-key"] as string | undefined, body: JSON.parse(Buffer.concat(chunks).toString("utf8") || "null") });
-      if (!req.url?.includes(":streamGenerateContent")) {
-        res.writeHead(404, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { code: 404, message: `no route ${req.url}`, status: "NOT_FOUND" } }));
-        return;
-      }
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      const event = (o: unknown) => res.write(`data: ${JSON.stringify(o)}\n\n`);
-      event({ candidates: [{ content: { role: "model", parts: [{ text: "Hello from " }] } }] });
-      event({
-        candidates: [{ content: { role: "model", parts: [{ text: "Gemini." }] }, finishReason: "STOP" }],
-        usageMetadata: { promptTokenCount: 1000, cachedContentTokenCount: 400, candidatesTokenCount: 50, thoughtsTokenCount: 30, totalTokenCount: 1080 },
-      });
-      res.end();
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}/v1beta`, requests, close: () => new Promise((done) => server.close(() => done())) });
-    }),
-  );
-}
+let gemini: FakeProvider;
 
 beforeAll(async () => {
   scripted = await startModelServer();
-  gemini = await startFakeGemini();
+  gemini = await startFakeGoogle();
 });
 afterAll(async () => {
   await scripted.close();
@@ -107,11 +78,13 @@ describe("calls through the real provider code", () => {
   });
 
   it("Google streams a reply; cached input and thinking tokens are recorded and priced", async () => {
+    gemini.enqueue({ kind: "reply", text: "Hello from Gemini.", tokens: { input: 1000, cached: 400, output: 80, reasoning: 30 } });
     const r = await ask({ provider: "google", model: "gemini-2.5-flash", apiKey: "g-key", baseURL: gemini.url }, {}, { input: 0.3, output: 2.5 });
     expect(r.ok && r.text).toBe("Hello from Gemini.");
     // Gemini reports thoughts apart from the candidates; the SDK counts both as output.
     expect(r.ok && r.usage).toEqual({ input_tokens: 1000, cached_input_tokens: 400, output_tokens: 80, reasoning_tokens: 30, usd: (1000 * 0.3 + 80 * 2.5) / 1e6, model: "google/gemini-2.5-flash" });
-    expect(gemini.requests.at(-1)).toMatchObject({ path: "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", key: "g-key" });
+    const req = gemini.requests.at(-1)!;
+    expect([req.path, req.headers["x-goog-api-key"]]).toEqual(["/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", "g-key"]);
   });
 
   it("the proxy is called at <origin>/api/llm/v1 with no key (the browser's cookie identifies it)", async () => {

@@ -265,7 +265,8 @@ describe("shellmRun: model errors and stopping", () => {
     });
     const t = setup({ turns: [{ throws: error }] });
     const outcome = await t.run();
-    expect(outcome.error).toBe("HTTP 401 from https://api.example.com/v1/chat/completions: Incorrect API key");
+    // A 401 also says what it means (lib/llm/model-errors.ts).
+    expect(outcome.error).toBe("HTTP 401 from https://api.example.com/v1/chat/completions: Incorrect API key. The provider refused the API key: fix it in Settings.");
   });
 
   it("a model error after a good iteration keeps the earlier steps", async () => {
