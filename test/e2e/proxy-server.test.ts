@@ -74,6 +74,23 @@ describe("the proxy behind next start", () => {
     expect(got).toContain("second one");
   });
 
+  it("tells a client what it has spent against its caps (GET /usage), with the cookie it was given", async () => {
+    const first = await fetch(`${app.url}/api/llm/v1/usage`);
+    expect(first.status).toBe(200);
+    const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0]!;
+    expect(await first.json()).toMatchObject({ client: { hour_usd: 0, day_usd: 0, cap_hour_usd: 1, cap_day_usd: 2 }, resets_at: { hour: expect.any(String), day: expect.any(String) } });
+    upstream.enqueue({ text: "Counted.", usage: { prompt_tokens: 100, completion_tokens: 50 } });
+    const res = await fetch(`${app.url}/api/llm/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ model: "scripted", max_tokens: 100, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(res.status).toBe(200);
+    await res.text();
+    // Settled just after the answer went out.
+    await expect.poll(async () => (await (await fetch(`${app.url}/api/llm/v1/usage`, { headers: { cookie } })).json()).client.hour_usd).toBe((100 * 1 + 50 * 2) / 1e6);
+  });
+
   it("refuses a malformed body with 400 and an unknown path with JSON 404", async () => {
     const bad = await fetch(`${app.url}/api/llm/v1/chat/completions`, { method: "POST", body: "{" });
     expect(bad.status).toBe(400);

@@ -122,6 +122,9 @@ describe("sharing a mind with links", () => {
     expect(liveUrl).toMatch(new RegExp(`^${baseUrl}/s/[A-Za-z0-9_-]{43}$`));
     await host.getByTestId("sync-status").filter({ hasText: /\d+ steps? pending · last sync/ }).waitFor();
     await expect.poll(() => host.getByTestId("share-revoke").count()).toBe(1);
+    // The mind's use of its quota on the server, as the server said it.
+    await host.getByTestId("sync-quota").filter({ hasText: /· [\d.]+ (B|KiB|MiB) of 256 MiB used/ }).waitFor();
+    await expect(host.getByTestId("sync-quota").getAttribute("data-quota-used")).resolves.toMatch(/^0\.\d{4}$/);
   });
 
   it("a viewer on a live link sees the stream read-only, and a new thought within 2 s of its append", async () => {
