@@ -71,6 +71,15 @@ async function openPglite(dataDir: string): Promise<Sql> {
     async query<T>(text: string, params?: unknown[]) {
       return (await db.query<T>(text, params)).rows;
     },
+    async exec<T>(script: string) {
+      try {
+        return (await db.exec(script)).flatMap((r) => r.rows as T[]);
+      } catch (e) {
+        // One connection: a script that failed inside its own BEGIN would leave every later query in an aborted transaction.
+        await db.exec("ROLLBACK").catch(() => undefined);
+        throw e;
+      }
+    },
     transaction<R>(fn: (tx: Sql) => Promise<R>) {
       return db.transaction((tx) => fn(pgliteTx(tx)));
     },
@@ -87,6 +96,9 @@ function pgliteTx(tx: Transaction): Sql {
     dialect: "pglite",
     async query<T>(text: string, params?: unknown[]) {
       return (await tx.query<T>(text, params)).rows;
+    },
+    async exec<T>(script: string) {
+      return (await tx.exec(script)).flatMap((r) => r.rows as T[]);
     },
     transaction: (fn) => savepoint(self, fn),
     listen: () => Promise.reject(new Error("listen on the Sql, not a transaction")),
@@ -110,6 +122,22 @@ function openPostgres(databaseUrl: string): Sql {
     dialect: "postgres",
     async query<T>(text: string, params?: unknown[]) {
       return (await pool.query(text, params)).rows as T[];
+    },
+    async exec<T>(script: string) {
+      // Without parameters, pg sends the simple protocol, which runs several statements (and answers one result each).
+      // On a client of its own, so a script that fails inside its BEGIN is rolled back before the client goes back to the pool.
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        return rowsOf<T>(await client.query(script));
+      } catch (e) {
+        await client.query("ROLLBACK").catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
+        throw e;
+      } finally {
+        client.release(broken);
+      }
     },
     async transaction<R>(fn: (tx: Sql) => Promise<R>) {
       const client = await pool.connect();
@@ -153,6 +181,9 @@ function pgTx(client: pg.PoolClient): Sql {
     dialect: "postgres",
     async query<T>(text: string, params?: unknown[]) {
       return (await client.query(text, params)).rows as T[];
+    },
+    async exec<T>(script: string) {
+      return rowsOf<T>(await client.query(script));
     },
     transaction: (fn) => savepoint(self, fn),
     listen: () => Promise.reject(new Error("listen on the Sql, not a transaction")),
@@ -217,4 +248,9 @@ async function savepoint<R>(tx: Sql, fn: (tx: Sql) => Promise<R>): Promise<R> {
     await tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
     throw e;
   }
+}
+
+/** The rows of a simple-protocol query: one result, or one per statement of a script. */
+function rowsOf<T>(result: pg.QueryResult | pg.QueryResult[]): T[] {
+  return (Array.isArray(result) ? result : [result]).flatMap((r) => (r.rows ?? []) as T[]);
 }

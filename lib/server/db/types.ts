@@ -6,6 +6,12 @@ import "server-only";
 export interface Sql {
   readonly dialect: "pglite" | "postgres";
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * Runs a script of several statements, without parameters (a library's own
+   * schema, or its BEGIN … RETURNING … COMMIT block), as one call: the rows of
+   * every statement, in order. A script that fails leaves no transaction open.
+   */
+  exec<T = Record<string, unknown>>(script: string): Promise<T[]>;
   /** Runs fn in one transaction (BEGIN/COMMIT, ROLLBACK on throw); on pg it holds one pooled client. */
   transaction<R>(fn: (tx: Sql) => Promise<R>): Promise<R>;
   /** LISTEN on a channel (pg_notify payloads arrive after their transaction commits); resolves to its unlisten. On pg it holds one dedicated client. */
