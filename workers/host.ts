@@ -114,6 +114,8 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     selfName: mind.name,
     instructions: async () => instructionsFor(mind, { commands: commandList(), skills: await listSkills(fs).catch(() => []) }),
     pacing: mind.pacing,
+    // The tab holds no lease yet: its wakes say where they ran, without an epoch.
+    where: { home: "tab" },
     limits: { ...DEFAULT_RUN_LIMITS, maxIterations: mind.max_iterations },
     nesting: { maxDepth: permissions.limits.recursion_depth, childIterations: permissions.limits.child_iterations },
     shellState: record.shell ?? { env: {}, cwd: WORKSPACE },

@@ -103,10 +103,16 @@ export const MergeStep = kind("merge", {
 
 /** Why the mind woke. Headlong writes `monolith-wake`; Reverie writes `wake`. */
 export const WakeReason = z.enum(["start", "scheduled", "message", "retry"]);
+/** Where a mind ran: in a browser tab, or on its server while no tab held it. */
+export const MindHome = z.enum(["tab", "server"]);
+export type MindHome = z.infer<typeof MindHome>;
 export const WakeStep = kind("wake", {
   reason: WakeReason,
   level: z.number().int().min(0),
   delay_s: z.number().min(0),
+  /** Where this wake ran, and under which lease epoch (when the mind is leased): across a life they never go back. */
+  home: MindHome.optional(),
+  epoch: z.number().int().positive().optional(),
 });
 export const MonolithWakeStep = kind("monolith-wake", {});
 

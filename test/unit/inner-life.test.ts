@@ -11,7 +11,7 @@ import { Journal } from "../../lib/mind/journal";
 import { DEFAULT_PACING } from "../../lib/mind/pacing";
 import type { ShellRequest, ShellResult, ShellState } from "../../lib/mind/ports";
 import { DEFAULT_RUN_LIMITS } from "../../lib/mind/run";
-import { functionStep, INNER_LIFE, InnerLife, REPEAT_WAKES } from "../../lib/mind/thinkers/inner-life";
+import { functionStep, INNER_LIFE, InnerLife, REPEAT_WAKES, type InnerLifeDeps } from "../../lib/mind/thinkers/inner-life";
 import type { MindStatus } from "../../lib/protocol";
 import { formatTs, type PacingConfig, type Step, type StepOf } from "../../lib/trajectory/schema";
 import { FakeClock, settle, until } from "./helpers/fake-clock";
@@ -57,7 +57,7 @@ afterEach(async () => {
   running = null;
 });
 
-function setup(opts: { initial?: Step[]; turns?: Turn[] | ((n: number) => Turn); shell?: Extra; pacing?: PacingConfig } = {}) {
+function setup(opts: { initial?: Step[]; turns?: Turn[] | ((n: number) => Turn); shell?: Extra; pacing?: PacingConfig; where?: InnerLifeDeps["where"] } = {}) {
   const log = new MemoryStepLog(opts.initial);
   const clock = new FakeClock(T0);
   const journal = new Journal(log, sequentialIds(), clock);
@@ -96,6 +96,7 @@ function setup(opts: { initial?: Step[]; turns?: Turn[] | ((n: number) => Turn);
     shellState: { env: {}, cwd: "/workspace" },
     onShellState: (state) => shellSaves.push(structuredClone(state)),
     onStatus: (status) => statuses.push({ at: clock.now(), status }),
+    ...(opts.where ? { where: opts.where } : {}),
   });
 
   const t = {
@@ -574,6 +575,20 @@ describe("InnerLife: start", () => {
     await t.asleep(1);
     expect(t.wakes()[0]).toEqual({ type: "wake", step_id: jid(1), ts: formatTs(T0), reason: "start", level: 0, delay_s: 0, source: INNER_LIFE });
     expect(t.promptOf(t.wakes()[0]!)).toBe(START_PROMPT);
+  });
+
+  it("a wake says where the mind ran, and under which lease epoch, when its home says so", async () => {
+    const server = setup({ where: { home: "server", epoch: 7 } });
+    void server.start();
+    await server.asleep(1);
+    expect(server.wakes()[0]).toMatchObject({ type: "wake", reason: "start", home: "server", epoch: 7 });
+    await server.life.stop();
+    const tab = setup({ where: { home: "tab" } });
+    void tab.start();
+    await tab.asleep(1);
+    expect(tab.wakes()[0]).toMatchObject({ home: "tab" });
+    expect(tab.wakes()[0]).not.toHaveProperty("epoch");
+    await tab.life.stop();
   });
 
   it("start() with messages waiting (handed over by recovery) makes them the first wake", async () => {

@@ -283,3 +283,14 @@ describe("compiled parsers (zod's z.compile, once a kind has parsed COMPILE_AFTE
     });
   }
 });
+
+describe("a wake's home and lease epoch", () => {
+  const wake = (extra: Record<string, unknown>) => ({ type: "wake", step_id: "00000000-0000-4000-8000-00000000abcd", ts: "2026-12-04T04:00:00.000Z", reason: "scheduled", level: 1, delay_s: 5, ...extra });
+  it("are optional, and when given, a known home and a positive whole epoch", () => {
+    expect(parseStep(wake({})).ok).toBe(true);
+    expect(parseStep(wake({ home: "server", epoch: 3 }))).toMatchObject({ ok: true, step: { home: "server", epoch: 3 } });
+    expect(parseStep(wake({ home: "moon" })).ok).toBe(false);
+    expect(parseStep(wake({ home: "tab", epoch: 0 })).ok).toBe(false);
+    expect(parseStep(wake({ home: "tab", epoch: 1.5 })).ok).toBe(false);
+  });
+});

@@ -4,7 +4,7 @@
 // wakes it, and it may start a conversation when it has a reason. Status goes
 // out through `onStatus`; every decision that matters is a step.
 import type { MindStatus } from "../../protocol";
-import { isKind, type NewStep, type PacingConfig, type Step } from "../../trajectory/schema";
+import { isKind, type MindHome, type NewStep, type PacingConfig, type Step } from "../../trajectory/schema";
 import { TriggerQueue, type Subscription } from "../dispatch";
 import type { Journal } from "../journal";
 import { afterWake, delaySeconds, failureDelaySeconds, RESTED, type PacingState } from "../pacing";
@@ -40,6 +40,8 @@ export interface InnerLifeDeps {
   onPartial?: (text: string) => void;
   /** Where what each model call saw is recorded ("what the model saw"). */
   contexts?: ContextPort;
+  /** Where the mind runs (and its lease epoch, when it holds one): written on every wake step. */
+  where?: { home: MindHome; epoch?: number };
 }
 
 interface WakeOutcome extends RunOutcome {
@@ -177,7 +179,8 @@ export class InnerLife {
     const { deps } = this;
     const { journal } = deps;
     const trigger = task.reason === "message" ? task.messages[task.messages.length - 1]?.step_id : undefined;
-    const wakeStep = await journal.append({ type: "wake", reason: task.reason, level: this.pacing.level, delay_s: delay, trigger_step: trigger, source: INNER_LIFE });
+    const where = deps.where ? { home: deps.where.home, ...(deps.where.epoch !== undefined ? { epoch: deps.where.epoch } : {}) } : {};
+    const wakeStep = await journal.append({ type: "wake", reason: task.reason, level: this.pacing.level, delay_s: delay, trigger_step: trigger, ...where, source: INNER_LIFE });
     this.wakeRequested = false;
     this.wakeController = new AbortController();
     const workBefore = journal.workCount();
