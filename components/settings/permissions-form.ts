@@ -2,6 +2,7 @@
 // a line) and back: pure, so the new-mind form and the settings panel read
 // the same fields the same way, and the summary says them the same way.
 import { Permissions, SandboxLimits, UrlPrefix } from "@/lib/trajectory/permissions";
+import { byteSize } from "@/lib/archive/limits";
 
 export type LimitKey = keyof SandboxLimits;
 
@@ -103,12 +104,8 @@ function rangeProblem(issue: { code: string; minimum?: unknown; maximum?: unknow
 
 const formatNumber = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 2 });
 
-/** Bytes in the largest binary unit that keeps them short: "1 MiB", "64 KiB", "1.5 MiB". */
-export function formatBytes(n: number): string {
-  if (n >= MIB) return `${formatNumber(n / MIB)} MiB`;
-  if (n >= KIB) return `${formatNumber(n / KIB)} KiB`;
-  return `${n} B`;
-}
+/** Bytes in the largest binary unit that keeps them short: "1 MiB", "64 KiB", "1.5 MiB" (the one formatter the import limits and sync quotas use too). */
+export const formatBytes = byteSize;
 
 /** One line, for the mind's page: "Network: off · Node: off · silence 60 s · …". */
 export function summarize(p: Permissions): string {

@@ -1,23 +1,11 @@
 "use client";
 // What sync is doing: off, or how many steps wait, when it last synced, how
 // much of the server's quota the mind uses, and why it last failed.
+import { byteSize as size } from "@/lib/archive/limits";
 import type { SyncQuota } from "@/lib/share/api";
 import type { SyncStatus } from "@/lib/store/view/hooks";
 
 const time = (iso: string) => new Date(iso).toLocaleTimeString();
-
-/** Bytes for people, in the binary units the server's limits are set in: 1.5 MiB. */
-function size(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${Number(v.toPrecision(3))} ${units[u]}`;
-}
 
 /** The fullest of the mind's limits, as a share of it. */
 const fullest = (q: SyncQuota) => Math.max(q.bytes / q.max_bytes, q.steps / q.max_steps, q.blobs / q.max_blobs);

@@ -42,7 +42,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(caps: Caps = CAPS, config_: Partial<ProxyConfig> = {}): Promise<Harness> {
+export async function startHarness(caps: Caps = CAPS, overrides: Partial<ProxyConfig> = {}): Promise<Harness> {
   const db = await pglite.fresh();
   const sql = await db.open();
   const upstream = await startModelServer();
@@ -57,7 +57,7 @@ export async function startHarness(caps: Caps = CAPS, config_: Partial<ProxyConf
     upstreamTimeoutMs: 30_000,
     reasoningModels: [],
     showUpstreamErrors: true,
-    ...config_,
+    ...overrides,
   };
   const logs: string[] = [];
   const seen: string[] = [];

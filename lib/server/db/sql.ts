@@ -123,40 +123,16 @@ function openPostgres(databaseUrl: string): Sql {
     async query<T>(text: string, params?: unknown[]) {
       return (await pool.query(text, params)).rows as T[];
     },
-    async exec<T>(script: string) {
-      // Without parameters, pg sends the simple protocol, which runs several statements (and answers one result each).
-      // On a client of its own, so a script that fails inside its BEGIN is rolled back before the client goes back to the pool.
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      try {
-        return rowsOf<T>(await client.query(script));
-      } catch (e) {
-        await client.query("ROLLBACK").catch((rollbackError: Error) => {
-          broken = rollbackError;
-        });
-        throw e;
-      } finally {
-        client.release(broken);
-      }
-    },
-    async transaction<R>(fn: (tx: Sql) => Promise<R>) {
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      try {
+    // Without parameters, pg sends the simple protocol, which runs several statements (and answers one result each).
+    // On a client of its own, so a script that fails inside its BEGIN is rolled back before the client goes back to the pool.
+    exec: <T>(script: string) => rolledBackOnError(pool, async (client) => rowsOf<T>(await client.query(script))),
+    transaction: <R>(fn: (tx: Sql) => Promise<R>) =>
+      rolledBackOnError(pool, async (client) => {
         await client.query("BEGIN");
         const result = await fn(pgTx(client));
         await client.query("COMMIT");
         return result;
-      } catch (e) {
-        await client.query("ROLLBACK").catch((rollbackError: Error) => {
-          broken = rollbackError;
-        });
-        throw e;
-      } finally {
-        // A client whose ROLLBACK failed is in an unknown state: drop it rather than reuse it.
-        client.release(broken);
-      }
-    },
+      }),
     async listen(channel, onPayload) {
       const l = pgListener(databaseUrl, channel, onPayload);
       listeners.add(l);
@@ -253,4 +229,20 @@ async function savepoint<R>(tx: Sql, fn: (tx: Sql) => Promise<R>): Promise<R> {
 /** The rows of a simple-protocol query: one result, or one per statement of a script. */
 function rowsOf<T>(result: pg.QueryResult | pg.QueryResult[]): T[] {
   return (Array.isArray(result) ? result : [result]).flatMap((r) => (r.rows ?? []) as T[]);
+}
+
+/** Runs `fn` on a pooled client of its own; if it throws, ROLLBACK before the client goes back (and a client whose ROLLBACK failed is dropped, its state unknown). */
+async function rolledBackOnError<R>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<R>): Promise<R> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    return await fn(client);
+  } catch (e) {
+    await client.query("ROLLBACK").catch((rollbackError: Error) => {
+      broken = rollbackError;
+    });
+    throw e;
+  } finally {
+    client.release(broken);
+  }
 }

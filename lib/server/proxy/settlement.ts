@@ -15,6 +15,7 @@ import "server-only";
 //   hold, since tokens the upstream bills were never relayed; otherwise the
 //   relayed output counted here, with the input, both with the margins.
 import { costUsd, type Price, type TokenUsage } from "../../llm/price";
+import { microsUp } from "../ledger/units";
 import { INPUT_MARGIN } from "./tokens";
 
 export type Outcome = "completed" | "upstream_unreachable" | "upstream_error" | "cut" | "client_aborted" | "timeout";
@@ -60,7 +61,7 @@ const NOTHING: TokenUsage = { inputTokens: 0, outputTokens: 0 };
 export function settleAmount(end: CallEnd, terms: CallTerms): SettleAmount {
   if (end.reported) {
     const reportedUsd = costUsd(terms.price, end.reported);
-    return { reportedUsd, usage: end.reported, basis: "reported", overrun: micros(reportedUsd) > micros(terms.heldUsd) };
+    return { reportedUsd, usage: end.reported, basis: "reported", overrun: microsUp(reportedUsd) > microsUp(terms.heldUsd) };
   }
   if (!end.worked) return { reportedUsd: 0, usage: NOTHING, basis: "nothing", overrun: false };
   const relayed: TokenUsage = {
@@ -71,7 +72,6 @@ export function settleAmount(end: CallEnd, terms: CallTerms): SettleAmount {
   return { reportedUsd: Math.min(costUsd(terms.price, relayed), terms.heldUsd), usage: relayed, basis: "relayed", overrun: false };
 }
 
-const micros = (usd: number) => Math.ceil(Math.round(usd * 1e9) / 1e3);
 
 /** A model's margin may grow this far: past it the upstream is not miscounting but lying, and the hold alone bounds it. */
 export const MAX_MARGIN = 20;

@@ -74,16 +74,3 @@ export function parseQuotas(env: Record<string, string | undefined>): QuotasResu
   }
   return problems.length ? { ok: false, problems } : { ok: true, quotas };
 }
-
-/** Bytes for people: 1.5 MiB. */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${Number(v.toPrecision(3))} ${units[u]}`;
-}

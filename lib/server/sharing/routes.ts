@@ -21,7 +21,7 @@ import { SqlUnavailableError, type Sql } from "../db/sql";
 import { apiError, HttpError, json, noContent, notFound, param, readBody, readJson, route, type Params } from "./sync-http";
 import { authorizeMind, createMind, putBlob, readTrajectories, syncState, uploadSteps } from "./sync-store";
 import { bearerToken } from "./tokens";
-import { syncCreator } from "./client";
+import { syncCreator } from "./creator";
 import { acquireLease, fenced, releaseLease, renewLease } from "../state/lease";
 import { DEFAULT_QUOTAS, type SyncQuotas } from "./quotas";
 

@@ -7,7 +7,8 @@ import "server-only";
 // take one advisory lock, so two writers cannot both squeeze under the total.
 import type { SyncQuota } from "@/lib/share/api";
 import type { Sql } from "../db/sql";
-import { formatBytes, MIND_ROW_BYTES, QUOTA_VARS, type SyncQuotas } from "./quotas";
+import { byteSize as formatBytes } from "@/lib/archive/limits";
+import { MIND_ROW_BYTES, QUOTA_VARS, type SyncQuotas } from "./quotas";
 import { HttpError } from "./sync-http";
 
 const QUOTA_LOCK = 7_264_913_002;
