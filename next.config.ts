@@ -14,6 +14,8 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // The app's own sources only; tests, benchmarks and the CLI are checked by `npm run check`.
   typescript: { tsconfigPath: "tsconfig.build.json" },
+  // The server runner's sandbox: loaded by Node as it is, not bundled (its Node build names optional native modules, such as zstd, it loads only when asked).
+  serverExternalPackages: ["just-bash"],
   async headers() {
     return [{ source: "/:path*", headers: isolationHeaders }];
   },

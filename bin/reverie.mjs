@@ -15,7 +15,13 @@ process.stdout.on("error", (e) => {
   if (e.code !== "EPIPE") throw e;
   process.exit(process.exitCode ?? 0);
 });
-if (process.env.REVERIE_FROM_SOURCES) {
+if (argv[0] === "runner" || argv[0] === "minds") {
+  // The server's verbs speak to its database: run from the sources under tsx, with the react-server condition (lib/server's `server-only` loads outside Next).
+  const { spawnSync } = await import("node:child_process");
+  const main = fileURLToPath(new URL("../lib/server/runner/main.ts", import.meta.url));
+  const child = spawnSync(process.execPath, ["--conditions=react-server", "--import", import.meta.resolve("tsx"), main, ...argv], { stdio: "inherit" });
+  process.exitCode = child.status ?? 1;
+} else if (process.env.REVERIE_FROM_SOURCES) {
   const { main } = await import("../cli/reverie.ts");
   process.exitCode = await main(argv);
 } else {

@@ -91,6 +91,10 @@ class JsonlLog implements StepLog {
     return out;
   }
 
+  async ofKind(kinds: readonly string[]): Promise<Step[]> {
+    return this.steps.filter((s) => kinds.includes(s.type));
+  }
+
   async fork(child: { trajId: string; name: string }): Promise<StepLog> {
     if (this.family.has(child.trajId)) throw new Error(`trajectory ${child.trajId} forked twice`);
     const dir = join(this.dir, trajDirName(child.trajId, child.name));

@@ -4,6 +4,7 @@
 // tests. The commands' appends (chat send, …) go to the file; the script
 // itself is not recorded, since no model wrote it.
 import { resolve } from "node:path";
+import { alarmPort } from "../lib/mind/alarms";
 import { Journal } from "../lib/mind/journal";
 import type { Clock, ShellScope } from "../lib/mind/ports";
 import { justBashSandbox } from "../lib/shell/just-bash-sandbox";
@@ -96,6 +97,7 @@ export async function sh(argv: string[], io: Out, usage: string): Promise<number
       send: ({ to, content, replyTo }) => run.append({ type: "message", from: SELF, to, content, reply_to: replyTo, source: "chat" }),
     },
     shellm: { run: async () => ({ ok: false, error: "shellm: nested runs need a model; reverie sh has none" }) },
+    alarms: alarmPort(run),
     depth: 0,
   };
   const session = justBashSandbox({ fs, flush, permissions, ids, clock }).open(scope);

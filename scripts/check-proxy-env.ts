@@ -1,9 +1,11 @@
 // Run by scripts/start.mjs before it builds or serves: a proxy configured
-// without its caps (or with any other bad setting), or a sync limit that is
-// not a number, must stop `npm start`, with a message naming each variable
+// without its caps (or with any other bad setting), a sync limit that is
+// not a number, or a runner setting that is wrong, must stop `npm start`, with a message naming each variable
 // at fault.
 import { parseProxyConfig } from "../lib/server/proxy/config";
 import { parseQuotas } from "../lib/server/sharing/quotas";
+import { parseRunnerConfig } from "../lib/server/runner/config";
+import { parseNetworkAllow } from "../lib/server/runner/network";
 
 const result = parseProxyConfig(process.env);
 if (result.kind === "invalid") {
@@ -17,4 +19,16 @@ const quotas = parseQuotas(process.env);
 if (!quotas.ok) {
   console.error(`The sync API's limits are not configured correctly, so the server will not start:\n  - ${quotas.problems.join("\n  - ")}`);
   process.exit(1);
+}
+
+// The runner's settings, likewise (RUNNER_MAX_MINDS, RUNNER_LEASE_S, RUNNER_NETWORK_ALLOW, RUNNER_KEY_SECRET).
+// A runner never spends without caps: on the host's proxy it is under the proxy's (checked above), with a kept key under the mind's own.
+const runner = parseRunnerConfig(process.env, parseNetworkAllow);
+if (runner.kind === "invalid") {
+  console.error(`The runner is not configured correctly, so the server will not start:\n  - ${runner.problems.join("\n  - ")}`);
+  process.exit(1);
+}
+if (runner.kind === "ok") {
+  const embedded = process.env.RUNNER_EMBEDDED === "0" ? "not in this process (RUNNER_EMBEDDED=0: run `npx reverie runner`)" : "in this process";
+  console.log(`Runner: up to ${runner.config.maxMinds} minds kept alive ${embedded}, lease ${runner.config.leaseS} s, network ${runner.config.networkAllow.length ? runner.config.networkAllow.join(" ") : "off"}`);
 }

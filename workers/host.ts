@@ -29,6 +29,8 @@ import { getPriceTable } from "../lib/store/minds/prices";
 import { indexedDbMindState } from "../lib/store/state/mind-state";
 import { lastSeq, parseRows } from "../lib/store/steps/steps";
 import { watchOthers } from "../lib/store/steps/watch-others";
+import { watchTables } from "../lib/store/db/watch";
+import { getSync } from "../lib/store/sync/sync";
 
 export const systemClock: Clock = {
   now: () => Date.now(),
@@ -103,6 +105,14 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     fetch: (url, init) => fetch(url, init),
     runtime: permissions.webcontainer ? options.runtime : undefined,
   });
+  // The lease epoch this tab holds, as its sync record says (the page's home keeper sets it): followed while the mind runs.
+  let epoch = (await getSync(db, mindId))?.epoch;
+  const epochWatch = watchTables(db, ["settings"], () => getSync(db, mindId)).subscribe(
+    (r) => {
+      epoch = r?.epoch;
+    },
+    () => undefined,
+  );
   const loop = new Mind({
     journal,
     persona: mind.persona,
@@ -114,13 +124,16 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     selfName: mind.name,
     instructions: async () => instructionsFor(mind, { commands: commandList(), skills: await listSkills(fs).catch(() => []) }),
     pacing: mind.pacing,
-    // The tab holds no lease yet: its wakes say where they ran, without an epoch.
-    where: { home: "tab" },
+    // Its wakes say where they ran, and under which lease epoch when this tab holds the mind's lease (a kept-alive mind).
+    where: () => ({ home: "tab", ...(epoch !== undefined ? { epoch } : {}) }),
     limits: { ...DEFAULT_RUN_LIMITS, maxIterations: mind.max_iterations },
     nesting: { maxDepth: permissions.limits.recursion_depth, childIterations: permissions.limits.child_iterations },
     shellState: record.shell ?? { env: {}, cwd: WORKSPACE },
     // A run that changed the shell's env or cwd says so: kept for the next reload (a failed save only costs that).
     onShellState: (s) => void state.saveShellState(s).catch(() => undefined),
+    // Where the idle backoff stands, for the next start here or on the server.
+    pacingState: record.pacing,
+    onPacing: (p) => void state.savePacing(p).catch(() => undefined),
     onStatus: events.onStatus,
     onPartial: events.onPartial,
     contexts: writer,
@@ -146,6 +159,7 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   const stored = () => writer.flushed().catch(() => undefined);
   const done = loop.start().finally(async () => {
     unwatch();
+    epochWatch.unsubscribe();
     await stored();
   });
   return {

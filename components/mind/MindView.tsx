@@ -19,6 +19,7 @@ import { FilesView, filesReadOnly } from "../files/FilesView";
 import { MindTabs, type MindTab } from "./MindTabs";
 import { PermissionsSummary } from "../settings/PermissionsSummary";
 import { ShareBar } from "../share/ShareBar";
+import { HomeBar } from "../share/HomeBar";
 import { TrajectoryViewer } from "../viewer/TrajectoryViewer";
 import { TimelineView } from "../timeline/TimelineView";
 import { UsageView } from "../usage/UsageView";
@@ -92,6 +93,7 @@ export function MindView({ mindId }: { mindId: string }) {
         {mind && <SpendSummary mindId={mindId} budget={mind.budget} />}
         {mind && <PermissionsSummary permissions={mind.permissions} />}
         {mind && <ShareBar mindId={mindId} />}
+        {mind && <HomeBar mind={mind} onShowStream={() => setTab("stream")} />}
         {mind?.permissions.webcontainer && role === "runner" && <WebContainerStatus status={runtime} />}
         {fatal && (
           <p role="alert" data-testid="mind-fatal" className="rounded bg-red-50 px-2 py-1 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">

@@ -7,6 +7,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { mindLockName, type FromWorker, type ToWorker } from "@/lib/protocol";
 import { useMindControls } from "@/lib/store/view/hooks";
+import { keepMindHome, type HomeKeeper } from "@/lib/store/view/hooks-home";
 import type { MindStatus } from "@/lib/protocol";
 import { forgetRunner, logRunner, offerPanic, runnerState, updateRunner, type Role } from "./runner-store";
 import { linkWorkerRuntime, type RuntimeLink } from "./webcontainer-host";
@@ -70,7 +71,19 @@ const send = (w: Worker, msg: ToWorker) => w.postMessage(msg);
 export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindId: string; shouldRun: boolean; webcontainer: boolean; panicAt?: string }) {
   const [role, setRole] = useState<Role>("pending");
   const worker = useRef<Running | null>(null);
+  /** This tab's claim on the mind's lease (a synced mind its server can keep alive): the worker starts once it holds it. */
+  const home = useRef<HomeKeeper | null>(null);
+  /** Whether the mind should be running here now (Start, not Stop); read when the lease comes (back). */
+  const wanted = useRef(false);
   const { recordPanic } = useMindControls(mindId);
+
+  const startWorker = useCallback(() => {
+    if (!wanted.current) return;
+    worker.current ??= spawnWorker(mindId);
+    updateRunner(mindId, { fatal: null });
+    logRunner(mindId, { level: "info", from: "runner", text: "start sent" });
+    send(worker.current.worker, { type: "start", mindId });
+  }, [mindId]);
 
   // End the worker at once (a hung block or model call goes with it), then
   // write the error step for the run it was in, and stop the mind.
@@ -80,6 +93,8 @@ export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindI
     logRunner(mindId, { level: "warn", from: "runner", text: "panic stop: worker terminated" });
     running?.runtime.close();
     running?.worker.terminate();
+    // On the server too: a runner must not take over when this tab's lease lapses.
+    void home.current?.halt(true);
     const status = runnerState(mindId).status;
     updateRunner(mindId, { status: { state: "stopped" }, partial: "" });
     recordPanic(status.state === "thinking" ? status.runId : undefined).catch((e: unknown) =>
@@ -95,6 +110,29 @@ export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindI
 
     const hold = async () => {
       if (abort.signal.aborted) return;
+      home.current = keepMindHome(
+        mindId,
+        {
+          onWhere: (where) => {
+            updateRunner(mindId, { home: where });
+            if (where.where === "this-tab" || where.where === "local") startWorker();
+          },
+          onDigest: (digest, extra) => updateRunner(mindId, { away: { digest, setAside: extra.setAside } }),
+          onLost: () => {
+            // Another home writes the mind now: this tab's loop stops at once (what it would write is fenced anyway).
+            logRunner(mindId, { level: "warn", from: "runner", text: "the mind's lease was taken by another home: this tab stops running it" });
+            worker.current?.runtime.close();
+            worker.current?.worker.terminate();
+            worker.current = null;
+            updateRunner(mindId, { status: { state: "stopped" }, partial: "" });
+          },
+          onError: (message) => {
+            logRunner(mindId, { level: "warn", from: "runner", text: message });
+            console.warn(`reverie: ${message}`);
+          },
+        },
+        abort.signal,
+      );
       updateRunner(mindId, { role: "runner" });
       logRunner(mindId, { level: "info", from: "runner", text: "this tab runs the mind" });
       setRole("runner");
@@ -127,9 +165,10 @@ export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindI
     return () => {
       abort.abort();
       release();
+      home.current = null;
       forgetRunner(mindId);
     };
-  }, [mindId]);
+  }, [mindId, startWorker]);
 
   // The runner follows the `running` flag: its human's Start and Stop, from any tab.
   // A stopped mind has no worker at all; it is started on the first Start.
@@ -141,19 +180,26 @@ export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindI
       if (panicDone.current !== panicAt) panic();
       panicDone.current = panicAt;
     } else if (shouldRun) {
-      worker.current ??= spawnWorker(mindId);
-      updateRunner(mindId, { fatal: null });
-      logRunner(mindId, { level: "info", from: "runner", text: "start sent" });
-      send(worker.current.worker, { type: "start", mindId });
+      wanted.current = true;
+      const keeper = home.current;
+      if (!keeper) startWorker();
+      else {
+        // Started (again) here: the server may run it too when this tab goes. The worker starts once this tab holds the mind.
+        void keeper.halt(false);
+        void keeper.ready().then(startWorker);
+      }
     } else if (worker.current) {
+      wanted.current = false;
+      void home.current?.halt(true);
       // "stopped" is shown when the worker says so: after the cut run's last step is written.
       send(worker.current.worker, { type: "stop" });
       logRunner(mindId, { level: "info", from: "runner", text: "stop sent" });
       updateRunner(mindId, { partial: "" });
     } else {
+      wanted.current = false;
       updateRunner(mindId, { status: { state: "stopped" } });
     }
-  }, [role, shouldRun, mindId, panicAt, panic]);
+  }, [role, shouldRun, mindId, panicAt, panic, startWorker]);
 
   // Real Node follows the mind's permission, also while the worker lives (after the effect above made it).
   useEffect(() => {

@@ -6,6 +6,8 @@ import { useSyncExternalStore } from "react";
 import type { MindStatus } from "@/lib/protocol";
 import type { ReportLogEntry } from "@/lib/report/bug-report";
 import type { RuntimeStatus } from "@/lib/shell/ports";
+import type { AwayDigest } from "@/lib/share/away-digest";
+import type { HomeWhere } from "@/lib/store/view/hooks-home";
 
 export type Role = "pending" | "runner" | "viewer";
 
@@ -18,9 +20,13 @@ export interface RunnerState {
   fatal: string | null;
   /** Real Node for the mind (the page's WebContainer), as this tab's runner reports it. */
   runtime: RuntimeStatus;
+  /** Where the mind lives, as this tab's runner knows it (a synced mind on a server with a runner). */
+  home: HomeWhere | null;
+  /** What it did while it lived elsewhere, when this tab took it back. */
+  away: { digest: AwayDigest; setAside: number } | null;
 }
 
-const INITIAL: RunnerState = { role: "pending", status: { state: "starting" }, partial: "", fatal: null, runtime: { state: "off" } };
+const INITIAL: RunnerState = { role: "pending", status: { state: "starting" }, partial: "", fatal: null, runtime: { state: "off" }, home: null, away: null };
 
 const states = new Map<string, RunnerState>();
 const listeners = new Set<() => void>();

@@ -35,6 +35,7 @@ const WAKE_COLOUR: Record<string, string> = {
   scheduled: "bg-sky-600 dark:bg-sky-400",
   message: "bg-fuchsia-600 dark:bg-fuchsia-400",
   retry: "bg-amber-600 dark:bg-amber-400",
+  alarm: "bg-orange-600 dark:bg-orange-400",
   headlong: "bg-stone-500 dark:bg-stone-400",
 };
 const RUN_COLOUR: Record<string, string> = {

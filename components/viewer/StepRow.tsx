@@ -14,6 +14,7 @@ const TYPE_STYLE: Record<string, string> = {
   error: "border-red-500",
   wake: "border-amber-300",
   "monolith-wake": "border-amber-300",
+  alarm: "border-orange-400",
   idle: "border-amber-200",
   feedback: "border-emerald-300",
   observation: "border-teal-400",

@@ -2,6 +2,7 @@
 // code, no bookkeeping fields (run ids, timings, token counts), long fields cut
 // with a hint to read them whole. lib/context/build.ts assembles the messages.
 import { isKind, type Step } from "../trajectory/schema";
+import { alarmText } from "../trajectory/summary";
 
 export interface ChatMessage {
   role: "user" | "assistant";
@@ -60,6 +61,7 @@ export function renderStep(step: Step, selfName: string): ChatMessage | null {
     return { role: "user", content: `[message ${step.step_id} from ${cut(step.from)} to ${cut(step.to)}${re}]\n${cut(step.content)}` };
   }
   if (isKind(step, "wake")) return { role: "user", content: `[woke: ${step.reason}, after ${step.delay_s} s]` };
+  if (isKind(step, "alarm")) return { role: "user", content: `[alarm ${cut(alarmText(step))}]` };
   // The task itself is never cut.
   if (isKind(step, "prompt")) return { role: "user", content: step.content };
   if (isKind(step, "feedback")) return { role: "user", content: `[feedback] ${cut(step.content)}` };

@@ -10,7 +10,7 @@ import type { SeenCall } from "../context/replay";
 import { parseStep, stepUsage, type Step } from "../trajectory/schema";
 import { stepText } from "../trajectory/summary";
 import type { FoundStep } from "./ports";
-import { InvalidStepError, type FileRecord, type FileStore, type MindRecord, type MindState, type ShellState, type SpendEntry, type StateBatch, type TierStorePort } from "./state";
+import { InvalidStepError, type FileRecord, type PacingSnapshot, type FileStore, type MindRecord, type MindState, type SeqStep, type ShellState, type SpendEntry, type StateBatch, type TierStorePort } from "./state";
 
 interface Stored {
   seq: number;
@@ -35,6 +35,8 @@ export class MemoryMindState<Settings = unknown> implements MindState<Settings> 
   readonly seen: SeenCall[] = [];
   /** The shell state last saved. */
   shell: ShellState | undefined;
+  /** The pacing last saved. */
+  pacing: PacingSnapshot | undefined;
   /** When set, every write rejects with it (as a full disk would). */
   failWrites: Error | null = null;
 
@@ -106,6 +108,16 @@ export class MemoryMindState<Settings = unknown> implements MindState<Settings> 
     return out;
   }
 
+  async ofKind(trajId: string, kinds: readonly string[], limit: number, afterSeq = 0): Promise<SeqStep[]> {
+    const wanted = new Set(kinds);
+    const out: SeqStep[] = [];
+    for (const s of this.traj(trajId).steps) {
+      if (out.length >= limit) break;
+      if (s.seq > afterSeq && wanted.has(s.step.type)) out.push({ seq: s.seq, step: s.step });
+    }
+    return out;
+  }
+
   async fork(parentTrajId: string, child: { trajId: string; name: string }): Promise<void> {
     if (this.failWrites) throw this.failWrites;
     this.traj(parentTrajId);
@@ -157,7 +169,12 @@ export class MemoryMindState<Settings = unknown> implements MindState<Settings> 
 
   async record(): Promise<MindRecord<Settings> | undefined> {
     if (this.settings === undefined) return undefined;
-    return { settings: this.settings, shell: this.shell && { env: { ...this.shell.env }, cwd: this.shell.cwd } };
+    return { settings: this.settings, shell: this.shell && { env: { ...this.shell.env }, cwd: this.shell.cwd }, ...(this.pacing ? { pacing: { ...this.pacing } } : {}) };
+  }
+
+  async savePacing(pacing: PacingSnapshot): Promise<void> {
+    if (this.failWrites) throw this.failWrites;
+    this.pacing = { ...pacing };
   }
 
   async saveShellState(state: ShellState): Promise<void> {

@@ -243,9 +243,30 @@ export class TrajectoryLog implements StepLog {
     return this.state.search(this.trajId, text, limit);
   }
 
+  async ofKind(kinds: readonly string[]): Promise<Step[]> {
+    await this.writer.flushed();
+    return readAllOfKind(this.state, this.trajId, kinds);
+  }
+
   async fork(child: { trajId: string; name: string }): Promise<TrajectoryLog> {
     await this.writer.flushed();
     await this.state.fork(this.trajId, child);
     return new TrajectoryLog(this.writer, child.trajId, Math.min(this.size, CHILD_WINDOW));
+  }
+}
+
+/** Steps read by `ofKind` at once. */
+const KIND_PAGE = 500;
+
+/** Every step of a trajectory of these kinds, oldest first, page by page (MindState.ofKind). */
+export async function readAllOfKind(state: MindState, trajId: string, kinds: readonly string[]): Promise<Step[]> {
+  const out: Step[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await state.ofKind(trajId, kinds, KIND_PAGE, after);
+    const last = page[page.length - 1];
+    if (!last) return out;
+    for (const s of page) out.push(s.step);
+    after = last.seq;
   }
 }

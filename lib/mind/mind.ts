@@ -3,6 +3,7 @@
 // parallel, so a long inner-life run never delays a reply. Start-up recovery
 // runs once, before either thinks.
 import { isKind, type BudgetConfig, type Step, type StepOf } from "../trajectory/schema";
+import { AlarmClock } from "./alarm-clock";
 import { budgetedModel, type SpendPort } from "./budget";
 import { Dispatcher, wakes } from "./dispatch";
 import type { Journal } from "./journal";
@@ -10,26 +11,34 @@ import type { SealedPast } from "../context/sealed-past";
 import type { ModelPort, TierStorePort } from "./ports";
 import { recoverAtStart } from "./recovery";
 import { Summarizer } from "./summarizer";
-import { InnerLife, type InnerLifeDeps } from "./thinkers/inner-life";
+import { InnerLife, type FirstWake, type InnerLifeDeps } from "./thinkers/inner-life";
 import { Responder } from "./thinkers/responder";
 
 /** How far back start-up looks for unfinished runs and unanswered messages. */
 const STARTUP_SCAN = 200;
 
-export interface MindDeps extends InnerLifeDeps {
+/** The mind keeps its own alarms (read from its log at start). */
+export interface MindDeps extends Omit<InnerLifeDeps, "alarms"> {
   persona: string;
   /** The responder's model (the mind's own, unless its human picked another). */
   responderModel?: ModelPort;
   /** The mind's spend caps and what it has spent: every thinker's model calls go through them. */
   budget?: { caps: BudgetConfig; spend: SpendPort };
-  /** The sealed past beside the log: a summarizer seals its complete blocks in the background, with `model` (the mind's own when absent). */
-  summaries?: { past: SealedPast; store: TierStorePort; model?: ModelPort };
+  /**
+   * The sealed past beside the log: a summarizer seals its complete blocks in
+   * the background, with `model` (the mind's own when absent). `before`: the
+   * first wake waits for the sealed past to be read (a host that starts the
+   * mind for one wake at a time; a tab starts at once and shows it once read).
+   */
+  summaries?: { past: SealedPast; store: TierStorePort; model?: ModelPort; readBeforeFirstWake?: boolean };
 }
 
 export class Mind {
   readonly innerLife: InnerLife;
   readonly responder: Responder;
   readonly summarizer: Summarizer | null;
+  /** The mind's alarms: a due one wakes the inner life. */
+  readonly alarms: AlarmClock;
   private readonly dispatcher: Dispatcher;
   private readonly stopController = new AbortController();
   private done: Promise<void> | null = null;
@@ -44,7 +53,8 @@ export class Mind {
       this.summarizer?.setBusy("inner-life", status.state === "thinking" || status.state === "paused" || (status.state === "waiting" && status.lastError !== undefined));
       deps.onStatus(status);
     };
-    this.innerLife = new InnerLife({ ...deps, model: capped(deps.model), onStatus });
+    this.alarms = new AlarmClock(deps.journal, deps.clock);
+    this.innerLife = new InnerLife({ ...deps, model: capped(deps.model), onStatus, alarms: this.alarms });
     this.responder = new Responder({
       // Its replies and decisions are not the inner life's work (they must not reset its pacing).
       journal: deps.journal.forThinker(),
@@ -54,6 +64,7 @@ export class Mind {
       signal: this.stopController.signal,
       onBusy: (messageId) => this.summarizer?.setBusy("responder", messageId !== null),
       contexts: deps.contexts,
+      where: deps.where,
     });
     this.dispatcher = new Dispatcher([this.responder]);
   }
@@ -62,28 +73,49 @@ export class Mind {
     return this.deps.journal;
   }
 
-  /** Recover, then think; resolves when stopped. */
-  start(): Promise<void> {
-    this.done ??= this.run();
+  /**
+   * Recover, then think; resolves when stopped (or, with a host that keeps
+   * the waits, when the inner life handed its wait over and every reply is
+   * written). `resume`: the mind goes on after a wait its host kept, due at
+   * `dueAt` (ms): the wake is its pacing's, and only lateness beyond the
+   * due time counts as being away.
+   */
+  start(opts: { resume?: { dueAt: number } } = {}): Promise<void> {
+    this.done ??= this.run(opts.resume);
     return this.done;
   }
 
-  private async run(): Promise<void> {
+  private async run(resume: { dueAt: number } | undefined): Promise<void> {
     const { journal, clock, selfName } = this.deps;
     let unanswered: Step[];
+    let waitedS = 0;
     try {
-      const recovery = recoverAtStart(await journal.log.tail(STARTUP_SCAN), clock.now(), selfName);
+      const tail = await journal.log.tail(STARTUP_SCAN);
+      const last = tail[tail.length - 1];
+      if (resume && last) waitedS = Math.max(0, Math.round(clock.now() - Date.parse(last.ts)) / 1000);
+      const recovery = recoverAtStart(tail, clock.now(), selfName, resume ? { quietUntil: resume.dueAt } : {});
       for (const step of recovery.steps) await journal.append(step);
       unanswered = recovery.unanswered;
+      // Every alarm ever set, not the tail's: one set 100,000 steps ago still rings.
+      await this.alarms.load();
     } catch (e) {
+      this.alarms.dispose();
       this.deps.onStatus({ state: "stopped", lastError: `Could not start (reading or writing the trajectory failed): ${e instanceof Error ? e.message : String(e)}` });
       return;
     }
     void this.summarizer?.start();
+    if (this.deps.summaries?.readBeforeFirstWake) await this.summarizer?.load();
     for (const m of unanswered) this.dispatcher.offer(m);
     const messages = unanswered.filter((m): m is StepOf<"message"> => isKind(m, "message") && wakes(this.innerLife.subscription, m));
-    await this.innerLife.start(messages.length ? { reason: "message", messages } : { reason: "start" });
+    const first: FirstWake = messages.length ? { reason: "message", messages } : resume ? { reason: "resume", waitedS } : { reason: "start" };
+    await this.innerLife.start(first);
     await this.dispatcher.settled();
+    this.alarms.dispose();
+  }
+
+  /** Resolves once the summarizer has nothing ready to seal (at once without one): a host putting the mind away between wakes lets it finish. */
+  caughtUp(): Promise<void> {
+    return this.summarizer?.caughtUp() ?? Promise.resolve();
   }
 
   /** A step appeared in the trajectory (from this tab, another tab, or the mind itself). */

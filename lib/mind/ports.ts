@@ -33,6 +33,8 @@ export interface StepLog {
   find(idOrPrefix: string, limit: number): Promise<FoundStep[]>;
   /** Steps of this trajectory whose text contains `text` (case-insensitive), newest first. */
   search(text: string, limit: number): Promise<Step[]>;
+  /** Every step of this trajectory of these kinds, oldest first, however far back: for kinds that are few (alarms). */
+  ofKind(kinds: readonly string[]): Promise<Step[]>;
   /** Register a child trajectory forked from this one; returns its (empty) log. */
   fork(child: { trajId: string; name: string }): Promise<StepLog>;
   /**
@@ -99,6 +101,8 @@ export interface ShellScope {
   chat: ChatPort;
   /** Nested runs from this one. */
   shellm: ShellmPort;
+  /** The mind's own alarms (a nested run's are its mind's too). */
+  alarms: AlarmPort;
   /** How deep this run is (0: a thinker's own run). */
   depth: number;
 }
@@ -141,6 +145,24 @@ export interface ChatPort {
   /** Set when this run may not reply to messages: why, for the agent. */
   readonly replyRefusal?: string;
   send(m: { to: string; content: string; replyTo?: string }): Promise<Step>;
+}
+
+/** One pending alarm: `id` is its set step's step_id (the agent sees its first 8 characters); `at` in ms since the epoch. */
+export interface Alarm {
+  id: string;
+  at: number;
+  note: string;
+}
+
+export type AlarmResult = { ok: true; alarm: Alarm } | { ok: false; error: string };
+
+/** The mind's alarms (the `alarm` command): each is a step; a refused one (past, too many, too long) is an error, never a throw. */
+export interface AlarmPort {
+  set(at: number, note: string): Promise<AlarmResult>;
+  /** Cancel the pending alarm whose id starts with `idPrefix` (4 characters or more, unique). */
+  cancel(idPrefix: string): Promise<AlarmResult>;
+  /** The pending alarms, soonest first. */
+  list(): Promise<Alarm[]>;
 }
 
 export type NestedRunResult = { ok: true; answer: string; childId: string } | { ok: false; error: string; childId?: string };

@@ -2,6 +2,8 @@
 // the task text of each wake.
 import type { SystemPart } from "../context/replay";
 import type { StepOf } from "../trajectory/schema";
+import { alarmTime } from "../trajectory/summary";
+import type { Alarm } from "./ports";
 
 export interface PromptExtras {
   /** The command list, one `- summary` a line (generated from the sandbox's registry). */
@@ -122,7 +124,9 @@ export type WakeTask =
   | { reason: "start"; awaySeconds?: number }
   | { reason: "scheduled"; level: number }
   | { reason: "retry"; failures: number }
-  | { reason: "message"; messages: Message[] };
+  | { reason: "message"; messages: Message[] }
+  /** Alarms the mind set went off (`now`: when they rang). */
+  | { reason: "alarm"; alarms: readonly Alarm[]; now: number };
 
 const FUNCTIONS = `Choose ONE function for this wake and end with FINAL="<function>: <one line>":
 - think: one new thought that moves you forward (or reply with the thought and no code)
@@ -144,5 +148,12 @@ export function taskText(task: WakeTask): string {
     case "message":
       // The messages themselves are in the context already (just above); name them, do not quote them again.
       return `New message${task.messages.length > 1 ? "s" : ""} (above): ${task.messages.map((m) => `${m.step_id.slice(0, 8)} from ${m.from}`).join(", ")}.\n\nYour responder answers people, once per message; you do not reply here. Let what they said feed your inner life (you may write to someone first with chat send when you have a reason).\n\n${FUNCTIONS}`;
+    case "alarm":
+      return `${task.alarms.length > 1 ? `${task.alarms.length} alarms you set went off` : "An alarm you set went off"} (it is now ${alarmTime(task.now)}):\n${task.alarms.map(alarmLines).join("\n")}\n\nDo what you set ${task.alarms.length > 1 ? "them" : "it"} for.\n\n${FUNCTIONS}`;
   }
+}
+
+/** An alarm in its wake's task: its id and time, then its note, quoted line by line. */
+function alarmLines(a: Alarm): string {
+  return `- alarm ${a.id.slice(0, 8)}, set for ${alarmTime(a.at)}:\n${a.note.split("\n").map((line) => `  > ${line}`).join("\n")}`;
 }

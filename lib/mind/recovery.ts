@@ -21,7 +21,11 @@ export function handledIn(tail: readonly Step[], messageId: string): boolean {
   return tail.some((s) => (isKind(s, "message") && s.reply_to === messageId) || (isKind(s, "observation") && s.decision !== undefined && s.trigger_step === messageId));
 }
 
-export function recoverAtStart(tail: readonly Step[], now: number, selfName: string): Recovery {
+/**
+ * `quietUntil` (ms): the mind meant to be quiet until then (a wait its host
+ * kept), so only the time past it counts as being away.
+ */
+export function recoverAtStart(tail: readonly Step[], now: number, selfName: string, opts: { quietUntil?: number } = {}): Recovery {
   const steps: NewStep[] = [];
   // Every run in the tail without an ending was cut off (runs interleave: the responder's and the inner life's).
   const ended = new Set(tail.flatMap((s) => (s.run_id && RUN_ENDS.has(s.type) ? [s.run_id] : [])));
@@ -31,7 +35,7 @@ export function recoverAtStart(tail: readonly Step[], now: number, selfName: str
     }
   }
   const newest = tail[tail.length - 1];
-  const awayS = newest ? Math.floor((now - Date.parse(newest.ts)) / 1000) : 0;
+  const awayS = newest ? Math.floor((now - Math.max(Date.parse(newest.ts), opts.quietUntil ?? 0)) / 1000) : 0;
   if (newest && awayS >= AWAY_NOTE_AFTER_S) {
     steps.push({ type: "observation", content: `I was away for ${formatDuration(awayS)}; my last step was at ${newest.ts}.`, source: "system" });
   }

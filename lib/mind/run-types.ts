@@ -5,7 +5,7 @@ import type { BuildCache, BuildOptions, BuiltContext, ContextSource } from "../c
 import type { TokenCounter } from "../context/tokens";
 import type { BudgetPause } from "../protocol";
 import type { Step } from "../trajectory/schema";
-import type { ContextPort, ModelPort, ShellPort, ShellState } from "./ports";
+import type { AlarmPort, ContextPort, ModelPort, ShellPort, ShellState } from "./ports";
 
 export interface RunLimits {
   maxIterations: number;
@@ -53,6 +53,8 @@ export interface RunDeps {
   cache?: BuildCache;
   /** Where what each model call saw is recorded, keyed by the step the call led to. */
   contexts?: ContextPort;
+  /** The mind's alarms, for a nested run (its outermost run's); a thinker's own run makes them over its scope. */
+  alarms?: AlarmPort;
   onIteration?: (runId: string, iteration: number) => void;
   onPartial?: (text: string) => void;
 }

@@ -9,6 +9,7 @@ import { DEFAULT_TIERS } from "../context/staircase";
 import { TokenCounter } from "../context/tokens";
 import { blobFields, splitOutput } from "../trajectory/large-output";
 import type { Step } from "../trajectory/schema";
+import { alarmPort } from "./alarms";
 import type { RunScope } from "./journal";
 import { nestedShellm } from "./nested";
 import type { ShellResult, ShellState } from "./ports";
@@ -44,6 +45,8 @@ export function carriedEnv(env: Record<string, string>): Record<string, string> 
 export async function shellmRun(deps: RunDeps, run: RunScope, task: RunTask): Promise<RunOutcome> {
   const prompt = await run.append({ type: "prompt", content: task.prompt });
   const state = { shell: { ...task.shell }, reasoning: "" };
+  // A nested run's alarms are its mind's: set through the outermost run, in the mind's own trajectory.
+  const alarms = deps.alarms ?? alarmPort(run);
   const session = deps.shell.open({
     traj: {
       tail: (n) => run.journal.log.tail(n),
@@ -57,7 +60,8 @@ export async function shellmRun(deps: RunDeps, run: RunScope, task: RunTask): Pr
       ...(deps.replies === false ? { replyRefusal: "replies to messages are the responder's: it answers each message once. Use chat send --to <name> to start a conversation of your own." } : {}),
       send: ({ to, content, replyTo }) => run.append({ type: "message", from: deps.selfName, to, content, reply_to: replyTo, source: "chat" }),
     },
-    shellm: nestedShellm(deps, run, () => state.reasoning, shellmRun),
+    shellm: nestedShellm({ ...deps, alarms }, run, () => state.reasoning, shellmRun),
+    alarms,
     depth: deps.depth,
   });
   const ended = await iterate({ ...deps, counter: deps.counter ?? new TokenCounter(), cache: deps.cache ?? new BuildCache() }, run, (code, signal) => session.exec(code, { ...state.shell, signal }), state, prompt);

@@ -23,6 +23,15 @@ export function shellChanged(before: ShellState, after: ShellState): boolean {
   return a.some((k) => before.env[k] !== after.env[k]);
 }
 
+/**
+ * Where the inner life's pacing stands between wakes (lib/mind/pacing.ts):
+ * its idle level and ticks, and the model failures in a row. Kept by each
+ * home so a mind that moves (tab ↔ server) or restarts goes on at the same
+ * pace instead of from rested.
+ */
+export const PacingSnapshot = z.object({ level: z.number().int().min(0), ticks: z.number().int().min(0), failures: z.number().int().min(0) });
+export type PacingSnapshot = z.infer<typeof PacingSnapshot>;
+
 /** One entry of the workspace (the sandbox's persistent filesystem), as stored. */
 export const FileRecord = z.object({
   path: z.string().startsWith("/"),
@@ -43,6 +52,12 @@ export interface FileStore {
 /** A step with the trajectory of the mind it belongs to (its root, or a forked child). */
 export interface TrajStep {
   trajId: string;
+  step: Step;
+}
+
+/** A step with its seq in the mind's one order. */
+export interface SeqStep {
+  seq: number;
   step: Step;
 }
 
@@ -86,10 +101,12 @@ export class InvalidStepError extends Error {
   }
 }
 
-/** A mind's record as it starts: its human's settings, and the shell's variables and directory as last kept (undefined: never kept). */
+/** A mind's record as it starts: its human's settings, the shell's variables and directory and the pacing as last kept (undefined: never kept). */
 export interface MindRecord<Settings> {
   settings: Settings;
   shell: ShellState | undefined;
+  /** The pacing as last kept (undefined: never kept, or damaged: the mind starts rested). */
+  pacing?: PacingSnapshot;
 }
 
 /**
@@ -114,6 +131,13 @@ export interface MindState<Settings = unknown> {
   find(idOrPrefix: string, limit: number): Promise<TrajStep[]>;
   /** Steps of one trajectory whose text contains `text` (case-insensitive), newest first. */
   search(trajId: string, text: string, limit: number): Promise<Step[]>;
+  /**
+   * Steps of one trajectory whose type is one of `kinds`, oldest first: those
+   * after seq `afterSeq` (0: from the first), at most `limit`, each with its
+   * seq (the next page starts after the last one's). For rare kinds read
+   * whole however long ago they were written (alarms), so by an index, not the tail.
+   */
+  ofKind(trajId: string, kinds: readonly string[], limit: number, afterSeq?: number): Promise<SeqStep[]>;
   /** Register a child trajectory forked from `parentTrajId` (its steps are appended like any other). */
   fork(parentTrajId: string, child: { trajId: string; name: string }): Promise<void>;
 
@@ -133,4 +157,6 @@ export interface MindState<Settings = unknown> {
   record(): Promise<MindRecord<Settings> | undefined>;
   /** Keep the shell's variables and directory for the next start. */
   saveShellState(state: ShellState): Promise<void>;
+  /** Keep the pacing for the next start (or the other home). */
+  savePacing(pacing: PacingSnapshot): Promise<void>;
 }

@@ -53,6 +53,9 @@ export class Summarizer {
   private readonly busy = new Set<string>();
   private readonly failures = new Map<string, Failure>();
   private done: Promise<void> | null = null;
+  private loading: Promise<boolean> | null = null;
+  /** Who waits for the summarizer to have nothing ready (caughtUp). */
+  private idleWaiters: (() => void)[] = [];
   /** Model calls made, sealed or not (for the status line and tests). */
   calls = 0;
 
@@ -68,6 +71,27 @@ export class Summarizer {
     this.stopController.abort();
     this.wakeup.abort();
     await this.done;
+    this.releaseIdle();
+  }
+
+  /** The sealed summaries and the stream's positions, read once: a host that wants its first wake to see the sealed past awaits this. */
+  load(): Promise<boolean> {
+    this.loading ??= this.readPast();
+    return this.loading;
+  }
+
+  /** Resolves once no block is ready to summarize (or the summarizer stopped): a host about to put the mind away lets it finish first. */
+  caughtUp(): Promise<void> {
+    if (this.signal.aborted) return Promise.resolve();
+    const waiting = new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    this.poke();
+    return waiting;
+  }
+
+  private releaseIdle(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
   }
 
   /** Something happened (a step, the end of a run): look for complete blocks. */
@@ -85,7 +109,7 @@ export class Summarizer {
     return this.stopController.signal;
   }
 
-  private async loop(): Promise<void> {
+  private async readPast(): Promise<boolean> {
     const { past, store } = this.deps;
     try {
       if (!past.loaded) {
@@ -95,10 +119,16 @@ export class Summarizer {
         for (const t of tiers) past.accept(t);
         past.loaded = true;
       }
+      return true;
     } catch (e) {
       await this.log(`I could not read my sealed summaries (${errorText(e)}); my context elides the past until I can.`);
-      return;
+      return false;
     }
+  }
+
+  private async loop(): Promise<void> {
+    const { past, store } = this.deps;
+    if (!(await this.load())) return this.releaseIdle();
     while (!this.signal.aborted) {
       try {
         past.extend(await store.keysAfter(past.lastSeq));
@@ -109,6 +139,7 @@ export class Summarizer {
       // The coarsest ready block first (oldest within its tier): a sealed parent stands for its ten children in every call's staircase, so a backlog sealed tier 0 first would leave each context hundreds of pieces long, and slow to build, until it is worked off.
       const block = coarsest(past.pending((b) => (this.failures.get(key(b))?.retryAt ?? 0) > now));
       if (!block) {
+        this.releaseIdle();
         await this.rest(this.nextRetry(now));
         continue;
       }

@@ -9,6 +9,8 @@
 // - a link token, in the URL `/s/<token>`: a capability to read (snapshot or
 //   live) or, for an invite, to read and send messages. It never writes steps.
 import * as z from "zod";
+import { TierLine } from "../context/rollups";
+import { PacingSnapshot, ShellState } from "../mind/state";
 
 export const TOKEN_BYTES = 32;
 /** A token as it travels: base64url of TOKEN_BYTES random bytes (43 characters). */
@@ -26,6 +28,17 @@ export const SYNC_LIMITS = {
   blobBytes: 8 * 1024 * 1024,
   /** Steps one read returns at most. */
   readSteps: 2000,
+  // ---- the mind's state (workspace, tiers, record): see "state" below ----
+  /** Bytes of one workspace file; a bigger one stays in its home, reported, not synced. */
+  fileBytes: 8 * 1024 * 1024,
+  /** Bytes of one files write, or of one files read's answer: room for one file at its limit, base64, and the envelope. */
+  filesBodyBytes: 12 * 1024 * 1024,
+  /** Paths in one files write or read. */
+  filesPerRequest: 200,
+  /** Sealed summaries in one tiers write or read. */
+  tiersPerRequest: 500,
+  /** Bytes of one record write (settings, shell, pacing). */
+  recordBytes: 256 * 1024,
 } as const;
 
 export const INVITE_LIMITS = {
@@ -74,13 +87,25 @@ export const SyncQuota = z.object({
 });
 export type SyncQuota = z.infer<typeof SyncQuota>;
 
+/** Where a synced mind lives: its lease (who writes it now, if anyone), and whether a server runner keeps it alive. */
+export const ServerHome = z.object({
+  keep_alive: z.boolean(),
+  /** A panic stop (or Stop) from a tab: no runner takes it until a tab starts it again. */
+  halted: z.boolean(),
+  lease: z.object({ holder: z.string(), epoch: z.number().int().positive(), expires_at: z.string(), live: z.boolean() }).nullable(),
+});
+export type ServerHome = z.infer<typeof ServerHome>;
+
 /** GET /api/sync/minds/<mind> → 200 SyncState: where to resume, and the mind's use of its quota. */
 export const SyncState = z.object({
   mind: z.string(),
   name: z.string(),
   last_seq: z.number().int().nonnegative(),
+  /** The id of the step at last_seq: a browser finds its own copy of it to know where its uploads stand. */
+  last_step_id: z.string().optional(),
   steps: z.number().int().nonnegative(),
   quota: SyncQuota.optional(),
+  home: ServerHome.optional(),
 });
 export type SyncState = z.infer<typeof SyncState>;
 
@@ -103,6 +128,26 @@ export const Upload = z.object({
 export type Upload = z.infer<typeof Upload>;
 export const Uploaded = z.object({ last_seq: z.number().int().nonnegative(), added: z.number().int(), skipped: z.number().int(), quota: SyncQuota.optional() });
 export type Uploaded = z.infer<typeof Uploaded>;
+/** GET /api/runner → 200 RunnerInfo when this server runs minds while no tab holds them; 404 not_configured otherwise. */
+export const RunnerInfo = z.object({ max_minds: z.number().int().positive(), lease_s: z.number().int().positive(), keeps_keys: z.boolean() });
+export type RunnerInfo = z.infer<typeof RunnerInfo>;
+
+/**
+ * PUT /api/sync/minds/<mind>/keep-alive → 200 ServerHome. On: the server
+ * runner thinks for the mind whenever no tab holds it; refused (409
+ * cannot_keep_alive, with the reason) when it could not pay for its calls
+ * there. `api_key`: the mind's own key, kept encrypted for the runner (only
+ * when the server offers it). Off: the runner lets it be, and a kept key is
+ * deleted.
+ */
+export const KeepAlive = z.object({ on: z.boolean(), api_key: z.string().min(1).max(500).optional() });
+export type KeepAlive = z.infer<typeof KeepAlive>;
+/** POST /api/sync/minds/<mind>/halt {halted} → 200 ServerHome: a Stop or panic stop from a tab ends the mind on the server too; a Start clears it. */
+export const Halt = z.object({ halted: z.boolean() });
+
+/** GET /api/sync/minds/<mind>/steps?after=S[&limit=N] → 200 OwnSteps: the steps the server holds after S (another home wrote them), with the trajectories they are in. */
+export const OwnSteps = z.object({ steps: z.array(WireStep), last_seq: z.number().int().nonnegative(), trajectories: z.array(WireTrajectory) });
+export type OwnSteps = z.infer<typeof OwnSteps>;
 export const GapError = ApiError.extend({ error: z.object({ code: z.literal("gap"), message: z.string(), last_seq: z.number().int().nonnegative() }) });
 
 /**
@@ -209,3 +254,159 @@ export const GuestMessage = z.object({
 export type GuestMessage = z.infer<typeof GuestMessage>;
 
 export const sharePath = (token: string) => `/s/${token}`;
+
+// ---- the mind's state (its own browser and the server runner; Bearer write token) ----
+//
+// Everything beyond the steps that a mind needs to go on living in its other
+// home: the workspace (every file under it, `mem`, `skills` and `focus`
+// included), the sealed summaries, the settings (never a model key), the
+// shell's state and the pacing. Both ways; every write carries the lease
+// epoch (fenced like an upload) and counts against the mind's bytes.
+
+/** A workspace path: absolute, no `..` segment, no NUL. */
+export const WorkspacePath = z
+  .string()
+  .min(1)
+  .max(4096)
+  .startsWith("/")
+  .refine((p) => !p.includes("\0") && !p.split("/").includes(".."), "a workspace path has no NUL and no .. segment");
+export const FileKind = z.enum(["file", "dir", "symlink"]);
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, "not a SHA-256 hex digest");
+const Base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "not base64");
+const Version = z.number().int().positive();
+
+/**
+ * A workspace entry as the server lists it. `version` grows by one with every
+ * write of the path by either home; `sha256` is of a file's bytes or a
+ * symlink's target (UTF-8), null for a directory.
+ */
+export const WireFileInfo = z.object({
+  path: WorkspacePath,
+  kind: FileKind,
+  mode: z.number().int().nonnegative(),
+  mtime: z.number(),
+  version: Version,
+  size: z.number().int().nonnegative(),
+  sha256: Sha256.nullable(),
+});
+export type WireFileInfo = z.infer<typeof WireFileInfo>;
+
+/** A sealed summary's place: its trajectory, tier and block. */
+export const WireTierKey = z.object({ traj: z.string().min(1).max(64), tier: z.number().int().min(0), index: z.number().int().min(0) });
+export type WireTierKey = z.infer<typeof WireTierKey>;
+/** A sealed summary as it travels (a tiers.jsonl line with who wrote it and when). Its seqs are each home's own: the receiver sets them from its own steps. */
+export const WireTier = TierLine.extend({ model: z.string().max(200).optional(), created: z.string().max(64).optional() });
+export type WireTier = z.infer<typeof WireTier>;
+
+/** Does a value hold a model key anywhere (a field named apiKey with a value)? */
+export function carriesKey(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(carriesKey);
+  if (!v || typeof v !== "object") return false;
+  return Object.entries(v).some(([k, x]) => (k === "apiKey" && x !== undefined && x !== null && x !== "") || carriesKey(x));
+}
+/** A mind's settings as the server keeps them: its record (lib/store/minds/mind-record.ts) without any key, never with one. */
+export const SyncedSettings = z.record(z.string(), z.unknown()).refine((s) => !carriesKey(s), "settings never carry a model key");
+export type SyncedSettings = z.infer<typeof SyncedSettings>;
+
+/** GET /api/sync/minds/<mind>/state → 200 MindStateSummary: what the server holds of the mind beyond its steps (no file contents). */
+export const MindStateSummary = z.object({
+  settings: SyncedSettings.nullable(),
+  shell: ShellState.nullable(),
+  pacing: PacingSnapshot.nullable(),
+  files: z.array(WireFileInfo),
+  tiers: z.array(WireTierKey),
+});
+export type MindStateSummary = z.infer<typeof MindStateSummary>;
+
+/** A workspace entry whole: a file's bytes (base64), a symlink's target. */
+export const WireFile = z.object({
+  path: WorkspacePath,
+  kind: FileKind,
+  mode: z.number().int().nonnegative(),
+  mtime: z.number(),
+  version: Version,
+  data_b64: Base64.optional(),
+  target: z.string().max(4096).optional(),
+});
+export type WireFile = z.infer<typeof WireFile>;
+
+/**
+ * POST /api/sync/minds/<mind>/files/read {paths} → 200 FilesContent: the
+ * entries asked for, in the order asked, as many as fit in
+ * SYNC_LIMITS.filesBodyBytes (at least one); `left` are those that did not
+ * fit (ask again), `missing` those the server does not hold.
+ */
+export const FilesRead = z.object({ paths: z.array(WorkspacePath).min(1).max(SYNC_LIMITS.filesPerRequest) });
+export const FilesContent = z.object({ files: z.array(WireFile), missing: z.array(z.string()), left: z.array(z.string()) });
+export type FilesContent = z.infer<typeof FilesContent>;
+
+/**
+ * One write of a path. `base_version` is the server's version the writer's
+ * copy came from (null: the writer thinks the path is new). A write against
+ * any other version than the server's current one, with different content,
+ * keeps both: the server's copy stays at `path`, the incoming one is stored
+ * at a new sibling `<path>.conflict-<UTC YYYYMMDD-HHMMSS>[-n]`.
+ */
+export const FilePut = z
+  .object({
+    path: WorkspacePath,
+    kind: FileKind,
+    data_b64: Base64.optional(),
+    target: z.string().max(4096).optional(),
+    mode: z.number().int().nonnegative(),
+    mtime: z.number(),
+    base_version: Version.nullable(),
+  })
+  .refine((f) => (f.kind === "symlink") === (f.target !== undefined) && (f.kind === "file" || f.data_b64 === undefined), "a file may carry data_b64, a symlink carries a target, a directory neither");
+export type FilePut = z.infer<typeof FilePut>;
+/** A removal is carried out only against the server's current version; against a stale one it removes nothing ("stale"). */
+export const FileRemove = z.object({ path: WorkspacePath, base_version: Version });
+export type FileRemove = z.infer<typeof FileRemove>;
+
+/** POST /api/sync/minds/<mind>/files → 200 FilesWritten, one outcome per path, all in one transaction (a refusal writes nothing). */
+export const FilesWrite = z
+  .object({
+    epoch: Version.optional(),
+    put: z.array(FilePut).max(SYNC_LIMITS.filesPerRequest),
+    remove: z.array(FileRemove).max(SYNC_LIMITS.filesPerRequest * 5),
+  })
+  .refine((w) => new Set([...w.put, ...w.remove].map((f) => f.path)).size === w.put.length + w.remove.length, "each path at most once per write");
+export type FilesWrite = z.infer<typeof FilesWrite>;
+
+export const FileOutcome = z.discriminatedUnion("status", [
+  /** Stored at `version` (or already there with the same content, at the server's version). */
+  z.object({ path: z.string(), status: z.literal("written"), version: Version }),
+  /** Both kept: the server's copy at `path` (its version `current`), the incoming one at `kept_as` (its `version`). */
+  z.object({ path: z.string(), status: z.literal("conflict"), kept_as: z.string(), version: Version, current: Version }),
+  z.object({ path: z.string(), status: z.literal("removed") }),
+  /** Not removed: the server's copy changed since (its version `current`). */
+  z.object({ path: z.string(), status: z.literal("stale"), current: Version }),
+]);
+export type FileOutcome = z.infer<typeof FileOutcome>;
+export const FilesWritten = z.object({ results: z.array(FileOutcome), quota: SyncQuota });
+export type FilesWritten = z.infer<typeof FilesWritten>;
+
+/** POST /api/sync/minds/<mind>/tiers {epoch, traj, tiers} → 200 TiersSealed: each sealed once; one already sealed is left as it is. */
+export const TiersWrite = z.object({ epoch: Version.optional(), traj: z.string().min(1).max(64), tiers: z.array(WireTier).min(1).max(SYNC_LIMITS.tiersPerRequest) });
+export type TiersWrite = z.infer<typeof TiersWrite>;
+export const TiersSealed = z.object({ sealed: z.number().int().nonnegative(), already: z.number().int().nonnegative(), quota: SyncQuota });
+/** POST /api/sync/minds/<mind>/tiers/read {traj, keys} → 200 {tiers}: those of `keys` the server holds. */
+export const TiersRead = z.object({ traj: z.string().min(1).max(64), keys: z.array(z.object({ tier: z.number().int().min(0), index: z.number().int().min(0) })).min(1).max(SYNC_LIMITS.tiersPerRequest) });
+export const TiersContent = z.object({ tiers: z.array(WireTier) });
+
+/** PUT /api/sync/minds/<mind>/record {epoch, settings?, shell?, pacing?} → 200 {quota}: each given part replaces the server's. */
+export const RecordWrite = z
+  .object({ epoch: Version.optional(), settings: SyncedSettings.optional(), shell: ShellState.optional(), pacing: PacingSnapshot.optional() })
+  .refine((r) => r.settings !== undefined || r.shell !== undefined || r.pacing !== undefined, "a record write carries settings, shell or pacing");
+export type RecordWrite = z.infer<typeof RecordWrite>;
+export const RecordWritten = z.object({ quota: SyncQuota });
+
+/**
+ * Where a write against a stale version keeps the incoming copy (both homes
+ * name conflicts alike): `<path>.conflict-<UTC YYYYMMDD-HHMMSS>` for try 1,
+ * then `-2`, `-3`… for the tries after, until one is free.
+ */
+export function conflictPath(path: string, atMs: number, attempt = 1): string {
+  const stamp = new Date(atMs).toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `${path}.conflict-${stamp}${attempt > 1 ? `-${attempt}` : ""}`;
+}

@@ -15,7 +15,16 @@ import {
   StepPage,
   SyncState,
   Uploaded,
+  FilesContent,
+  FilesWritten,
+  MindStateSummary,
+  RecordWritten,
+  TiersContent,
+  TiersSealed,
+  type FilesWrite,
   type LinkKind,
+  type RecordWrite,
+  type TiersWrite,
   type Upload,
 } from "./api";
 
@@ -38,7 +47,7 @@ export class ApiRequestError extends Error {
 /** The server could not be reached (offline, DNS, connection refused). */
 export class OfflineError extends Error {}
 
-async function call(fetch: FetchPort, url: string, init?: RequestInit): Promise<Response> {
+export async function call(fetch: FetchPort, url: string, init?: RequestInit): Promise<Response> {
   let res: Response;
   try {
     res = await fetch(url, init);
@@ -64,7 +73,7 @@ async function call(fetch: FetchPort, url: string, init?: RequestInit): Promise<
   );
 }
 
-const json = async <T>(res: Response, schema: z.ZodType<T>): Promise<T> => schema.parse(await res.json());
+export const json = async <T>(res: Response, schema: z.ZodType<T>): Promise<T> => schema.parse(await res.json());
 
 /** Blob names may hold slashes (`<dir>/blobs/<file>`): each segment is encoded, the slashes kept. */
 export const blobPath = (name: string) => name.split("/").map(encodeURIComponent).join("/");
@@ -75,6 +84,7 @@ export type UploadResult = { ok: true; uploaded: Uploaded } | { ok: false; gap: 
 export function syncClient(fetch: FetchPort, base = "") {
   const auth = (token: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, ...extra });
   const mindUrl = (mind: string) => `${base}/api/sync/minds/${encodeURIComponent(mind)}`;
+  const post = (url: string, token: string, body: unknown) => call(fetch, url, { method: "POST", headers: auth(token, { "content-type": "application/json" }), body: JSON.stringify(body) });
   return {
     async createMind(name: string) {
       const res = await call(fetch, `${base}/api/sync/minds`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name }) });
@@ -94,8 +104,9 @@ export function syncClient(fetch: FetchPort, base = "") {
         throw e;
       }
     },
-    async putBlob(mind: string, token: string, name: string, text: string) {
-      await call(fetch, `${mindUrl(mind)}/blobs/${blobPath(name)}`, { method: "PUT", headers: auth(token, { "content-type": "text/plain; charset=utf-8" }), body: text });
+    async putBlob(mind: string, token: string, name: string, text: string, epoch?: number) {
+      const headers = auth(token, { "content-type": "text/plain; charset=utf-8", ...(epoch !== undefined ? { "x-reverie-epoch": String(epoch) } : {}) });
+      await call(fetch, `${mindUrl(mind)}/blobs/${blobPath(name)}`, { method: "PUT", headers, body: text });
     },
     async createLink(mind: string, token: string, link: { kind: LinkKind; at_seq?: number; label?: string }) {
       const res = await call(fetch, `${mindUrl(mind)}/links`, { method: "POST", headers: auth(token, { "content-type": "application/json" }), body: JSON.stringify(link) });
@@ -109,6 +120,25 @@ export function syncClient(fetch: FetchPort, base = "") {
     },
     async inbox(mind: string, token: string) {
       return json(await call(fetch, `${mindUrl(mind)}/inbox`, { headers: auth(token) }), z.object({ messages: z.array(Inbound) })).then((r) => r.messages);
+    },
+    // The mind's state beyond its steps (lib/share/state-sync.ts).
+    async mindState(mind: string, token: string) {
+      return json(await call(fetch, `${mindUrl(mind)}/state`, { headers: auth(token) }), MindStateSummary);
+    },
+    async readFiles(mind: string, token: string, paths: string[]) {
+      return json(await post(`${mindUrl(mind)}/files/read`, token, { paths }), FilesContent);
+    },
+    async writeFiles(mind: string, token: string, write: FilesWrite) {
+      return json(await post(`${mindUrl(mind)}/files`, token, write), FilesWritten);
+    },
+    async sealTiers(mind: string, token: string, write: TiersWrite) {
+      return json(await post(`${mindUrl(mind)}/tiers`, token, write), TiersSealed);
+    },
+    async readTiers(mind: string, token: string, traj: string, keys: { tier: number; index: number }[]) {
+      return json(await post(`${mindUrl(mind)}/tiers/read`, token, { traj, keys }), TiersContent).then((r) => r.tiers);
+    },
+    async putRecord(mind: string, token: string, write: RecordWrite) {
+      return json(await call(fetch, `${mindUrl(mind)}/record`, { method: "PUT", headers: auth(token, { "content-type": "application/json" }), body: JSON.stringify(write) }), RecordWritten);
     },
   };
 }

@@ -8,6 +8,7 @@ import type { Clock } from "../mind/ports";
 import { SYNC_LIMITS, type Inbound, type SyncQuota, type WireStep, type WireTrajectory } from "./api";
 import { ApiRequestError, type SyncClient } from "./client";
 import { scrubber, scrubStepJson } from "./scrub";
+import { pullMindState, pushMindState, type LocalState, type StateResult } from "./state-sync";
 
 export interface LocalRow {
   seq: number;
@@ -25,6 +26,8 @@ export interface LocalMind {
   blob(name: string): Promise<string | undefined>;
   /** Every model key this browser holds, to scrub from what leaves it. */
   heldKeys(): Promise<string[]>;
+  /** This browser's seq of a step of the mind, by id (undefined: it has no such step). */
+  seqOf(stepId: string): Promise<number | undefined>;
   /** Append a guest's message as a `message` step with the message's id; false when that step is already there. */
   deliver(msg: Inbound, to: string, now: number): Promise<boolean>;
 }
@@ -45,11 +48,19 @@ export interface SyncRecord {
   write_token?: string;
   /** The newest seq the server holds. */
   last_seq: number;
+  /** This browser's seq of that step (its rows are numbered on their own; absent: the same as last_seq, as before the server could write). */
+  local_seq?: number;
   last_sync?: string;
   last_error?: string;
   /** What the mind holds on the server against its limits, as the server last said. */
   quota?: SyncQuota;
   links: LocalLink[];
+  /** Its human wants it to go on thinking on the server when no tab holds it: then its whole state (state-sync.ts) syncs too, not only its steps. */
+  keep_alive?: boolean;
+  /** This tab's lease epoch, while it holds the mind's lease: sent with every state write. */
+  epoch?: number;
+  /** What the last state push left behind, and why (a file over the limit); absent when nothing was. */
+  state_error?: string;
 }
 
 export interface SyncStatePort {
@@ -63,6 +74,8 @@ export interface SyncDeps {
   local: LocalMind;
   state: SyncStatePort;
   clock: Clock;
+  /** The mind's state beyond its steps (workspace, tiers, record): synced too while keep-alive is on. */
+  mindState?: LocalState;
 }
 
 export const EMPTY_SYNC: SyncRecord = { enabled: false, last_seq: 0, links: [] };
@@ -77,6 +90,8 @@ const BACKOFF_MS = [1000, 2000, 5000, 10_000];
 /** Over a server quota, retrying soon only sends the same refused batch again: wait this long (or for the host to raise it). */
 const QUOTA_BACKOFF_MS = 5 * 60_000;
 const overQuota = (e: unknown) => e instanceof ApiRequestError && (e.code === "quota" || e.code === "rate_limited");
+/** While keep-alive is on, the mind's state is pushed at most this often. */
+export const STATE_PUSH_MS = 5000;
 /** Room left in a request body for the envelope around the steps. */
 const ENVELOPE_BYTES = 64 * 1024;
 
@@ -85,6 +100,9 @@ const bytes = (s: string) => utf8.encode(s).length;
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** Blob refs a step names: `<field>_ref` values of the form `blobs/<file>`. */
+/** The server holds steps this browser has not seen (another home wrote them): pull them first. */
+export class ServerAheadError extends Error {}
+
 export function blobRefs(json: string): string[] {
   const step: unknown = JSON.parse(json);
   if (!step || typeof step !== "object") return [];
@@ -93,7 +111,7 @@ export function blobRefs(json: string): string[] {
 
 export const activeInvite = (r: SyncRecord | null) => !!r?.enabled && r.links.some((l) => l.kind === "invite" && !l.revoked_at);
 
-export function syncEngine({ client, local, state, clock }: SyncDeps) {
+export function syncEngine({ client, local, state, clock, mindState }: SyncDeps) {
   // Blobs never change, so one upload per name per engine is enough (a resend is harmless).
   const sentBlobs = new Set<string>();
   // Passes in one tab run one after another; two tabs may overlap, which the server's idempotency absorbs.
@@ -116,15 +134,35 @@ export function syncEngine({ client, local, state, clock }: SyncDeps) {
     return { mind: created.mind, token: created.write_token };
   }
 
+  /**
+   * The local seq of the newest row the server holds. The record says, when
+   * the server is where the record left it; else (an upload whose answer was
+   * lost, a restore) the server's last step is looked for here. A server
+   * ahead with a step this browser lacks was written by another home: this
+   * browser must pull before it uploads again (ServerAheadError).
+   */
+  async function localCursor(server: { last_seq: number; last_step_id?: string }): Promise<number> {
+    const rec = await state.get();
+    if (rec && rec.last_seq === server.last_seq) return rec.local_seq ?? rec.last_seq;
+    if (server.last_seq === 0) return 0;
+    const at = server.last_step_id ? await local.seqOf(server.last_step_id) : undefined;
+    if (at !== undefined) return at;
+    // A server from before last_step_id was sent numbers as this browser does.
+    if (!server.last_step_id) return server.last_seq;
+    throw new ServerAheadError(`the server holds steps this browser does not (up to seq ${server.last_seq}): another home wrote them; they are pulled before anything more is uploaded`);
+  }
+
   async function uploadPass(): Promise<number> {
     const { mind, token } = await register();
     const scrub = scrubber(await local.heldKeys());
     const trajs = new Map((await local.trajectories()).map((t) => [t.traj, t]));
     const sentTrajs = new Set<string>();
-    const server = await client.state(mind, token);
+    let server = await client.state(mind, token);
     let serverLast = server.last_seq;
     let quota = server.quota;
-    let cursor = serverLast;
+    // Where this browser's rows stand: the local seq of the newest of its rows the server holds (uploads are numbered on from the server's own seq).
+    let cursor = await localCursor(server);
+    const epoch = (await state.get())?.epoch;
     let added = 0;
     const problems: string[] = [];
     for (;;) {
@@ -132,21 +170,25 @@ export function syncEngine({ client, local, state, clock }: SyncDeps) {
       if (rows.length === 0) break;
       const steps: WireStep[] = [];
       let size = ENVELOPE_BYTES;
+      let sentUpTo = cursor;
       for (const row of rows) {
         const json = scrubStepJson(row.json, scrub);
         const n = bytes(json) + row.traj.length + 40;
         if (n > SYNC_LIMITS.stepBytes) {
-          // Kept in this browser, reported, and tried again on the next pass (the server's last_seq stays before it).
+          // Kept in this browser, and reported: the server's copy of the life goes on without it.
           problems.push(`step at seq ${row.seq} is over ${SYNC_LIMITS.stepBytes} bytes and was not uploaded`);
-          cursor = row.seq;
+          sentUpTo = row.seq;
           continue;
         }
         if (steps.length && size + n > SYNC_LIMITS.batchBytes) break;
         size += n;
-        steps.push({ seq: row.seq, traj: row.traj, json });
-        cursor = row.seq;
+        steps.push({ seq: serverLast + steps.length + 1, traj: row.traj, json });
+        sentUpTo = row.seq;
       }
-      if (steps.length === 0) continue;
+      if (steps.length === 0) {
+        cursor = sentUpTo;
+        continue;
+      }
       for (const s of steps) {
         const dir = trajs.get(s.traj)?.dir ?? "";
         for (const ref of blobRefs(s.json)) {
@@ -160,7 +202,7 @@ export function syncEngine({ client, local, state, clock }: SyncDeps) {
             continue;
           }
           try {
-            await client.putBlob(mind, token, name, clean);
+            await client.putBlob(mind, token, name, clean, epoch);
           } catch (e) {
             // Already there under other bytes (scrubbed with other keys, by an earlier pass): blobs never change, the server's stands.
             if (!(e instanceof ApiRequestError && e.status === 409)) throw e;
@@ -169,18 +211,21 @@ export function syncEngine({ client, local, state, clock }: SyncDeps) {
         }
       }
       const newTrajs = [...new Set(steps.map((s) => s.traj))].filter((t) => !sentTrajs.has(t)).flatMap((t) => trajs.get(t) ?? []);
-      const res = await client.upload(mind, token, { after: serverLast, steps, ...(newTrajs.length ? { trajectories: newTrajs.slice(0, 100) } : {}) });
+      const res = await client.upload(mind, token, { after: serverLast, steps, ...(newTrajs.length ? { trajectories: newTrajs.slice(0, 100) } : {}), ...(epoch !== undefined ? { epoch } : {}) });
       if (!res.ok) {
-        // The server holds less than it said (another tab, a restore): resend from where it is.
-        serverLast = cursor = res.gap;
+        // The server holds less than it said (another tab, a restore): find where its last step is here, and resend from there.
+        server = await client.state(mind, token);
+        serverLast = server.last_seq;
+        cursor = await localCursor(server);
         continue;
       }
       for (const t of newTrajs) sentTrajs.add(t.traj);
       added += res.uploaded.added;
       serverLast = res.uploaded.last_seq;
+      cursor = sentUpTo;
       quota = res.uploaded.quota ?? quota;
       const at = new Date(clock.now()).toISOString();
-      await state.update((r) => ({ ...r, last_seq: serverLast, last_sync: at, quota }));
+      await state.update((r) => ({ ...r, last_seq: serverLast, local_seq: cursor, last_sync: at, quota }));
     }
     // A pass that found nothing new and nothing wrong leaves the record alone (it runs every second while an invite is open).
     const error = problems.length ? problems.join("; ") : undefined;
@@ -203,6 +248,22 @@ export function syncEngine({ client, local, state, clock }: SyncDeps) {
     return delivered;
   }
 
+  /** The mind's state both ways, with the credentials and lease epoch the record holds. */
+  const stateDeps = async () => {
+    if (!mindState) throw new Error("This browser's sync has no access to the mind's state.");
+    const { mind, token } = await register();
+    const epoch = (await state.get())?.epoch;
+    return { client, local: mindState, server: { mind, token, ...(epoch === undefined ? {} : { epoch }) }, clock };
+  };
+  async function statePass(): Promise<StateResult> {
+    const result = await pushMindState(await stateDeps());
+    const error = result.problems.length ? result.problems.join("; ") : undefined;
+    if ((await state.get())?.state_error !== error) await state.update((r) => ({ ...r, state_error: error }));
+    return result;
+  }
+  const pullPass = async () => pullMindState(await stateDeps());
+  let statePushedAt = -Infinity;
+
   const reportError = (e: unknown) =>
     state.update((r) => ({ ...r, last_error: e instanceof ApiRequestError ? `${e.message} (${e.status} ${e.code})` : message(e) }));
 
@@ -213,6 +274,10 @@ export function syncEngine({ client, local, state, clock }: SyncDeps) {
     push: () => serial(uploadPass),
     /** Fetch guests' messages and append the new ones as `message` steps; resolves with how many. */
     pullInbox: () => serial(inboxPass),
+    /** Send the server the mind's state beyond its steps (state-sync.ts pushMindState). */
+    pushState: () => serial(statePass),
+    /** Take the mind's state the server changed (state-sync.ts pullMindState): for a handover, while no shell in this tab holds the mind. */
+    pullState: () => serial(pullPass),
 
     /**
      * Keep the mind synced until `signal` aborts: a pass at each `wakes` nudge
@@ -238,6 +303,11 @@ export function syncEngine({ client, local, state, clock }: SyncDeps) {
         try {
           if (activeInvite(rec)) await serial(inboxPass);
           await serial(uploadPass);
+          // Keep-alive: the server must be able to go on from here at any moment, so the state follows the steps (at most every STATE_PUSH_MS).
+          if (rec.keep_alive && mindState && clock.now() - statePushedAt >= STATE_PUSH_MS) {
+            await serial(statePass);
+            statePushedAt = clock.now();
+          }
           failures = 0;
         } catch (e) {
           await reportError(e).catch(() => undefined);
@@ -250,7 +320,7 @@ export function syncEngine({ client, local, state, clock }: SyncDeps) {
           await clock.sleep(quota ? QUOTA_BACKOFF_MS : (BACKOFF_MS[Math.min(failures, BACKOFF_MS.length) - 1] ?? 10_000), signal);
           continue;
         }
-        await wakeOr(activeInvite(rec) ? INBOX_POLL_MS : IDLE_MS);
+        await wakeOr(activeInvite(rec) ? INBOX_POLL_MS : rec.keep_alive && mindState ? STATE_PUSH_MS : IDLE_MS);
         await clock.sleep(DEBOUNCE_MS, signal);
       }
     },

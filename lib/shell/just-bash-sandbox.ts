@@ -3,7 +3,7 @@
 // to that run's scope), so a nested run never shares its parent's shell.
 // just-bash resets env and cwd on every exec, so the caller passes them in
 // and reads them back from the result.
-import { Bash, defineCommand, type IFileSystem } from "just-bash";
+import { Bash, defineCommand, type IFileSystem, type SecureFetch } from "just-bash";
 import type { ShellPort, ShellRequest, ShellResult, ShellScope, ShellSession } from "../mind/ports";
 import type { Permissions } from "../trajectory/permissions";
 import { cutUtf8 } from "../trajectory/large-output";
@@ -12,7 +12,7 @@ import type { AgentCommand } from "./commands/command";
 import type { SandboxPorts } from "./commands/registry";
 import { FIXED_LIMITS, justBashLimits, WORKSPACE } from "./limits";
 import { allowListNet, type FetchFn } from "./net";
-import type { ClockPort, IdsPort, RuntimePort } from "./ports";
+import type { ClockPort, IdsPort, NetPort, RuntimePort } from "./ports";
 import { limitNamed, softStop } from "./stop";
 import { startWatchdog, type StopReason } from "./watchdog";
 
@@ -32,9 +32,17 @@ export interface SandboxOptions {
   clock: ClockPort;
   now?: () => number;
   fetch?: FetchFn;
+  /** A host's own network, used instead of what `permissions.network` and `fetch` would give (the server runner's: lib/server/runner/network.ts). */
+  network?: SandboxNetwork;
   runtime?: RuntimePort;
   /** Commands to offer; the registry's by default. */
   commands?: readonly AgentCommand<SandboxPorts>[];
+}
+
+/** curl's fetch, which checks every URL and redirect itself, and the agent's commands' network; curl is never replaced by "network is off". */
+export interface SandboxNetwork {
+  fetch: SecureFetch;
+  net: NetPort;
 }
 
 const NO_RUNTIME: RuntimePort = {
@@ -82,7 +90,7 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
         activity: { beacon: () => current?.beacon(), stopped: () => current?.stopped },
         clock: opts.clock,
         ids: opts.ids,
-        net: allowListNet(allow, opts.fetch),
+        net: opts.network?.net ?? allowListNet(allow, opts.fetch),
         runtime: opts.runtime ?? NO_RUNTIME,
       };
       const bash = new Bash({
@@ -90,10 +98,10 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
         cwd: WORKSPACE,
         env: { HOME: WORKSPACE },
         executionLimits: justBashLimits(limits),
-        ...(allow.length > 0 ? { network: { allowedUrlPrefixes: [...allow] } } : {}),
+        ...(opts.network ? { fetch: opts.network.fetch } : allow.length > 0 ? { network: { allowedUrlPrefixes: [...allow] } } : {}),
         // A stopped block's `sleep` ends at once, so the script reaches its next command and ends there.
         sleep: (ms) => sleepUnless(ms, current?.stopped),
-        customCommands: [...(allow.length > 0 ? [] : [networkOff("curl"), networkOff("wget")]), ...bindCommands(ports, opts.commands ?? COMMANDS)],
+        customCommands: [...(opts.network || allow.length > 0 ? [] : [networkOff("curl"), networkOff("wget")]), ...bindCommands(ports, opts.commands ?? COMMANDS)],
       });
 
       return {

@@ -101,8 +101,8 @@ export const MergeStep = kind("merge", {
   from_traj_ref: z.string(),
 });
 
-/** Why the mind woke. Headlong writes `monolith-wake`; Reverie writes `wake`. */
-export const WakeReason = z.enum(["start", "scheduled", "message", "retry"]);
+/** Why the mind woke (`alarm`: an alarm it set went off). Headlong writes `monolith-wake`; Reverie writes `wake`. */
+export const WakeReason = z.enum(["start", "scheduled", "message", "retry", "alarm"]);
 /** Where a mind ran: in a browser tab, or on its server while no tab held it. */
 export const MindHome = z.enum(["tab", "server"]);
 export type MindHome = z.infer<typeof MindHome>;
@@ -115,6 +115,22 @@ export const WakeStep = kind("wake", {
   epoch: z.number().int().positive().optional(),
 });
 export const MonolithWakeStep = kind("monolith-wake", {});
+
+/**
+ * The mind's own alarms (the `alarm` command), one kind folded into the
+ * pending set (lib/mind/alarms.ts): `set` (at, note) makes an alarm whose id
+ * is the set step's own step_id; `cancel` ends it before it rings; `rang`
+ * records that it woke the mind, so it never rings twice. `alarm` is the set
+ * step's id on all three.
+ */
+export const AlarmStep = kind("alarm", {
+  op: z.enum(["set", "cancel", "rang"]),
+  alarm: StepId,
+  at: Timestamp.optional(),
+  note: text.optional(),
+}).refine((s) => s.op !== "set" || (s.at !== undefined && s.note !== undefined && s.alarm === s.step_id), {
+  message: "an alarm's set step has its time (at) and note, and names itself (alarm = its step_id)",
+});
 
 /** Pacing, limits and model, as the human set them; written whenever they change. */
 export const PacingConfig = z.object({
@@ -161,6 +177,7 @@ export const KNOWN_KINDS = {
   merge: MergeStep,
   wake: WakeStep,
   "monolith-wake": MonolithWakeStep,
+  alarm: AlarmStep,
   config: ConfigStep,
 } as const;
 

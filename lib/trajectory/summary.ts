@@ -1,6 +1,6 @@
 // One-line and short renderings of steps, shared by `traj tail`, the context
 // projection and the page.
-import { isKind, type Step } from "./schema";
+import { isKind, type Step, type StepOf } from "./schema";
 
 /** A field of a kind this version does not know: text stays text, anything else is shown in JSON, nothing is "". */
 const str = (v: unknown): string => (typeof v === "string" ? v : v === undefined ? "" : JSON.stringify(v));
@@ -11,6 +11,7 @@ export function stepText(step: Step): string {
   if (isKind(step, "shell-output")) return [step.stdout, step.stderr].filter(Boolean).join("\n");
   if (isKind(step, "message")) return `${step.from} → ${step.to}: ${step.content}`;
   if (isKind(step, "wake")) return `${step.reason} (level ${step.level}, after ${step.delay_s} s)`;
+  if (isKind(step, "alarm")) return alarmText(step);
   if (isKind(step, "error")) return `${step.reason}: ${step.content}`;
   if (isKind(step, "fork")) return `child ${step.child}`;
   if (isKind(step, "shellm-run")) return step.model ?? "";
@@ -18,6 +19,18 @@ export function stepText(step: Step): string {
   if (isKind(step, "trajectory")) return step.name ?? "";
   // Every other kind, known or not, is shown by its content when it has one.
   return str(step.content);
+}
+
+/** An alarm step as a person (and the model) reads it: `set 1a2b3c4d for 2026-12-01 09:00:00Z: call Ada`, `cancelled 1a2b3c4d`, `1a2b3c4d rang`. */
+export function alarmText(step: StepOf<"alarm">): string {
+  const id = step.alarm.slice(0, 8);
+  if (step.op === "set") return `set ${id} for ${step.at ? alarmTime(Date.parse(step.at)) : "?"}: ${step.note ?? ""}`;
+  return step.op === "cancel" ? `cancelled ${id}` : `${id} rang`;
+}
+
+/** An alarm's time, to the second, in UTC: `2026-12-01 09:00:00Z`. */
+export function alarmTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")}Z`;
 }
 
 /** `<8hex> <time> <type> <text on one line>` */

@@ -12,7 +12,7 @@ export interface MessageMark {
 }
 
 /** `headlong`: a Headlong `monolith-wake`, which does not record its cause. */
-export type WakeCause = "start" | "scheduled" | "message" | "retry" | "headlong";
+export type WakeCause = "start" | "scheduled" | "message" | "retry" | "alarm" | "headlong";
 
 export interface WakeMark {
   id: string;
@@ -161,6 +161,8 @@ export function wakeText(w: WakeMark): string {
       return `${who} to retry after a failure (after ${secs(w.delayS)} s)`;
     case "start":
       return `${who}: the mind started`;
+    case "alarm":
+      return `${who}: an alarm it set went off`;
     case "headlong":
       return "Woke (a Headlong wake marker; the cause is not recorded)";
   }

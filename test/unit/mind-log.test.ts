@@ -78,6 +78,7 @@ async function counted(initial: Step[] = []) {
     },
     find: (q, limit) => state.find(q, limit),
     search: (trajId, text, limit) => state.search(trajId, text, limit),
+    ofKind: (trajId, kinds, limit, after) => state.ofKind(trajId, kinds, limit, after),
     fork: (parent, child) => state.fork(parent, child),
     putBlob: (trajId, name, text) => state.putBlob(trajId, name, text),
     blob: (trajId, ref) => state.blob(trajId, ref),
@@ -86,6 +87,7 @@ async function counted(initial: Step[] = []) {
     files: state.files,
     record: () => state.record(),
     saveShellState: (s) => state.saveShellState(s),
+    savePacing: (p) => state.savePacing(p),
   };
   /** Let the next held write go on (waiting, a task at a time, for one to be held). */
   const release = async () => {

@@ -36,6 +36,12 @@ async function runWith(turns: Turn[], nesting: Nesting = { maxDepth: 2, childIte
       const out = r.ok ? { stdout: `${r.answer}\n` } : { stderr: `${r.error}\n`, exit: 1 };
       return final ? finalResult(req, final[1] ?? "", out) : out;
     }
+    // `alarm in <n>s <note>`, as the alarm command calls its port.
+    const a = /^alarm in (\d+)s (.+)$/.exec(code.split("\n")[0] ?? "");
+    if (a) {
+      const r = await scope.alarms.set(clock.now() + Number(a[1]) * 1000, a[2] ?? "");
+      return r.ok ? { stdout: `alarm ${r.alarm.id.slice(0, 8)} set\n` } : { stderr: `${r.error}\n`, exit: 1 };
+    }
     const final = /FINAL=(\S+)/.exec(code);
     return final ? finalResult(req, final[1] ?? "") : { stdout: `ran: ${code}\n` };
   });
@@ -49,6 +55,15 @@ async function runWith(turns: Turn[], nesting: Nesting = { maxDepth: 2, childIte
 }
 
 describe("shellm: a nested run", () => {
+  it("sets its mind's alarms: in the root trajectory, through the outermost run", async () => {
+    const t = await runWith([bash("Delegating.", 'shellm "remind me"'), bash("Setting it.", "alarm in 60s stretch"), bash("Set.", "FINAL=ok"), bash("Done.", "FINAL=done")]);
+    const child = t.log.traj(jid(4));
+    expect(child.steps.filter((s) => s.type === "alarm")).toEqual([]);
+    const alarms = t.log.steps.filter((s) => s.type === "alarm");
+    expect(alarms).toEqual([{ type: "alarm", step_id: alarms[0]!.step_id, ts: TS, run_id: jid(1), op: "set", alarm: alarms[0]!.step_id, at: formatTs(T0 + 60_000), note: "stretch" }]);
+    expect(child.steps.find((s) => s.type === "shell-output")).toMatchObject({ stdout: `alarm ${alarms[0]!.step_id.slice(0, 8)} set\n`, exit: 0 });
+  });
+
   it("forks a child, runs it to FINAL, merges the answer into the parent and prints it", async () => {
     const t = await runWith([
       bash("I will delegate the counting.", 'shellm "count the notes"'),

@@ -132,6 +132,7 @@ for (const engine of engines) {
       await expect(mine.putBlob(m.mind, "x.stdout", "late").catch((e) => isFenced(e))).resolves.toBe(true);
       await expect(mine.files.save([{ path: "/a", kind: "file", data: new Uint8Array([1]), mode: 0o644, mtime: 1 }], []).catch((e) => isFenced(e))).resolves.toBe(true);
       await expect(mine.saveShellState({ env: {}, cwd: "/" }).catch((e) => isFenced(e))).resolves.toBe(true);
+      await expect(mine.savePacing({ level: 1, ticks: 0, failures: 0 }).catch((e) => isFenced(e))).resolves.toBe(true);
       expect(await dump(sql)).toEqual(before);
     });
 

@@ -31,7 +31,14 @@ for (const engine of engines) {
     it("creates a mind with a write token; its state needs that token", async () => {
       const m = await newMind(app, "Ada");
       expect(m.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      expect(await state(m)).toEqual({ mind: m.mind, name: "Ada", last_seq: 0, steps: 0, quota: { bytes: 0, max_bytes: 256 * 1024 * 1024, steps: 0, max_steps: 1_000_000, blobs: 0, max_blobs: 100_000 } });
+      expect(await state(m)).toEqual({
+        mind: m.mind,
+        name: "Ada",
+        last_seq: 0,
+        steps: 0,
+        quota: { bytes: 0, max_bytes: 256 * 1024 * 1024, steps: 0, max_steps: 1_000_000, blobs: 0, max_blobs: 100_000 },
+        home: { keep_alive: false, halted: false, lease: null },
+      });
       const other = await newMind(app, "Bo");
       for (const token of [undefined, other.token, `${m.token.slice(0, 42)}x`, "not-a-token"]) {
         const res = await app.call("GET", `/api/sync/minds/${m.mind}`, { token });
@@ -207,7 +214,7 @@ for (const engine of engines) {
       for (const [method, path, allow] of [
         ["GET", "/api/sync/minds", "POST"],
         ["DELETE", `/api/sync/minds/${m.mind}`, "GET"],
-        ["GET", `/api/sync/minds/${m.mind}/steps`, "POST"],
+        ["PUT", `/api/sync/minds/${m.mind}/steps`, "GET, POST"],
         ["DELETE", `/api/sync/minds/${m.mind}/links`, "GET, POST"],
         ["POST", `/api/sync/minds/${m.mind}/inbox`, "GET"],
       ] as const) {

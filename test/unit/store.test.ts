@@ -64,7 +64,7 @@ describe("steps: append-only", () => {
 
   it("the mind's state (indexedDbMindState) has only appends, blobs, fork, reads and the mind's own record; no way to change or delete a step", () => {
     const keys = Object.keys(indexedDbMindState(db, MIND)).sort();
-    expect(keys).toEqual(["append", "blob", "count", "files", "find", "fork", "mindId", "putBlob", "record", "saveShellState", "search", "spendSince", "tail", "tiers"]);
+    expect(keys).toEqual(["append", "blob", "count", "files", "find", "fork", "mindId", "ofKind", "putBlob", "record", "savePacing", "saveShellState", "search", "spendSince", "tail", "tiers"]);
     expect(keys.filter((n) => /update|delete|remove|put(?!Blob)/i.test(n))).toEqual([]);
   });
 

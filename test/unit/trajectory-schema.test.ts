@@ -31,6 +31,7 @@ const REQUIRED: Record<KnownKind, Record<string, unknown>> = {
   merge: { content: "answer", from_traj: ID2, from_step: ID3, from_traj_ref: "7c9e6679-child" },
   wake: { reason: "scheduled", level: 2, delay_s: 10 },
   "monolith-wake": {},
+  alarm: { op: "cancel", alarm: ID2 },
   config: {
     pacing: { base_s: 5, cap_s: 300, ticks_per_level: 3 },
     max_iterations: 12,
@@ -82,6 +83,19 @@ describe("parseStep: known kinds", () => {
     const r = parseStep(stepOf("wake", { ...REQUIRED.wake, reason: "boredom" }));
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error).toMatch(/^wake: reason: /);
+  });
+
+  it("an alarm's set step has its time and note and names itself; cancel and rang name the set step", () => {
+    const set = stepOf("alarm", { op: "set", alarm: ID, at: "2026-12-01T09:00:00.000Z", note: "call Ada" });
+    expect(parseStep(set)).toEqual({ ok: true, step: set });
+    expect(checkStep(set)).toEqual({ ok: true, step: set });
+    const refused = "alarm: (step): an alarm's set step has its time (at) and note, and names itself (alarm = its step_id)";
+    expect(parseStep(stepOf("alarm", { op: "set", alarm: ID, note: "call Ada" }))).toEqual({ ok: false, error: refused });
+    expect(parseStep(stepOf("alarm", { op: "set", alarm: ID, at: "2026-12-01T09:00:00.000Z" }))).toEqual({ ok: false, error: refused });
+    expect(parseStep(stepOf("alarm", { op: "set", alarm: ID2, at: "2026-12-01T09:00:00.000Z", note: "call Ada" }))).toEqual({ ok: false, error: refused });
+    expect(parseStep(stepOf("alarm", { op: "set", alarm: ID, at: "tomorrow", note: "call Ada" }))).toEqual({ ok: false, error: "alarm: at: ts must be an ISO 8601 time" });
+    expect(parseStep(stepOf("alarm", { op: "snooze", alarm: ID2 })).ok).toBe(false);
+    expect(parseStep(stepOf("alarm", { op: "rang", alarm: ID2 }))).toEqual({ ok: true, step: stepOf("alarm", { op: "rang", alarm: ID2 }) });
   });
 
   it("an observation's decision must be one of the three", () => {

@@ -436,7 +436,7 @@ describe("node in the real sandbox", () => {
       clock: { now: () => 0 },
       runtime: w.bridge,
       commands: [node, npm, npx],
-    }).open({ traj: unused as never, chat: unused as never, shellm: unused as never, depth: 0 });
+    }).open({ traj: unused as never, chat: unused as never, shellm: unused as never, alarms: unused as never, depth: 0 });
     const code = [
       `echo 'console.log(fs.readFileSync("in.txt","utf8"));fs.writeFileSync("out.txt", "from node")' > run.js`,
       "printf 'from bash' > in.txt",

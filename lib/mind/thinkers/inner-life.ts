@@ -4,17 +4,20 @@
 // wakes it, and it may start a conversation when it has a reason. Status goes
 // out through `onStatus`; every decision that matters is a step.
 import type { MindStatus } from "../../protocol";
-import { isKind, type MindHome, type NewStep, type PacingConfig, type Step } from "../../trajectory/schema";
+import { isKind, type NewStep, type PacingConfig, type Step } from "../../trajectory/schema";
 import { TriggerQueue, type Subscription } from "../dispatch";
+import type { AlarmClock } from "../alarm-clock";
 import type { Journal } from "../journal";
 import { afterWake, delaySeconds, failureDelaySeconds, RESTED, type PacingState } from "../pacing";
 import type { Clock, ContextPort, ModelPort, ShellPort } from "../ports";
+import type { PacingSnapshot } from "../state";
 import { taskText, type WakeTask } from "../prompt";
 import { AWAY_NOTE_AFTER_S, formatDuration } from "../recovery";
 import { BuildCache, IDLE_BUDGET } from "../../context/build";
 import { TokenCounter } from "../../context/tokens";
 import { DEFAULT_NESTING, shellmRun, type Nesting, type RunDeps, type RunLimits, type RunOutcome, type ShellState } from "../run";
 import { idleFirstLook } from "./first-look";
+import { wakeWhere, type WakeWhere } from "../where";
 
 export const INNER_LIFE = "monolith";
 
@@ -41,8 +44,23 @@ export interface InnerLifeDeps {
   /** Where what each model call saw is recorded ("what the model saw"). */
   contexts?: ContextPort;
   /** Where the mind runs (and its lease epoch, when it holds one): written on every wake step. */
-  where?: { home: MindHome; epoch?: number };
+  where?: WakeWhere;
+  /** The mind's alarms (lib/mind/alarm-clock.ts): a due one wakes the mind, and a wait ends when the next is due. */
+  alarms?: AlarmClock;
+  /** Where the pacing stood when the mind last stopped (its home keeps it): the mind goes on at that pace. */
+  pacingState?: PacingSnapshot;
+  /** After each wake, the pacing to keep (level, ticks, failures in a row). */
+  onPacing?: (pacing: PacingSnapshot) => void;
+  /**
+   * Before a wait between wakes: return true to end the loop there instead of
+   * waiting in place, the host waking the mind again at `wakeAt` (the server
+   * runner's wake queue holds idle minds as jobs, not as sleeping loops).
+   */
+  handOffWait?: (wait: { delayS: number; wakeAt: number; paused: boolean }) => boolean;
 }
+
+/** How a (re)started inner life begins: a fresh start, or going on after a wait its host kept (its pacing says whether a retry or a scheduled wake). */
+export type FirstWake = WakeTask | { reason: "resume"; waitedS: number };
 
 interface WakeOutcome extends RunOutcome {
   didWork: boolean;
@@ -81,6 +99,11 @@ export class InnerLife {
 
   constructor(private readonly deps: InnerLifeDeps) {
     this.shell = { ...deps.shellState };
+    if (deps.pacingState) {
+      this.pacing = { level: deps.pacingState.level, ticks: deps.pacingState.ticks };
+      this.failures = deps.pacingState.failures;
+    }
+    this.reported = `${this.pacing.level}/${this.pacing.ticks}/${this.failures}`;
     this.subscription = { name: INNER_LIFE, types: ["message"], accept: (s) => isKind(s, "message") && s.from !== deps.selfName };
   }
 
@@ -89,9 +112,27 @@ export class InnerLife {
     return this.shell;
   }
 
-  /** Start with the first task (start-up, or messages waiting); resolves when stopped. */
-  start(first: WakeTask = { reason: "start" }): Promise<void> {
-    this.done ??= this.loop(first);
+  private reported = "";
+  /** Tell the host the pacing, when it changed since last told. */
+  private reportPacing(): void {
+    const now = this.pacingState();
+    const key = `${now.level}/${now.ticks}/${now.failures}`;
+    if (key === this.reported) return;
+    this.reported = key;
+    this.deps.onPacing?.(now);
+  }
+
+  /** The pacing as it stands (what its home keeps between wakes). */
+  pacingState(): PacingSnapshot {
+    return { ...this.pacing, failures: this.failures };
+  }
+
+  /** Start with the first task (start-up, messages waiting, or going on after a kept wait); resolves when stopped or when the host took the wait. */
+  start(first: FirstWake = { reason: "start" }): Promise<void> {
+    if (first.reason === "resume") {
+      const task: WakeTask = this.failures > 0 ? { reason: "retry", failures: this.failures } : { reason: "scheduled", level: this.pacing.level };
+      this.done ??= this.loop(task, Math.max(0, first.waitedS));
+    } else this.done ??= this.loop(first);
     return this.done;
   }
 
@@ -118,14 +159,15 @@ export class InnerLife {
     this.wakeController.abort();
   }
 
-  private async loop(first: WakeTask): Promise<void> {
+  private async loop(first: WakeTask, waitedS = 0): Promise<void> {
     const { deps } = this;
     const stop = this.stopController.signal;
     let task = first;
-    let delay = 0;
+    let delay = waitedS;
     while (!stop.aborted) {
       let outcome: WakeOutcome | null = null;
       let lastError: string | undefined;
+      task = deps.alarms?.wakeFor(task) ?? task;
       try {
         outcome = await this.wake(task, delay);
         lastError = outcome.end === "model-error" ? (outcome.error ?? "the model call failed") : undefined;
@@ -146,16 +188,25 @@ export class InnerLife {
         delay = Math.max(failureDelaySeconds(this.failures, deps.pacing), Math.min(outcome?.retryAfterS ?? 0, 3600));
       } else if (outcome) {
         this.failures = 0;
-        const reactive = task.reason === "message" || task.reason === "start";
+        const reactive = task.reason === "message" || task.reason === "start" || task.reason === "alarm";
         this.pacing = afterWake(this.pacing, { reactive, didWork: outcome.didWork }, deps.pacing);
         delay = delaySeconds(this.pacing.level, deps.pacing);
       }
       if (this.queue.size > 0) delay = 0;
+      // The next alarm ends the wait when it is due sooner (not a retry's backoff or a spend pause: those hold).
+      const alarms = paused || lastError !== undefined ? undefined : deps.alarms;
+      if (alarms) delay = alarms.waitS(delay);
+      this.reportPacing();
       deps.onStatus(paused ? { state: "paused", reason: "budget", ...paused } : { state: "waiting", nextWakeAt: deps.clock.now() + delay * 1000, level: this.pacing.level, lastError });
+      // The host keeps the wait (the server's wake queue): the loop ends here, and the mind is started again when it is due.
+      if (delay > 0 && !this.wakeRequested && deps.handOffWait?.({ delayS: delay, wakeAt: deps.clock.now() + delay * 1000, paused: paused !== undefined })) return;
       // A new message cuts the wait short, even a retry backoff.
       const waitStart = deps.clock.now();
       const intended = this.wakeRequested ? 0 : delay;
-      if (delay > 0 && !this.wakeRequested) await deps.clock.sleep(delay * 1000, AbortSignal.any([stop, this.wakeController.signal]));
+      if (delay > 0 && !this.wakeRequested) {
+        const cut = AbortSignal.any([stop, this.wakeController.signal]);
+        await (alarms ? alarms.sleep(delay * 1000, cut) : deps.clock.sleep(delay * 1000, cut));
+      }
       if (stop.aborted) break;
       // The wake step records how long the mind actually waited.
       delay = Math.round(deps.clock.now() - waitStart) / 1000;
@@ -178,8 +229,8 @@ export class InnerLife {
   private async wake(task: WakeTask, delay: number): Promise<WakeOutcome> {
     const { deps } = this;
     const { journal } = deps;
-    const trigger = task.reason === "message" ? task.messages[task.messages.length - 1]?.step_id : undefined;
-    const where = deps.where ? { home: deps.where.home, ...(deps.where.epoch !== undefined ? { epoch: deps.where.epoch } : {}) } : {};
+    const trigger = task.reason === "message" ? task.messages[task.messages.length - 1]?.step_id : task.reason === "alarm" ? task.alarms[0]?.id : undefined;
+    const where = wakeWhere(deps.where);
     const wakeStep = await journal.append({ type: "wake", reason: task.reason, level: this.pacing.level, delay_s: delay, trigger_step: trigger, ...where, source: INNER_LIFE });
     this.wakeRequested = false;
     this.wakeController = new AbortController();
@@ -210,6 +261,8 @@ export class InnerLife {
     const outcome = await shellmRun(runDeps, run, { prompt: taskText(task), shell: this.shell });
     this.shell = outcome.shell;
     if (outcome.shellChanged) deps.onShellState?.(outcome.shell);
+    // Rung once the model has seen them: a failed call, a spend pause or a stop leaves them to ring at the next wake.
+    if (task.reason === "alarm" && (outcome.end === "final" || outcome.end === "thought" || outcome.end === "error")) await deps.alarms?.ring(task.alarms, INNER_LIFE);
     if (outcome.end === "final" && outcome.answer !== undefined) {
       const record = functionStep(outcome.answer);
       if (record) await journal.append(record);

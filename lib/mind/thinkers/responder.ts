@@ -12,6 +12,7 @@ import type { Subscription } from "../dispatch";
 import type { Journal } from "../journal";
 import type { ContextPort, ModelPort } from "../ports";
 import { handledIn } from "../recovery";
+import { wakeWhere, type WakeWhere } from "../where";
 
 type Message = MessageStep;
 
@@ -33,6 +34,8 @@ export interface ResponderDeps {
   onBusy?: (messageId: string | null) => void;
   /** Where what its call saw is kept, under the step the call led to (the reply, or the decision). */
   contexts?: ContextPort;
+  /** Where the mind runs, and its lease epoch: written on its wake steps as on the inner life's. */
+  where?: WakeWhere;
 }
 
 export function responderInstructions(name: string, persona: string): string {
@@ -77,7 +80,7 @@ export class Responder {
     if (handledIn(tail, trigger.step_id)) return;
     this.deps.onBusy?.(trigger.step_id);
     try {
-      const wake = await journal.append({ type: "wake", reason: "message", level: 0, delay_s: 0, trigger_step: trigger.step_id, source: RESPONDER });
+      const wake = await journal.append({ type: "wake", reason: "message", level: 0, delay_s: 0, trigger_step: trigger.step_id, ...wakeWhere(this.deps.where), source: RESPONDER });
       const person = trigger.from;
       const conversation = tail.filter((s): s is Message => isKind(s, "message") && (s.from === person || s.to === person) && s.step_id !== trigger.step_id).slice(-CONVERSATION);
       const inner = tail.filter((s) => INNER_KINDS.has(s.type) && s.source !== RESPONDER).slice(-INNER_LIFE);

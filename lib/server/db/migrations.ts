@@ -205,6 +205,45 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 7,
+    name: "a mind that never sleeps: its pacing, keep-alive, handover requests and a kept key",
+    statements: [
+      // The inner life's pacing between wakes (JSON: level, ticks, failures), as the tab keeps it beside its settings.
+      `ALTER TABLE sync_minds ADD COLUMN pacing TEXT`,
+      // Its human asked for it to go on thinking on the server when no tab holds it.
+      `ALTER TABLE sync_minds ADD COLUMN keep_alive BOOLEAN NOT NULL DEFAULT false`,
+      // A panic stop from a tab: no runner takes the mind until a tab starts it again.
+      `ALTER TABLE sync_minds ADD COLUMN halted_at TIMESTAMPTZ`,
+      // The mind's own model key, when its human opted in to keep it here for the runner: AES-256-GCM under RUNNER_KEY_SECRET (never stored).
+      `ALTER TABLE sync_minds ADD COLUMN runner_key BYTEA`,
+      // A home asked for the lease while another held it: the holder hands over (ends its run, releases).
+      `ALTER TABLE mind_leases ADD COLUMN wanted_by TEXT`,
+      `ALTER TABLE mind_leases ADD COLUMN wanted_at TIMESTAMPTZ`,
+      `CREATE INDEX mind_leases_holder ON mind_leases (holder)`,
+    ],
+  },
+  {
+    version: 8,
+    name: "the mind's state syncs both ways: workspace files carry a version",
+    statements: [
+      // Bumped by every write of the row, by either home: a write against a stale version keeps both copies.
+      `ALTER TABLE mind_files ADD COLUMN version BIGINT NOT NULL DEFAULT 1`,
+      // From here on a mind's bytes count its workspace, sealed summaries and record too (each write keeps them, as for steps and blobs).
+      `UPDATE sync_minds m SET bytes = bytes
+         + COALESCE((SELECT sum(COALESCE(octet_length(data), 0) + COALESCE(octet_length(target), 0)) FROM mind_files f WHERE f.mind = m.id), 0)
+         + COALESCE((SELECT sum(octet_length(json)) FROM mind_tiers t WHERE t.mind = m.id), 0)
+         + COALESCE(octet_length(settings), 0) + COALESCE(octet_length(shell), 0) + COALESCE(octet_length(pacing), 0)`,
+    ],
+  },
+  {
+    version: 9,
+    name: "a mind's steps of a kind, however far back (its alarms)",
+    statements: [
+      // A mind starting (or a runner scheduling its next wake) reads every alarm step it ever wrote: by this index, not a scan of its log.
+      `CREATE INDEX sync_steps_type ON sync_steps (mind, traj, type, seq)`,
+    ],
+  },
 ];
 
 // Any fixed number: every process migrating the same database takes this lock first.

@@ -77,13 +77,18 @@ export function capResponse(refusal: Extract<Reservation, { ok: false }>, now: D
   });
 }
 
-export async function handleChatCompletions(request: Request, deps: ProxyDeps): Promise<Response> {
+/**
+ * `as`: a caller inside this server (the runner, calling for a mind it hosts)
+ * whose client id the server gave itself; it is under the same caps as any
+ * client. Requests from outside are identified by their token or cookie.
+ */
+export async function handleChatCompletions(request: Request, deps: ProxyDeps, as?: { clientId: string }): Promise<Response> {
   const { config, ledger } = deps;
   const now = deps.now ?? (() => new Date());
   const log = deps.log ?? ((line: string) => console.error(line));
   const scrub = keyScrubber(config.apiKey);
 
-  const caller = await who(request, deps);
+  const caller: Who = as ? { ok: true, clientId: as.clientId } : await who(request, deps);
   if (!caller.ok) return caller.response;
   const reply = (res: Response) => withCookie(res, caller.setCookie);
 

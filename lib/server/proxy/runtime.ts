@@ -49,6 +49,12 @@ async function withProxy(handle: (deps: ProxyDeps) => Promise<Response>): Promis
 }
 
 export const chatCompletionsRoute = (request: Request) => withProxy((deps) => handleChatCompletions(request, deps));
+
+/** The proxy as this server's runner calls it, in process, for a mind it hosts: client `clientId`, under the same caps as any client. */
+export const runnerChatCompletions = (request: Request, clientId: string) => withProxy((deps) => handleChatCompletions(request, deps, { clientId }));
+
+/** The proxy's configuration as this process read it (the runner offers keep-alive on the proxy only when it is ok). */
+export const proxyConfig = (): ProxyConfigResult => config();
 export const modelsRoute = (request: Request) => withProxy((deps) => handleModels(request, deps));
 export const usageRoute = (request: Request) => withProxy((deps) => handleUsage(request, deps));
 

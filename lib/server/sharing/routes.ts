@@ -6,12 +6,19 @@ import {
   BlobName,
   CreateLink,
   CreateMind,
+  FilesRead,
+  FilesWrite,
   GuestMessage,
   LeaseRequest,
+  RecordWrite,
   SYNC_LIMITS,
+  TiersRead,
+  TiersWrite,
   Upload,
   type SharedMind,
 } from "@/lib/share/api";
+import { readFiles, writeFiles } from "./state-files";
+import { readTiers, sealTiers, stateSummary, writeRecord } from "./state-record";
 import { inbox, postGuestMessage } from "./invite-messages";
 import { eventStream, type StreamOptions } from "./events";
 import { createLink, listLinks, resolveLink, revokeLink } from "./links";
@@ -19,21 +26,36 @@ import type { LiveHub } from "./live";
 import { locateStep, readBlob, readSteps, searchSteps } from "./reads";
 import { SqlUnavailableError, type Sql } from "../db/sql";
 import { apiError, HttpError, json, noContent, notFound, param, readBody, readJson, route, type Params } from "./sync-http";
-import { authorizeMind, createMind, putBlob, readTrajectories, syncState, uploadSteps } from "./sync-store";
+import { authorizeMind, createMind, ownSteps, putBlob, readTrajectories, syncState, uploadSteps } from "./sync-store";
 import { bearerToken } from "./tokens";
 import { syncCreator } from "./creator";
-import { acquireLease, fenced, releaseLease, renewLease } from "../state/lease";
+import { acquireLease, fenced, releaseLease, renewLease, wantLease } from "../state/lease";
 import { DEFAULT_QUOTAS, type SyncQuotas } from "./quotas";
+
+/** What the sync routes tell a server runner, when there is one (lib/server/runner/runtime.ts). */
+export interface RunnerHooks {
+  /** A home took, renewed or let go a mind's lease (it would lapse at `expiresAt`). */
+  leaseChanged(sql: Sql, mind: string, expiresAt: Date): Promise<void>;
+  /** A guest wrote to the mind through an invite. */
+  guestMessage(sql: Sql, mind: string): Promise<void>;
+}
+
+/** Lease holders that are server runners; a tab asking for such a lease asks it to hand over. */
+const RUNNER_HOLDER = /^runner:/;
 
 export interface SharingDeps {
   sql: Sql;
   live: LiveHub;
+  /** The server runner's hooks (absent: no runner; nothing is woken on the server). */
+  runner?: RunnerHooks;
   stream?: StreamOptions;
   /** The sync API's limits (default: DEFAULT_QUOTAS). */
   quotas?: SyncQuotas;
 }
 
 const SMALL_BODY = 64 * 1024;
+/** A read of files or summaries names up to SYNC_LIMITS.filesPerRequest paths of up to 4 KiB. */
+const READ_BODY = 1024 * 1024;
 
 /** Errors that mean the database is gone, not that the request was wrong. */
 function unavailable(e: unknown): Response | undefined {
@@ -98,6 +120,17 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
     }),
     mind: r({ GET: asMind(async (d, mind) => json(await syncState(d.sql, mind, d.quotas ?? DEFAULT_QUOTAS))) }),
     steps: r({
+      // What another home (the server runner) wrote, for the mind's own browser to pull when it takes the mind back.
+      GET: asMind(async (d, mind, request) => {
+        const url = new URL(request.url);
+        const num = (name: string, fallback: number) => {
+          const raw = url.searchParams.get(name);
+          const n = raw === null || raw === "" ? fallback : Number(raw);
+          if (!Number.isSafeInteger(n) || n < 0) throw new HttpError(400, "invalid", `${name} must be a whole number ≥ 0, not ${JSON.stringify(raw)}`);
+          return n;
+        };
+        return json(await ownSteps(d.sql, mind, num("after", 0), Math.min(num("limit", SYNC_LIMITS.readSteps), SYNC_LIMITS.readSteps)));
+      }),
       POST: asMind(async (d, mind, request) => {
         const body = await readJson(request, Upload, SYNC_LIMITS.batchBytes, (value) => {
           const steps = (value as { steps?: unknown } | null)?.steps;
@@ -107,6 +140,10 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
       }),
     }),
     blobs: r({
+      GET: asMind(async (d, mind, _request, params) => {
+        const text = await readBlob(d.sql, mind, validBlobName(params));
+        return new Response(text, { headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
+      }),
       PUT: asMind(async (d, mind, request, params) => {
         const name = validBlobName(params);
         await putBlob(d.sql, mind, name, await readBody(request, SYNC_LIMITS.blobBytes), d.quotas ?? DEFAULT_QUOTAS, epochHeader(request));
@@ -116,19 +153,32 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
     lease: r({
       POST: asMind(async (d, mind, request) => {
         const body = await readJson(request, LeaseRequest, SMALL_BODY);
+        const told = (expiresAt: string) => d.runner?.leaseChanged(d.sql, mind, new Date(expiresAt)).catch((e: unknown) => console.error(`runner: could not queue ${mind}'s wake: ${String(e)}`));
         if (body.epoch === undefined) {
           const got = await acquireLease(d.sql, mind, body.holder, body.ttl_s);
-          if (!got.ok) throw new HttpError(409, "leased", `this mind is held by another home until ${got.lease.expires_at}`, { holder: got.lease.holder, expires_at: got.lease.expires_at });
+          if (!got.ok) {
+            // A runner hosts it: ask it to hand over (it ends its run and lets go within its poll); the asker tries again.
+            const handingOver = RUNNER_HOLDER.test(got.lease.holder) && !RUNNER_HOLDER.test(body.holder);
+            if (handingOver) await wantLease(d.sql, mind, body.holder);
+            throw new HttpError(409, "leased", handingOver ? "the server runner holds this mind; it was asked to hand it over: try again in a second" : `this mind is held by another home until ${got.lease.expires_at}`, {
+              holder: got.lease.holder,
+              expires_at: got.lease.expires_at,
+              handing_over: handingOver,
+            });
+          }
+          await told(got.lease.expires_at);
           return json(got.lease);
         }
         const renewed = await renewLease(d.sql, mind, body.holder, body.epoch, body.ttl_s);
         if (renewed === "fenced") throw fenced(`epoch ${body.epoch} is no longer this holder's lease; take the lease again`);
+        await told(renewed.expires_at);
         return json(renewed);
       }),
       DELETE: asMind(async (d, mind, request) => {
         const body = await readJson(request, LeaseRequest, SMALL_BODY);
         if (body.epoch === undefined) throw new HttpError(400, "invalid", "releasing a lease needs its epoch");
         if (!(await releaseLease(d.sql, mind, body.holder, body.epoch))) throw fenced(`epoch ${body.epoch} is no longer this holder's lease`);
+        await d.runner?.leaseChanged(d.sql, mind, new Date()).catch((e: unknown) => console.error(`runner: could not queue ${mind}'s wake: ${String(e)}`));
         return noContent();
       }),
     }),
@@ -143,6 +193,21 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
       }),
     }),
     inbox: r({ GET: asMind(async (d, mind) => json({ messages: await inbox(d.sql, mind) })) }),
+
+    // The mind's state beyond its steps (lib/share/api.ts, "the mind's state"): every write fenced and counted like an upload.
+    state: r({ GET: asMind(async (d, mind) => json(await stateSummary(d.sql, mind))) }),
+    files: r({
+      POST: asMind(async (d, mind, request) => json(await writeFiles(d.sql, mind, await readJson(request, FilesWrite, SYNC_LIMITS.filesBodyBytes), d.quotas ?? DEFAULT_QUOTAS))),
+    }),
+    filesRead: r({ POST: asMind(async (d, mind, request) => json(await readFiles(d.sql, mind, (await readJson(request, FilesRead, READ_BODY)).paths))) }),
+    tiers: r({ POST: asMind(async (d, mind, request) => json(await sealTiers(d.sql, mind, await readJson(request, TiersWrite, SYNC_LIMITS.batchBytes), d.quotas ?? DEFAULT_QUOTAS))) }),
+    tiersRead: r({
+      POST: asMind(async (d, mind, request) => {
+        const body = await readJson(request, TiersRead, READ_BODY);
+        return json({ tiers: await readTiers(d.sql, mind, body.traj, body.keys) });
+      }),
+    }),
+    record: r({ PUT: asMind(async (d, mind, request) => json(await writeRecord(d.sql, mind, await readJson(request, RecordWrite, SYNC_LIMITS.recordBytes), d.quotas ?? DEFAULT_QUOTAS))) }),
 
     shared: r({
       GET: viaLink(async (d, link) => {
@@ -169,7 +234,10 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
     sharedMessages: r({
       POST: viaLink(async (d, link, request) => {
         if (link.kind !== "invite") throw new HttpError(403, "read_only", "this link is read-only; only an invite link can send messages");
-        return json(await postGuestMessage(d.sql, link, await readJson(request, GuestMessage, SMALL_BODY)), 202);
+        const posted = await postGuestMessage(d.sql, link, await readJson(request, GuestMessage, SMALL_BODY));
+        // A mind kept alive on the server is woken there; one in a tab reads its inbox itself.
+        await d.runner?.guestMessage(d.sql, link.mind).catch((e: unknown) => console.error(`runner: could not wake ${link.mind}: ${String(e)}`));
+        return json(posted, 202);
       }),
     }),
   };
@@ -186,6 +254,12 @@ const PATTERNS: [RegExp, keyof SharingRoutes, string[]][] = [
   [/^\/api\/sync\/minds\/([^/]+)\/links\/([^/]+)$/, "link", ["mind", "id"]],
   [/^\/api\/sync\/minds\/([^/]+)\/inbox$/, "inbox", ["mind"]],
   [/^\/api\/sync\/minds\/([^/]+)\/lease$/, "lease", ["mind"]],
+  [/^\/api\/sync\/minds\/([^/]+)\/state$/, "state", ["mind"]],
+  [/^\/api\/sync\/minds\/([^/]+)\/files$/, "files", ["mind"]],
+  [/^\/api\/sync\/minds\/([^/]+)\/files\/read$/, "filesRead", ["mind"]],
+  [/^\/api\/sync\/minds\/([^/]+)\/tiers$/, "tiers", ["mind"]],
+  [/^\/api\/sync\/minds\/([^/]+)\/tiers\/read$/, "tiersRead", ["mind"]],
+  [/^\/api\/sync\/minds\/([^/]+)\/record$/, "record", ["mind"]],
   [/^\/api\/share\/([^/]+)$/, "shared", ["token"]],
   [/^\/api\/share\/([^/]+)\/steps$/, "sharedSteps", ["token"]],
   [/^\/api\/share\/([^/]+)\/locate\/([^/]+)$/, "sharedLocate", ["token", "step"]],

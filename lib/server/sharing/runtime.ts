@@ -7,6 +7,7 @@ import { sharingRoutes, type SharingDeps } from "./routes";
 import { serverSql, type Sql } from "../db/sql";
 import { allMethods, apiError, HttpError } from "./sync-http";
 import { parseQuotas, type QuotasResult } from "./quotas";
+import { runnerConfig, runnerHooks } from "../runner/runtime";
 
 const hubs = new WeakMap<Sql, LiveHub>();
 /** The environment is read once per process, as the proxy's is; `npm start` refuses bad values before serving. */
@@ -24,7 +25,7 @@ async function runtimeDeps(): Promise<SharingDeps> {
   }
   let live = hubs.get(sql);
   if (!live) hubs.set(sql, (live = openLiveHub(sql)));
-  return { sql, live, quotas: quotas.quotas };
+  return { sql, live, quotas: quotas.quotas, ...(runnerConfig().kind === "ok" ? { runner: runnerHooks } : {}) };
 }
 
 const routes = sharingRoutes(runtimeDeps);
@@ -38,6 +39,12 @@ export const linksRoute = allMethods(routes.links);
 export const linkRoute = allMethods(routes.link);
 export const inboxRoute = allMethods(routes.inbox);
 export const leaseRoute = allMethods(routes.lease);
+export const stateRoute = allMethods(routes.state);
+export const filesRoute = allMethods(routes.files);
+export const filesReadRoute = allMethods(routes.filesRead);
+export const tiersRoute = allMethods(routes.tiers);
+export const tiersReadRoute = allMethods(routes.tiersRead);
+export const recordRoute = allMethods(routes.record);
 export const sharedRoute = allMethods(routes.shared);
 export const sharedStepsRoute = allMethods(routes.sharedSteps);
 export const sharedLocateRoute = allMethods(routes.sharedLocate);

@@ -88,6 +88,12 @@ export async function checkBlob(tx: Sql, held: Held, bytes: number, q: SyncQuota
   checkTotal(await serverBytes(tx), bytes, q);
 }
 
+/** Before adding `bytes` bytes of the mind's state (workspace files, sealed summaries, its record) to a mind holding `held`. */
+export async function checkBytes(tx: Sql, held: Held, bytes: number, what: string, q: SyncQuotas): Promise<void> {
+  checkMindBytes(held, bytes, what, q);
+  checkTotal(await serverBytes(tx), bytes, q);
+}
+
 function checkMindBytes(held: Held, bytes: number, what: string, q: SyncQuotas): void {
   if (held.bytes + bytes <= q.bytesPerMind) return;
   throw tooMuch(

@@ -5,7 +5,7 @@ import "server-only";
 // Every write checks the quotas (sync-quota.ts) in its own transaction, and
 // keeps the mind's counters (bytes, steps, blobs) with it.
 import { randomUUID } from "node:crypto";
-import { SYNC_LIMITS, type SyncState, type Upload, type Uploaded, type WireTrajectory } from "@/lib/share/api";
+import { SYNC_LIMITS, type OwnSteps, type SyncState, type Upload, type Uploaded, type WireTrajectory } from "@/lib/share/api";
 import { parseStep } from "@/lib/trajectory/schema";
 import type { Sql } from "../db/sql";
 import type { SyncQuotas } from "./quotas";
@@ -38,10 +38,38 @@ export async function authorizeMind(sql: Sql, mind: string, token: string | unde
 }
 
 export async function syncState(sql: Sql, mind: string, quotas: SyncQuotas): Promise<SyncState> {
-  const [row] = await sql.query<{ name: string; last_seq: string | number } & HeldRow>("SELECT name, last_seq, bytes, step_count, blob_count FROM sync_minds WHERE id = $1", [mind]);
+  const [row] = await sql.query<
+    { name: string; last_seq: string | number; last_step_id: string | null; keep_alive: boolean; halted: boolean; holder: string | null; epoch: string | number | null; expires_at: Date | string | null; live: boolean | null } & HeldRow
+  >(
+    `SELECT m.name, m.last_seq, m.bytes, m.step_count, m.blob_count, m.keep_alive, m.halted_at IS NOT NULL AS halted,
+       (SELECT s.step_id FROM sync_steps s WHERE s.mind = m.id AND s.seq = m.last_seq) AS last_step_id,
+       l.holder, l.epoch, l.expires_at, l.expires_at > now() AS live
+     FROM sync_minds m LEFT JOIN mind_leases l ON l.mind = m.id WHERE m.id = $1`,
+    [mind],
+  );
   if (!row) throw new HttpError(404, "not_found", "no such mind");
   const held = heldOf(row);
-  return { mind, name: row.name, last_seq: Number(row.last_seq), steps: held.steps, quota: quotaOf(held, quotas) };
+  const lease = row.holder !== null && row.epoch !== null && row.expires_at !== null ? { holder: row.holder, epoch: Number(row.epoch), expires_at: new Date(row.expires_at).toISOString(), live: Boolean(row.live) } : null;
+  return {
+    mind,
+    name: row.name,
+    last_seq: Number(row.last_seq),
+    ...(row.last_step_id ? { last_step_id: row.last_step_id } : {}),
+    steps: held.steps,
+    quota: quotaOf(held, quotas),
+    home: { keep_alive: Boolean(row.keep_alive), halted: Boolean(row.halted), lease },
+  };
+}
+
+/** The mind's steps after `after` (its own browser pulling what another home wrote), with every trajectory they are in. */
+export async function ownSteps(sql: Sql, mind: string, after: number, limit: number): Promise<OwnSteps> {
+  const [m] = await sql.query<{ last_seq: string | number }>("SELECT last_seq FROM sync_minds WHERE id = $1", [mind]);
+  if (!m) throw new HttpError(404, "not_found", "no such mind");
+  const rows = await sql.query<{ seq: string | number; traj: string; json: string }>("SELECT seq, traj, json FROM sync_steps WHERE mind = $1 AND seq > $2 ORDER BY seq LIMIT $3", [mind, after, limit]);
+  const steps = rows.map((r) => ({ seq: Number(r.seq), traj: r.traj, json: r.json }));
+  const used = new Set(steps.map((st) => st.traj));
+  const trajectories = (await readTrajectories(sql, mind)).filter((t) => used.has(t.traj));
+  return { steps, last_seq: Number(m.last_seq), trajectories };
 }
 
 type Checked = { seq: number; traj: string; json: string; step_id: string; type: string };

@@ -23,7 +23,7 @@ const leaseOf = (r: Row): Lease => ({ holder: r.holder, epoch: Number(r.epoch), 
 export async function acquireLease(sql: Sql, mind: string, holder: string, ttlS = DEFAULT_LEASE_S): Promise<{ ok: true; lease: Lease } | { ok: false; lease: Lease }> {
   const taken = await sql.query<Row>(
     `INSERT INTO mind_leases AS l (mind, holder, epoch, expires_at, renewed_at) VALUES ($1, $2, 1, now() + make_interval(secs => $3), now())
-     ON CONFLICT (mind) DO UPDATE SET holder = EXCLUDED.holder, epoch = l.epoch + 1, expires_at = EXCLUDED.expires_at, renewed_at = now()
+     ON CONFLICT (mind) DO UPDATE SET holder = EXCLUDED.holder, epoch = l.epoch + 1, expires_at = EXCLUDED.expires_at, renewed_at = now(), wanted_by = NULL, wanted_at = NULL
      WHERE l.expires_at <= now() OR l.holder = EXCLUDED.holder
      RETURNING holder, epoch, expires_at`,
     [mind, holder, ttlS],
@@ -32,6 +32,15 @@ export async function acquireLease(sql: Sql, mind: string, holder: string, ttlS 
   const [held] = await sql.query<Row>("SELECT holder, epoch, expires_at FROM mind_leases WHERE mind = $1", [mind]);
   if (!held) throw new Error(`the lease of ${mind} vanished while it was being taken`);
   return { ok: false, lease: leaseOf(held) };
+}
+
+/**
+ * Ask the holder to hand the lease over (a tab opening a mind a runner
+ * hosts): the runner sees it within its poll, ends its run and lets go, and
+ * the asker's next acquire succeeds. Taking the lease clears the request.
+ */
+export async function wantLease(sql: Sql, mind: string, asker: string): Promise<void> {
+  await sql.query("UPDATE mind_leases SET wanted_by = $2, wanted_at = COALESCE(wanted_at, now()) WHERE mind = $1 AND holder <> $2", [mind, asker]);
 }
 
 /** Push the lease's expiry back, if `epoch` is still `holder`'s lease; else it is fenced (someone took it since). */

@@ -15,11 +15,12 @@ import "server-only";
 import { inStream } from "../../context/build";
 import { TierLine } from "../../context/rollups";
 import type { FoundStep } from "../../mind/ports";
-import { InvalidStepError, ShellState, type FileRecord, type MindRecord, type MindState, type StateBatch, type TierStorePort } from "../../mind/state";
+import { InvalidStepError, PacingSnapshot, ShellState, type FileRecord, type MindRecord, type MindState, type StateBatch, type TierStorePort } from "../../mind/state";
 import { trajDirName } from "../../trajectory/headlong";
 import { parseStep, stepUsage, type Step } from "../../trajectory/schema";
 import { stepText } from "../../trajectory/summary";
 import type { Sql } from "../db/sql";
+import { SYNC_CHANNEL } from "../sharing/sync-store";
 import { checkFence } from "./lease";
 
 type StepJson = { json: string };
@@ -92,7 +93,11 @@ export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: 
           for (const call of seen) {
             await tx.query("INSERT INTO mind_contexts (mind, step_id, json) VALUES ($1, $2, $3) ON CONFLICT (mind, step_id) DO UPDATE SET json = EXCLUDED.json", [mindId, call.step_id, JSON.stringify(call)]);
           }
-          if (ok.length) await tx.query("UPDATE sync_minds SET last_seq = $2, bytes = bytes + $3, step_count = step_count + $4 WHERE id = $1", [mindId, seq, bytes, ok.length]);
+          if (ok.length) {
+            await tx.query("UPDATE sync_minds SET last_seq = $2, bytes = bytes + $3, step_count = step_count + $4 WHERE id = $1", [mindId, seq, bytes, ok.length]);
+            // Live share links follow the server's steps as they follow uploads: told on COMMIT.
+            await tx.query("SELECT pg_notify($1, $2)", [SYNC_CHANNEL, mindId]);
+          }
         });
       }
       if (refused) throw refused;
@@ -132,6 +137,18 @@ export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: 
         if (step && stepText(step).toLowerCase().includes(q)) out.push(step);
       }
       return out;
+    },
+
+    async ofKind(trajId, kinds, limit, afterSeq = 0) {
+      if (limit <= 0 || kinds.length === 0) return [];
+      const rows = await sql.query<StepJson & { seq: string | number }>(
+        "SELECT seq, json FROM sync_steps WHERE mind = $1 AND traj = $2 AND type = ANY($3::text[]) AND seq > $4 ORDER BY seq LIMIT $5",
+        [mindId, trajId, [...kinds], afterSeq, limit],
+      );
+      return rows.flatMap((r) => {
+        const step = readStep(r.json);
+        return step ? [{ seq: Number(r.seq), step }] : [];
+      });
     },
 
     async fork(parentTrajId, child) {
@@ -187,21 +204,31 @@ export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: 
       },
       async save(put, remove) {
         await sql.transaction(async (tx) => {
+          // The mind's row first, as every write of the mind takes it (one lock order), then the fence.
+          await tx.query("SELECT 1 FROM sync_minds WHERE id = $1 FOR UPDATE", [mindId]);
           await fence(tx);
+          // Every write bumps the row's version (the other home's copy is then stale: sync keeps both), and the mind's bytes follow what it holds.
+          const sized = (f: FileRecord) => (f.data?.length ?? 0) + (f.target === undefined ? 0 : Buffer.byteLength(f.target, "utf8"));
+          const old = await tx.query<{ n: string | number }>(
+            "SELECT COALESCE(sum(COALESCE(octet_length(data), 0) + COALESCE(octet_length(target), 0)), 0) AS n FROM mind_files WHERE mind = $1 AND path = ANY($2::text[])",
+            [mindId, [...remove, ...put.map((f) => f.path)]],
+          );
           if (remove.length) await tx.query("DELETE FROM mind_files WHERE mind = $1 AND path = ANY($2::text[])", [mindId, remove]);
           for (const f of put) {
             await tx.query(
               `INSERT INTO mind_files (mind, path, kind, data, target, mode, mtime) VALUES ($1, $2, $3, $4, $5, $6, $7)
-               ON CONFLICT (mind, path) DO UPDATE SET kind = EXCLUDED.kind, data = EXCLUDED.data, target = EXCLUDED.target, mode = EXCLUDED.mode, mtime = EXCLUDED.mtime`,
+               ON CONFLICT (mind, path) DO UPDATE SET kind = EXCLUDED.kind, data = EXCLUDED.data, target = EXCLUDED.target, mode = EXCLUDED.mode, mtime = EXCLUDED.mtime, version = mind_files.version + 1`,
               [mindId, f.path, f.kind, f.data ?? null, f.target ?? null, f.mode, f.mtime],
             );
           }
+          const delta = put.reduce((n, f) => n + sized(f), 0) - Number(old[0]?.n ?? 0);
+          if (delta !== 0) await tx.query("UPDATE sync_minds SET bytes = GREATEST(0, bytes + $2) WHERE id = $1", [mindId, delta]);
         });
       },
     },
 
     async record(): Promise<MindRecord<Settings> | undefined> {
-      const [row] = await sql.query<{ settings: string | null; shell: string | null }>("SELECT settings, shell FROM sync_minds WHERE id = $1", [mindId]);
+      const [row] = await sql.query<{ settings: string | null; shell: string | null; pacing: string | null }>("SELECT settings, shell, pacing FROM sync_minds WHERE id = $1", [mindId]);
       if (!row?.settings) return undefined;
       let settings: Settings | undefined;
       try {
@@ -211,13 +238,21 @@ export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: 
       }
       if (settings === undefined) return undefined;
       const shell = row.shell ? ShellState.safeParse(JSON.parse(row.shell)) : undefined;
-      return { settings, shell: shell?.success ? shell.data : undefined };
+      const pacing = row.pacing ? PacingSnapshot.safeParse(JSON.parse(row.pacing)) : undefined;
+      return { settings, shell: shell?.success ? shell.data : undefined, ...(pacing?.success ? { pacing: pacing.data } : {}) };
     },
 
     async saveShellState(state) {
       await sql.transaction(async (tx) => {
         await fence(tx);
         await tx.query("UPDATE sync_minds SET shell = $2 WHERE id = $1", [mindId, JSON.stringify(ShellState.parse(state))]);
+      });
+    },
+
+    async savePacing(pacing) {
+      await sql.transaction(async (tx) => {
+        await fence(tx);
+        await tx.query("UPDATE sync_minds SET pacing = $2 WHERE id = $1", [mindId, JSON.stringify(PacingSnapshot.parse(pacing))]);
       });
     },
   };

@@ -1,7 +1,8 @@
 // The one list of the agent's commands. The sandbox registers them with
 // just-bash; the prompt's command list is generated from their summaries.
 import { defineCommand, type CustomCommand } from "just-bash";
-import type { ActivityPort, ChatPort, ClockPort, IdsPort, NetPort, RuntimePort, ShellmPort, TrajPort } from "../ports";
+import type { ActivityPort, AlarmPort, ChatPort, ClockPort, IdsPort, NetPort, RuntimePort, ShellmPort, TrajPort } from "../ports";
+import { alarm } from "./alarm";
 import { chat } from "./chat";
 import type { AgentCommand, CommandIO } from "./command";
 import { focus } from "./focus";
@@ -22,6 +23,7 @@ export interface SandboxPorts {
   traj: TrajPort;
   chat: ChatPort;
   shellm: ShellmPort;
+  alarms: AlarmPort;
   activity: ActivityPort;
   clock: ClockPort;
   ids: IdsPort;
@@ -30,7 +32,7 @@ export interface SandboxPorts {
 }
 
 // Listed by hand (literal imports, so bundlers follow them); order is the prompt's order.
-export const COMMANDS: readonly AgentCommand<SandboxPorts>[] = [chat, traj, mem, focus, skills, view, put, glob, sub, shellm, mktemp, yes, node, npm, npx];
+export const COMMANDS: readonly AgentCommand<SandboxPorts>[] = [chat, traj, mem, focus, alarm, skills, view, put, glob, sub, shellm, mktemp, yes, node, npm, npx];
 
 const decoder = new TextDecoder();
 

@@ -155,6 +155,11 @@ export class ReverieDb extends Dexie {
       contexts: "[mind_id+step_id], [mind_id+run_id]",
       usage: "[mind_id+step_id], [mind_id+ts]",
     });
+    // Steps of a kind, oldest first, however far back (a mind's alarms, set
+    // 100,000 steps ago): [mind_id+traj_id+type+seq] reads them without a scan.
+    this.version(3).stores({
+      steps: "++seq, &[mind_id+step_id], [mind_id+seq], [mind_id+traj_id+seq], [mind_id+traj_id+seq+type+step_id], [mind_id+traj_id+type+seq]",
+    });
   }
 }
 

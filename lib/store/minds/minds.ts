@@ -3,9 +3,8 @@
 import * as z from "zod";
 import { ModelSettings } from "../../llm/settings";
 import { DEFAULT_PACING } from "../../mind/pacing";
-import { ShellState } from "../../mind/state";
+import { type PacingSnapshot, type ShellState } from "../../mind/state";
 import { recoverAtStart } from "../../mind/recovery";
-import { DEFAULT_RUN_LIMITS } from "../../mind/run";
 import { DEFAULT_PERMISSIONS, Permissions } from "../../trajectory/permissions";
 import { BudgetConfig, formatTs, PacingConfig, stampStep, type Step } from "../../trajectory/schema";
 import { DEFAULT_BUDGET } from "../../mind/budget";
@@ -13,28 +12,10 @@ import type { ReverieDb } from "../db/db";
 import { getOwner, listOwners } from "./owners";
 import { appendStep, tailSteps } from "../steps/steps";
 
-export const Mind = z.object({
-  id: z.string(),
-  name: z.string().min(1),
-  persona: z.string(),
-  model: ModelSettings,
-  created_at: z.string(),
-  /** Whether the mind should think when a tab holds it. Stop sets it false. */
-  running: z.boolean(),
-  pacing: PacingConfig.default(DEFAULT_PACING),
-  max_iterations: z.number().int().positive().default(DEFAULT_RUN_LIMITS.maxIterations),
-  /** What the sandbox may do; only the human changes it (a `config` step each time). */
-  permissions: Permissions.default(DEFAULT_PERMISSIONS),
-  /** Spend caps; absent in minds saved before caps existed, which do not start until their human sets them. */
-  budget: BudgetConfig.optional(),
-  /** The model that writes its summaries (same provider and key as `model`), when its human picked a cheaper one; absent: the mind's own. */
-  summary_model: z.string().trim().min(1).optional(),
-  /** The shell's variables and directory, carried across execs and reloads. */
-  shell: ShellState.optional(),
-  /** A panic stop asked for from a tab that does not run the mind; the runner's tab carries it out. */
-  panic_at: z.string().optional(),
-});
-export type Mind = z.infer<typeof Mind>;
+// The record's schema is shared with the server's home (./mind-record.ts).
+import { MindSettings } from "./mind-record";
+export const Mind = MindSettings;
+export type Mind = MindSettings;
 
 export const NewMindInput = z.object({
   name: z.string().trim().min(1, "A mind needs a name.").max(60, "Keep the name under 60 characters."),
@@ -143,6 +124,10 @@ export function setRunning(db: ReverieDb, id: string, running: boolean): Promise
 
 export function saveShellState(db: ReverieDb, id: string, shell: ShellState): Promise<void> {
   return updateMind(db, id, (m) => ({ ...m, shell }));
+}
+
+export function savePacingState(db: ReverieDb, id: string, pacing_state: PacingSnapshot): Promise<void> {
+  return updateMind(db, id, (m) => ({ ...m, pacing_state }));
 }
 
 /** Ask the tab that runs the mind for a panic stop (from a tab that only views it). */

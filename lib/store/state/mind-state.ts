@@ -11,8 +11,8 @@ import { contextRows } from "../derived/contexts";
 import { tierStore } from "../derived/tiers";
 import { usageRow, usageSince } from "../derived/usage";
 import { mindFiles } from "../minds/files";
-import { getMind, saveShellState, type Mind } from "../minds/minds";
-import { blobPrefix, countSteps, findSteps, forkTrajectory, getBlob, putBlob, searchSteps, stepRow, tailSteps } from "../steps/steps";
+import { getMind, savePacingState, saveShellState, type Mind } from "../minds/minds";
+import { blobPrefix, countSteps, findSteps, forkTrajectory, getBlob, putBlob, searchSteps, stepRow, stepsOfKind, tailSteps } from "../steps/steps";
 
 export interface IndexedDbStateOptions {
   /** What a call saw could not be encoded (it is stored whole instead): derived data, so reported, never thrown. */
@@ -68,6 +68,7 @@ export function indexedDbMindState(db: ReverieDb, mindId: string, options: Index
     count: (trajId) => countSteps(db, mindId, trajId),
     find: (idOrPrefix, limit) => findSteps(db, mindId, idOrPrefix, limit),
     search: (trajId, text, limit) => searchSteps(db, mindId, trajId, text, limit),
+    ofKind: (trajId, kinds, limit, afterSeq) => stepsOfKind(db, mindId, trajId, kinds, limit, afterSeq),
     fork: (parentTrajId, child) => forkTrajectory(db, mindId, parentTrajId, child),
     putBlob: async (trajId, name, text) => putBlob(db, mindId, await blobName(trajId, name), text),
     blob: async (trajId, ref) => getBlob(db, mindId, await blobName(trajId, ref)),
@@ -76,8 +77,9 @@ export function indexedDbMindState(db: ReverieDb, mindId: string, options: Index
     files: mindFiles(db, mindId),
     record: async () => {
       const mind = await getMind(db, mindId);
-      return mind ? { settings: mind, shell: mind.shell } : undefined;
+      return mind ? { settings: mind, shell: mind.shell, pacing: mind.pacing_state } : undefined;
     },
     saveShellState: (state) => saveShellState(db, mindId, state),
+    savePacing: (pacing) => savePacingState(db, mindId, pacing),
   };
 }

@@ -128,6 +128,31 @@ export async function findSteps(db: ReverieDb, mindId: string, idOrPrefix: strin
   });
 }
 
+/**
+ * Steps of one trajectory whose type is one of `kinds`, after seq `afterSeq`,
+ * oldest first, at most `limit`, each with its seq: read by the
+ * [mind_id+traj_id+type+seq] index, so a kind written 100,000 steps ago costs
+ * no scan. An invalid row is passed over, never counted against the limit.
+ */
+export async function stepsOfKind(db: ReverieDb, mindId: string, trajId: string, kinds: readonly string[], limit: number, afterSeq = 0): Promise<{ seq: number; step: Step }[]> {
+  if (limit <= 0) return [];
+  const found: { seq: number; step: Step }[] = [];
+  for (const kind of new Set(kinds)) {
+    let taken = 0;
+    await db.steps
+      .where("[mind_id+traj_id+type+seq]")
+      .between([mindId, trajId, kind, afterSeq], [mindId, trajId, kind, Dexie.maxKey], false, true)
+      .until(() => taken >= limit)
+      .each((row) => {
+        const r = readLine(row.json);
+        if (!r.ok || !r.valid) return;
+        taken++;
+        found.push({ seq: row.seq ?? 0, step: r.step });
+      });
+  }
+  return found.sort((a, b) => a.seq - b.seq).slice(0, limit);
+}
+
 // JSON.stringify escapes only quotes, backslashes and control characters, so
 // for a query without them the raw row containing it is a necessary condition:
 // a cheap filter before parsing.

@@ -3,17 +3,18 @@
 // the log, when it last synced and why it last failed, and the links this
 // browser made (their URLs live only here). And the engine's view of the
 // mind's own rows, blobs and keys.
+import { inviteStep } from "../../share/invite-step";
 import Dexie from "dexie";
 import * as z from "zod";
 import type { Clock } from "../../mind/ports";
-import { SyncQuota, type Inbound, type LinkInfo, type LinkKind, type WireTrajectory } from "../../share/api";
+import { SyncQuota, type LinkInfo, type LinkKind, type WireTrajectory } from "../../share/api";
 import { syncClient } from "../../share/client";
 import { activeInvite, EMPTY_SYNC, syncEngine, wakeSource, type LocalMind, type SyncEngine, type SyncRecord, type SyncStatePort } from "../../share/sync-engine";
-import { stampStep } from "../../trajectory/schema";
 import type { ReverieDb } from "../db/db";
 import { getMind, listMinds } from "../minds/minds";
 import { watchTables } from "../db/watch";
 import { appendStep, getBlob, lastSeq, watchRows } from "../steps/steps";
+import { localState } from "./state";
 
 const LocalLinkRow = z.object({
   id: z.string(),
@@ -29,11 +30,16 @@ const SyncRow = z.object({
   server_mind: z.string().optional(),
   write_token: z.string().optional(),
   last_seq: z.number().int().nonnegative().default(0),
+  local_seq: z.number().int().nonnegative().optional(),
   last_sync: z.string().optional(),
   last_error: z.string().optional(),
   // A quota that does not parse (an older server's, say) is dropped, not the whole record.
   quota: SyncQuota.optional().catch(undefined),
   links: z.array(LocalLinkRow).default([]),
+  // Keep-alive: the whole state syncs (lib/share/state-sync.ts), with this tab's lease epoch.
+  keep_alive: z.boolean().optional(),
+  epoch: z.number().int().positive().optional(),
+  state_error: z.string().optional(),
 });
 
 export const syncKey = (mindId: string) => `sync:${mindId}`;
@@ -60,20 +66,12 @@ export const syncState = (db: ReverieDb, mindId: string): SyncStatePort => ({
   update: (change) => updateSync(db, mindId, change),
 });
 
-/** Steps of the mind the server does not have yet. */
+/** Steps of the mind the server does not have yet: those after `afterSeq`, this browser's seq of the newest the server holds (SyncRecord.local_seq). */
 export function pendingSteps(db: ReverieDb, mindId: string, afterSeq: number): Promise<number> {
   return db.steps.where("[mind_id+seq]").between([mindId, afterSeq + 1], [mindId, Dexie.maxKey]).count();
 }
 
-/**
- * The step a guest's message becomes: its id is the message's, so it is
- * appended (and uploaded) once. A guest who took the mind's own name is
- * marked as a guest, so nobody reads their words as the mind's.
- */
-export function inviteStep(msg: Inbound, to: string, now: number) {
-  const from = msg.from.trim().toLowerCase() === to.trim().toLowerCase() ? `${msg.from} (guest)` : msg.from;
-  return stampStep({ type: "message", source: "invite", from, to, content: msg.content, step_id: msg.id.toLowerCase() }, { id: msg.id, now });
-}
+export { inviteStep };
 
 export function localMind(db: ReverieDb, mindId: string): LocalMind {
   return {
@@ -95,6 +93,7 @@ export function localMind(db: ReverieDb, mindId: string): LocalMind {
       );
     },
     blob: (name) => getBlob(db, mindId, name),
+    seqOf: async (stepId) => (await db.steps.get({ mind_id: mindId, step_id: stepId }))?.seq,
     heldKeys: async () => (await listMinds(db)).flatMap((m) => (m.model.apiKey ? [m.model.apiKey] : [])),
     async deliver(msg, to, now) {
       const step = inviteStep(msg, to, now);
@@ -149,7 +148,7 @@ export function browserSync(db: ReverieDb, mindId: string): BrowserSync {
   if (known) return known;
   const client = syncClient((input, init) => fetch(input, init));
   const state = syncState(db, mindId);
-  const engine = syncEngine({ client, local: localMind(db, mindId), state, clock: browserClock });
+  const engine = syncEngine({ client, local: localMind(db, mindId), state, clock: browserClock, mindState: localState(db, mindId) });
   const credentials = async () => {
     const rec = await getSync(db, mindId);
     if (!rec?.server_mind || !rec.write_token) throw new Error("This mind is not synced yet.");

@@ -187,7 +187,7 @@ export interface SyncStatus {
 export function useSyncStatus(mindId: string): SyncStatus | undefined {
   return useLiveQuery(async () => {
     const record = await getSync(db(), mindId);
-    return { record, pending: record?.enabled ? await pendingSteps(db(), mindId, record.last_seq) : 0 };
+    return { record, pending: record?.enabled ? await pendingSteps(db(), mindId, record.local_seq ?? record.last_seq) : 0 };
   }, [mindId]);
 }
 

@@ -69,6 +69,10 @@ export class MemoryStepLog implements StepLog {
     return [...this.steps].reverse().filter((s) => stepText(s).toLowerCase().includes(q)).slice(0, limit);
   }
 
+  async ofKind(kinds: readonly string[]): Promise<Step[]> {
+    return this.steps.filter((s) => kinds.includes(s.type));
+  }
+
   async blob(ref: string, trajId = this.trajId): Promise<string | undefined> {
     return this.all.get(trajId)?.blobs.get(ref.replace(/^blobs\//, ""));
   }

@@ -198,6 +198,30 @@ export function mindStateContract(name: string, make: (mindId: string) => Promis
       expect(await state.search(root, "cherry", 10)).toEqual([]);
     });
 
+    it("ofKind reads one trajectory's steps of the given kinds, oldest first, in pages after a seq, however far back", async () => {
+      const { state, root, child } = await fresh({ child: true });
+      const alarm = (n: number, op: string, tail = R) => step(n, tail, "alarm", op === "set" ? { op, alarm: id(n, tail), at: new Date(at(n + 3600)).toISOString(), note: `note ${n}` } : { op, alarm: id(1, R) });
+      const set = alarm(1, "set");
+      const message = step(2, R, "message", { from: "ada", to: "Reverie", content: "hi" });
+      // The alarm is far back: a long stretch of other steps after it.
+      const filler = Array.from({ length: 60 }, (_, i) => thought(10 + i, `filler ${i}`));
+      const theirs = alarm(80, "set", C);
+      const rang = alarm(90, "rang");
+      await state.append(batch([[root, set], [root, message], ...filler.map((f): [string, Step] => [root, f]), [child, theirs], [root, rang]]));
+      const all = await state.ofKind(root, ["alarm"], 100);
+      expect(all.map((s) => s.step)).toEqual([set, rang]);
+      expect(all[0]!.seq).toBeLessThan(all[1]!.seq);
+      expect((await state.ofKind(root, ["alarm", "message"], 100)).map((s) => s.step)).toEqual([set, message, rang]);
+      // Pages: at most `limit`, then after the last one's seq.
+      const first = await state.ofKind(root, ["alarm", "message"], 2);
+      expect(first.map((s) => s.step)).toEqual([set, message]);
+      expect((await state.ofKind(root, ["alarm", "message"], 2, first[1]!.seq)).map((s) => s.step)).toEqual([rang]);
+      expect(await state.ofKind(root, ["alarm", "message"], 2, all[1]!.seq)).toEqual([]);
+      expect((await state.ofKind(child, ["alarm"], 10)).map((s) => s.step)).toEqual([theirs]);
+      expect(await state.ofKind(root, ["idle"], 10)).toEqual([]);
+      expect(await state.ofKind(root, ["alarm"], 0)).toEqual([]);
+    });
+
     it("fork registers a child of a known trajectory, once", async () => {
       const { state, root, child } = await fresh();
       await state.fork(root, { trajId: child, name: "child" });
@@ -326,6 +350,18 @@ export function mindStateContract(name: string, make: (mindId: string) => Promis
       expect((await state.record())?.shell).toEqual({ env: {}, cwd: "/" });
       // A home may keep it in the record (IndexedDB does, beside the human's settings); the rest stays as it was.
       const { shell: _after, ...after } = recordOf((await state.record())?.settings);
+      expect(after).toEqual(before);
+    });
+
+    it("the pacing is kept and read back as last saved, and nothing else of the mind's record changes", async () => {
+      const { state } = await fresh();
+      expect((await state.record())?.pacing).toBeUndefined();
+      const { pacing_state: _before, ...before } = recordOf((await state.record())?.settings);
+      await state.savePacing({ level: 3, ticks: 1, failures: 0 });
+      expect((await state.record())?.pacing).toEqual({ level: 3, ticks: 1, failures: 0 });
+      await state.savePacing({ level: 0, ticks: 0, failures: 2 });
+      expect((await state.record())?.pacing).toEqual({ level: 0, ticks: 0, failures: 2 });
+      const { pacing_state: _after, ...after } = recordOf((await state.record())?.settings);
       expect(after).toEqual(before);
     });
 

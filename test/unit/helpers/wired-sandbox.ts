@@ -2,6 +2,7 @@
 // FileStore (workers/host.ts), a Journal over the mind's log, one run opened,
 // and a session whose scope is built the way lib/mind/run.ts `shellmRun`
 // builds it. Only `shellm` is the test's own: a port it controls.
+import { alarmPort } from "@/lib/mind/alarms";
 import type { RunScope } from "@/lib/mind/journal";
 import type { NestedRunResult, ShellmPort, ShellResult, ShellScope } from "@/lib/mind/ports";
 
@@ -21,6 +22,7 @@ export function runScope(run: RunScope, selfName: string, shellm: ShellmPort, de
       send: ({ to, content, replyTo }) => run.append({ type: "message", from: selfName, to, content, reply_to: replyTo, source: "chat" }),
     },
     shellm,
+    alarms: alarmPort(run),
     depth,
   };
 }

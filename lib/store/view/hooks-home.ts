@@ -1,0 +1,105 @@
+// Where a synced mind lives (this tab, another tab, the server's runner), for
+// the tab that runs it and for the page that shows it; and keep-alive, its
+// switch. Bound to this browser's database and the page's own origin.
+"use client";
+import { useEffect, useState } from "react";
+import type { RunnerInfo, ServerHome } from "../../share/api";
+import { syncClient } from "../../share/client";
+import { homeClient } from "../../share/home-client";
+import { db } from "../db/db";
+import { getMind } from "../minds/minds";
+import { keepHome, type HomeEvents, type HomeKeeper } from "../sync/home";
+import { browserSync, getSync, updateSync } from "../sync/sync";
+
+export type { HomeKeeper, HomeWhere } from "../sync/home";
+
+const clock = {
+  now: () => Date.now(),
+  sleep: (ms: number, signal: AbortSignal) =>
+    new Promise<void>((resolve) => {
+      if (signal.aborted) return resolve();
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        signal.removeEventListener("abort", done);
+        resolve();
+      }
+      signal.addEventListener("abort", done, { once: true });
+    }),
+};
+
+/** This tab's claim on a mind's lease, while it runs the mind (lib/store/sync/home.ts). One holder name per page load. */
+export function keepMindHome(mindId: string, events: HomeEvents, signal: AbortSignal): HomeKeeper {
+  const holder = `tab:${crypto.randomUUID()}`;
+  return keepHome({ db: db(), mindId, fetch: (input, init) => fetch(input, init), clock, ids: { uuid: () => crypto.randomUUID() }, holder }, events, signal);
+}
+
+/** Whether this mind's server keeps minds thinking while no tab is open (undefined while asking; null: it does not). */
+export function useRunnerOffer(): RunnerInfo | null | undefined {
+  const [info, setInfo] = useState<RunnerInfo | null | undefined>(undefined);
+  useEffect(() => {
+    let live = true;
+    homeClient((i, init) => fetch(i, init))
+      .runner()
+      .then((r) => live && setInfo(r), () => live && setInfo(null));
+    return () => {
+      live = false;
+    };
+  }, []);
+  return info;
+}
+
+/**
+ * Keep-alive, as the server has it: read once (and after each change), and
+ * the switch. Turning it on syncs the mind first (creating it on the server),
+ * sends its state (its settings, without any key), then asks; `withKey` also
+ * hands over the mind's own model key, kept encrypted for the runner.
+ */
+export function useKeepAlive(mindId: string) {
+  const [home, setHome] = useState<ServerHome | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  /** The switch as its human just set it, until the server says (so the checkbox follows the click at once). */
+  const [pending, setPending] = useState<boolean | null>(null);
+  useEffect(() => {
+    let live = true;
+    void (async () => {
+      const rec = await getSync(db(), mindId);
+      if (!rec?.server_mind || !rec.write_token) return;
+      const state = await syncClient((i, init) => fetch(i, init)).state(rec.server_mind, rec.write_token);
+      if (live) setHome(state.home ?? null);
+    })().catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [mindId]);
+
+  const set = async (on: boolean, withKey: boolean) => {
+    setBusy(true);
+    setPending(on);
+    setError(null);
+    try {
+      const { engine } = browserSync(db(), mindId);
+      await engine.enable();
+      await updateSync(db(), mindId, (r) => ({ ...r, keep_alive: on }));
+      if (on) {
+        await engine.push();
+        await engine.pushState();
+      }
+      const rec = await getSync(db(), mindId);
+      if (!rec?.server_mind || !rec.write_token) throw new Error("The mind could not be synced to this server.");
+      const mind = await getMind(db(), mindId);
+      const apiKey = on && withKey ? mind?.model.apiKey : undefined;
+      const next = await homeClient((i, init) => fetch(i, init)).keepAlive(rec.server_mind, rec.write_token, { on, ...(apiKey ? { api_key: apiKey } : {}) });
+      setHome(next);
+    } catch (e) {
+      // Refused (it could not pay there): the record says off again.
+      await updateSync(db(), mindId, (r) => ({ ...r, keep_alive: false })).catch(() => undefined);
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+      setPending(null);
+    }
+  };
+  return { home, on: pending ?? home?.keep_alive ?? false, error, busy, set };
+}

@@ -1,0 +1,179 @@
+// The server runner (lib/server/runner/runner.ts) over a real database, on
+// both engines: a kept-alive mind is woken from the wake queue and runs its
+// own loop there (wake steps say home "server" and the lease epoch; its file
+// lands in the workspace table; its next wake goes back into the queue as
+// its pacing says, and the lease is let go); a guest's message wakes it and
+// its responder answers; a tab asking for the lease makes it hand over (the
+// run is cut and recorded, nothing is written after); a halted mind is not
+// taken. The model is a fake at the model port (the runner's real model is
+// the proxy's in-process route, tested in the e2e), named FAKE below.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ModelPort, ModelRequest, ModelResult } from "@/lib/mind/ports";
+import type { Sql } from "@/lib/server/db/sql";
+import { hostBoundNetwork } from "@/lib/server/runner/network";
+import { Runner } from "@/lib/server/runner/runner";
+import { acquireLease } from "@/lib/server/state/lease";
+import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
+import { engines } from "./server-databases";
+import { randomUUID } from "node:crypto";
+import { instance, newLink, newMind, upload, type App } from "./server-sync-harness";
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const RESPONDER = "Reply with the text of your answer only";
+
+/** FAKE model: the responder answers; the inner life writes a file, then idles. `hold` makes the inner life's call wait until aborted (a long run). */
+function fakeModel(opts: { hold?: () => boolean } = {}): ModelPort & { calls: number } {
+  const port = {
+    name: "fake/model",
+    calls: 0,
+    async complete(req: ModelRequest): Promise<ModelResult> {
+      port.calls++;
+      if (req.instructions.includes(RESPONDER)) return { ok: true, text: "Hello from the server." };
+      if (opts.hold?.()) {
+        await new Promise<void>((resolve) => req.signal.addEventListener("abort", () => resolve(), { once: true }));
+        return { ok: false, error: "aborted", aborted: true };
+      }
+      return { ok: true, text: 'Noting that I ran here.\n```bash\necho "server was here" >> /workspace/notes.txt\nFINAL="idle: noted"\n```' };
+    },
+  };
+  return port;
+}
+
+const settings = (id: string, name: string) => ({
+  id,
+  name,
+  persona: "A test mind.",
+  model: { provider: "proxy", model: "fake" },
+  created_at: "2026-12-01T00:00:00.000Z",
+  running: true,
+  pacing: { base_s: 1, cap_s: 2, ticks_per_level: 1 },
+  max_iterations: 4,
+  permissions: DEFAULT_PERMISSIONS,
+  budget: { hour_usd: 1, day_usd: 5 },
+});
+
+for (const engine of engines) {
+  describe.skipIf(engine.skip)(`the server runner on ${engine.name}`, { timeout: 120_000 }, () => {
+    let sql: Sql;
+    let remove: () => Promise<void>;
+    let app: App;
+    let runner: Runner;
+    let hold = false;
+    const model = fakeModel({ hold: () => hold });
+
+    beforeAll(async () => {
+      const db = await engine.fresh();
+      remove = db.remove;
+      sql = await db.open();
+      app = instance(sql);
+      runner = new Runner({ sql, maxMinds: 5, leaseS: 5, pollMs: 100, wakes: { pollSeconds: 0.5 }, model: async () => model, network: (s) => hostBoundNetwork(s.permissions, []), log: () => undefined });
+      await runner.start();
+    }, 120_000);
+    afterAll(async () => {
+      await runner?.stop();
+      await app?.close();
+      await sql?.close();
+      await remove?.();
+    }, 60_000);
+
+    /** A mind its tab synced: its root trajectory is named by its id in the tab, which the runner's steps must go on in. */
+    async function keptAlive(name: string) {
+      const m = await newMind(app, name);
+      const tabId = randomUUID();
+      const first = { seq: 1, traj: tabId, json: JSON.stringify({ type: "trajectory", step_id: tabId, ts: "2026-12-01T00:00:00.000Z", name }) };
+      const up = await upload(app, m, 0, [first], { trajectories: [{ traj: tabId, name, dir: "" }] });
+      if (up.status !== 200) throw new Error(`upload: ${up.status} ${await up.text()}`);
+      await sql.query("UPDATE sync_minds SET settings = $2, keep_alive = true WHERE id = $1", [m.mind, JSON.stringify(settings(tabId, name))]);
+      return { ...m, tabId };
+    }
+    const steps = async (mind: string): Promise<Record<string, unknown>[]> => (await sql.query<{ seq: number; json: string }>("SELECT seq, json FROM sync_steps WHERE mind = $1 ORDER BY seq", [mind])).map((r) => ({ seq: Number(r.seq), ...(JSON.parse(r.json) as Record<string, unknown>) }));
+
+    it("a due wake runs the mind's own loop here: home server, its epoch, its file, its next wake queued, the lease let go", async () => {
+      const m = await keptAlive("Ada");
+      await runner.wakes().now(m.mind, "scheduled");
+      const wakes = await until("two wakes on the server", async () => {
+        const w = (await steps(m.mind)).filter((s) => s.type === "wake");
+        return w.length >= 2 && w;
+      });
+      for (const w of wakes) expect(w).toMatchObject({ home: "server" });
+      const epochs = wakes.map((w) => Number(w.epoch));
+      expect(epochs.every((e, i) => i === 0 || e >= epochs[i - 1]!)).toBe(true);
+      const all = await steps(m.mind);
+      expect(all.map((s) => s.seq)).toEqual(all.map((_, i) => i + 1));
+      const [{ n } = { n: 0 }] = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM sync_steps WHERE mind = $1 AND traj <> $2", [m.mind, m.tabId]);
+      expect(n).toBe(0);
+      const [file] = await sql.query<{ data: Uint8Array }>("SELECT data FROM mind_files WHERE mind = $1 AND path = '/workspace/notes.txt'", [m.mind]);
+      expect(new TextDecoder().decode(file?.data)).toContain("server was here");
+      // Between wakes the mind waits as a job, not in memory, and holds no lease.
+      await until("the mind put away, its lease let go", async () => {
+        const [lease] = await sql.query<{ live: boolean }>("SELECT expires_at > now() AS live FROM mind_leases WHERE mind = $1", [m.mind]);
+        return !runner.hostedMinds().some((h) => h.mind === m.mind) && lease?.live === false;
+      });
+      const [pacing] = await sql.query<{ pacing: string }>("SELECT pacing FROM sync_minds WHERE id = $1", [m.mind]);
+      expect(JSON.parse(pacing?.pacing ?? "null")).toMatchObject({ failures: 0 });
+    });
+
+    it("a guest's message through an invite reaches it on the server, and its responder answers once", async () => {
+      const m = await keptAlive("Bea");
+      const invite = await newLink(app, m, "invite");
+      const res = await app.call("POST", `/api/share/${invite.token}/messages`, { body: { from: "Gwen", content: "Are you there?" } });
+      expect(res.status).toBe(202);
+      const { id } = (await res.json()) as { id: string };
+      // The test's app has no runner hooks: the wake a real server queues on a guest message is queued here by hand.
+      await runner.wakes().now(m.mind, "message");
+      const reply = await until("the reply", async () => (await steps(m.mind)).find((s) => s.type === "message" && s.reply_to === id));
+      expect(reply).toMatchObject({ from: "Bea", to: "Gwen", content: "Hello from the server." });
+      const delivered = (await steps(m.mind)).filter((s) => s.step_id === id);
+      expect(delivered).toHaveLength(1);
+      expect((await steps(m.mind)).filter((s) => s.type === "message" && s.reply_to === id)).toHaveLength(1);
+    });
+
+    it("a tab asking for the lease makes it hand over within seconds: the run is cut and recorded, nothing is written after", async () => {
+      const m = await keptAlive("Cy");
+      hold = true;
+      await runner.wakes().now(m.mind, "scheduled");
+      await until("a run under way", async () => (await steps(m.mind)).some((s) => s.type === "shellm-run"));
+      const asked = await app.call("POST", `/api/sync/minds/${m.mind}/lease`, { token: m.token, body: { holder: "tab:one" } });
+      expect(asked.status).toBe(409);
+      expect(await asked.json()).toMatchObject({ error: { code: "leased", handing_over: true } });
+      const t0 = Date.now();
+      const got = await until("the lease for the tab", async () => {
+        const r = await app.call("POST", `/api/sync/minds/${m.mind}/lease`, { token: m.token, body: { holder: "tab:one" } });
+        return r.status === 200 && ((await r.json()) as { epoch: number });
+      });
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      hold = false;
+      const all = await steps(m.mind);
+      const run = all.find((s) => s.type === "shellm-run");
+      // The cut run has its ending (the loop records a stop), so a reopened tab finds nothing left open.
+      expect(all.some((s) => s.run_id === run?.step_id && (s.type === "error" || s.type === "final"))).toBe(true);
+      const wake = all.filter((s) => s.type === "wake").at(-1);
+      expect(Number(wake?.epoch)).toBeLessThan(got.epoch);
+      const count = all.length;
+      await new Promise((r) => setTimeout(r, 1500));
+      expect((await steps(m.mind)).length).toBe(count);
+    });
+
+    it("a halted mind, or one whose keep-alive is off, is not taken", async () => {
+      const m = await keptAlive("Di");
+      await sql.query("UPDATE sync_minds SET halted_at = now() WHERE id = $1", [m.mind]);
+      const n = await keptAlive("Ed");
+      await sql.query("UPDATE sync_minds SET keep_alive = false WHERE id = $1", [n.mind]);
+      await runner.wakes().now(m.mind, "scheduled");
+      await runner.wakes().now(n.mind, "scheduled");
+      await new Promise((r) => setTimeout(r, 2000));
+      expect((await steps(m.mind)).map((s) => s.type)).toEqual(["trajectory"]);
+      expect((await steps(n.mind)).map((s) => s.type)).toEqual(["trajectory"]);
+      expect((await acquireLease(sql, m.mind, "tab:x")).ok).toBe(true);
+    });
+  });
+}
