@@ -184,8 +184,10 @@ export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindI
       const keeper = home.current;
       if (!keeper) startWorker();
       else {
-        // Started (again) here: the server may run it too when this tab goes. The worker starts once this tab holds the mind.
+        // Started (again) here: the server may run it too when this tab goes. The worker starts once this tab holds the mind;
+        // it is made now, so its code loads while the lease is taken and what the server wrote is pulled.
         void keeper.halt(false);
+        worker.current ??= spawnWorker(mindId);
         void keeper.ready().then(startWorker);
       }
     } else if (worker.current) {

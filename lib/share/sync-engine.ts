@@ -87,6 +87,8 @@ export const DEBOUNCE_MS = 60;
 /** With nothing to wake it, a pass runs this often anyway (a missed wake costs at most this). */
 const IDLE_MS = 30_000;
 const BACKOFF_MS = [1000, 2000, 5000, 10_000];
+/** The server is ahead of this browser (another home wrote): look again this soon (the tab's pull is under way). */
+const AHEAD_RETRY_MS = 1000;
 /** Over a server quota, retrying soon only sends the same refused batch again: wait this long (or for the host to raise it). */
 const QUOTA_BACKOFF_MS = 5 * 60_000;
 const overQuota = (e: unknown) => e instanceof ApiRequestError && (e.code === "quota" || e.code === "rate_limited");
@@ -310,6 +312,11 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
           }
           failures = 0;
         } catch (e) {
+          if (e instanceof ServerAheadError) {
+            // Not a failure: this tab is taking the mind back and pulls what the server wrote; its new rows wake the next pass.
+            await wakeOr(AHEAD_RETRY_MS);
+            continue;
+          }
           await reportError(e).catch(() => undefined);
           failures++;
           quota = overQuota(e);

@@ -57,7 +57,9 @@ afterEach(async () => {
   running = null;
 });
 
-function setup(opts: { initial?: Step[]; turns?: Turn[] | ((n: number) => Turn); shell?: Extra; pacing?: PacingConfig; where?: InnerLifeDeps["where"] } = {}) {
+function setup(
+  opts: { initial?: Step[]; turns?: Turn[] | ((n: number) => Turn); shell?: Extra; pacing?: PacingConfig; where?: InnerLifeDeps["where"] } & Pick<InnerLifeDeps, "pacingState" | "onPacing" | "handOffWait"> = {},
+) {
   const log = new MemoryStepLog(opts.initial);
   const clock = new FakeClock(T0);
   const journal = new Journal(log, sequentialIds(), clock);
@@ -97,6 +99,9 @@ function setup(opts: { initial?: Step[]; turns?: Turn[] | ((n: number) => Turn);
     onShellState: (state) => shellSaves.push(structuredClone(state)),
     onStatus: (status) => statuses.push({ at: clock.now(), status }),
     ...(opts.where ? { where: opts.where } : {}),
+    pacingState: opts.pacingState,
+    onPacing: opts.onPacing,
+    handOffWait: opts.handOffWait,
   });
 
   const t = {
@@ -602,6 +607,62 @@ describe("InnerLife: start", () => {
     expect(first).toEqual({ type: "wake", step_id: jid(1), ts: formatTs(T0), reason: "message", level: 0, delay_s: 0, trigger_step: m2.step_id, source: INNER_LIFE });
     expect(t.promptOf(first)).toBe(messagePrompt(m1, m2));
     expect(t.wakes().map((w) => w.reason)).toEqual(["message", "scheduled", "scheduled", "scheduled"]);
+  });
+
+  it("the wake step reads its home's where at each wake (a tab's epoch changes while it runs)", async () => {
+    let epoch: number | undefined;
+    const t = setup({ pacing: { base_s: 5, cap_s: 300, ticks_per_level: 1 }, where: () => ({ home: "tab", ...(epoch !== undefined ? { epoch } : {}) }) });
+    void t.start();
+    await t.asleep(1);
+    epoch = 4;
+    t.clock.advance(5000);
+    await t.asleep(2);
+    const [first, second, third] = t.wakes();
+    expect(first).toMatchObject({ reason: "start", home: "tab" });
+    expect(first).not.toHaveProperty("epoch");
+    expect(second).not.toHaveProperty("epoch");
+    expect(third).toMatchObject({ reason: "scheduled", home: "tab", epoch: 4 });
+  });
+
+  it("resume: goes on at its kept pacing (a scheduled wake at its level, the wait it had), or a retry after failures", async () => {
+    const kept = setup({ pacingState: { level: 3, ticks: 1, failures: 0 } });
+    void kept.life.start({ reason: "resume", waitedS: 20 });
+    await kept.asleep(1);
+    expect(kept.wakeRows()[0]).toEqual(["scheduled", 3, 20]);
+    expect(kept.promptOf(kept.wakes()[0]!)).toBe(scheduledPrompt(3));
+    // An idle wake at level 3, ticks 1 → ticks 2: the next wait is level 3's, 20 s.
+    expect(kept.waits()[0]).toMatchObject({ delay: 20, level: 3 });
+    await kept.life.stop();
+    const failing = setup({ pacingState: { level: 2, ticks: 0, failures: 2 } });
+    void failing.life.start({ reason: "resume", waitedS: 10 });
+    await failing.asleep(1);
+    expect(failing.wakeRows()[0]).toEqual(["retry", 2, 10]);
+    expect(failing.promptOf(failing.wakes()[0]!)).toBe(retryPrompt(2));
+  });
+
+  it("handOffWait: a host that keeps the wait ends the loop there (no sleep), told when the next wake is due; the pacing is reported only when it changes", async () => {
+    const handed: { delayS: number; wakeAt: number; paused: boolean }[] = [];
+    const reported: unknown[] = [];
+    const t = setup({ pacingState: { level: 1, ticks: 0, failures: 0 }, handOffWait: (w) => (handed.push(w), true), onPacing: (p) => reported.push(p) });
+    await t.life.start({ reason: "resume", waitedS: 5 });
+    expect(t.clock.requested).toEqual([]);
+    expect(t.wakeRows()).toEqual([["scheduled", 1, 5]]);
+    // Idle at level 1: ticks 1 of 3, so the next wait is level 1's 5 s.
+    expect(handed).toEqual([{ delayS: 5, wakeAt: T0 + 5000, paused: false }]);
+    expect(reported).toEqual([{ level: 1, ticks: 1, failures: 0 }]);
+    expect(t.statuses.at(-1)?.status).toMatchObject({ state: "waiting", level: 1 });
+    // A host that does not take the wait (returns false) leaves the loop sleeping as before; the start wake left the pacing
+    // rested, as it began, so it was not reported: only the three idle wakes' changes are.
+    const again: unknown[] = [];
+    const u = setup({ handOffWait: () => false, onPacing: (p) => again.push(p) });
+    void u.start();
+    await u.asleep(1);
+    expect(u.wakeRows()).toEqual([["start", 0, 0], ["scheduled", 0, 0], ["scheduled", 0, 0], ["scheduled", 0, 0]]);
+    expect(again).toEqual([
+      { level: 0, ticks: 1, failures: 0 },
+      { level: 0, ticks: 2, failures: 0 },
+      { level: 1, ticks: 0, failures: 0 },
+    ]);
   });
 
   it("start() twice runs one loop", async () => {

@@ -96,6 +96,8 @@ export class InnerLife {
   /** What the context's build keeps from call to call, for the mind's life too: a wake's calls show mostly the pieces the last one showed. */
   private readonly contextCache = new BuildCache();
   private done: Promise<void> | null = null;
+  /** The pacing as the host was last told it ("level/ticks/failures"). */
+  private reported: string;
 
   constructor(private readonly deps: InnerLifeDeps) {
     this.shell = { ...deps.shellState };
@@ -112,7 +114,6 @@ export class InnerLife {
     return this.shell;
   }
 
-  private reported = "";
   /** Tell the host the pacing, when it changed since last told. */
   private reportPacing(): void {
     const now = this.pacingState();

@@ -48,6 +48,8 @@ export interface RunnerOptions {
 
 /** A lease holder that is a runner (tabs name themselves `tab:…`). */
 export const RUNNER_HOLDER_PREFIX = "runner:";
+/** How often hosted minds are looked at (a tab asking for one waits up to this long before the runner hands it over). */
+const POLL_MS = 500;
 /** Over capacity, a wake is put back this long. */
 const BUSY_RETRY_MS = 5_000;
 
@@ -96,7 +98,7 @@ export class Runner {
   async start(): Promise<void> {
     this.queue = await openWakeQueue(this.opts.sql, this.opts.wakes);
     await this.queue.work((wake) => this.take(wake));
-    this.timer = setInterval(() => void this.poll(), this.opts.pollMs ?? 1000);
+    this.timer = setInterval(() => void this.poll(), this.opts.pollMs ?? POLL_MS);
     this.timer.unref?.();
   }
 

@@ -51,7 +51,8 @@ export interface HomeDeps {
   holder: string;
 }
 
-const RETRY_MS = 500;
+/** While a runner hands the mind over, the tab asks again this often. */
+const RETRY_MS = 250;
 const OTHER_TAB_POLL_MS = 5_000;
 const OFFLINE_RETRY_MS = 2_000;
 /** A mind that lives only here looks again this often at whether it should take a lease. */
@@ -61,9 +62,8 @@ const LOCAL_RECHECK_MS = 30_000;
 async function leasedMind(deps: HomeDeps, client: HomeClient): Promise<{ mind: string; token: string; ttl: number } | null> {
   const rec = await getSync(deps.db, deps.mindId);
   if (!rec?.enabled || !rec.server_mind || !rec.write_token) return null;
-  const runner = await client.runner();
+  const [runner, state] = await Promise.all([client.runner(), syncClient(deps.fetch).state(rec.server_mind, rec.write_token)]);
   if (!runner) return null;
-  const state = await syncClient(deps.fetch).state(rec.server_mind, rec.write_token);
   const keepAlive = state.home?.keep_alive ?? false;
   if (rec.keep_alive !== keepAlive) await updateSync(deps.db, deps.mindId, (r) => ({ ...r, keep_alive: keepAlive }));
   if (!keepAlive && !state.home?.lease) return null;
