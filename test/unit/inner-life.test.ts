@@ -610,7 +610,7 @@ describe("InnerLife: start", () => {
   });
 
   it("the wake step reads its home's where at each wake (a tab's epoch changes while it runs)", async () => {
-    let epoch: number | undefined;
+    let epoch: number | undefined = undefined;
     const t = setup({ pacing: { base_s: 5, cap_s: 300, ticks_per_level: 1 }, where: () => ({ home: "tab", ...(epoch !== undefined ? { epoch } : {}) }) });
     void t.start();
     await t.asleep(1);
