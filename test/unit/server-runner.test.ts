@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ModelPort, ModelRequest, ModelResult } from "@/lib/mind/ports";
 import type { Sql } from "@/lib/server/db/sql";
 import { hostBoundNetwork } from "@/lib/server/runner/network";
+import { listMinds } from "@/lib/server/runner/main";
 import { Runner } from "@/lib/server/runner/runner";
 import { acquireLease } from "@/lib/server/state/lease";
 import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
@@ -161,6 +162,16 @@ for (const engine of engines) {
       const count = all.length;
       await new Promise((r) => setTimeout(r, 1500));
       expect((await steps(m.mind)).length).toBe(count);
+    });
+
+    it("reverie minds lists the kept minds: where each lives, its epoch, its spend today on the server", async () => {
+      const m = await keptAlive("Fay");
+      await sql.query("INSERT INTO mind_usage (mind, step_id, ts_ms, usd) VALUES ($1, 'u1', $2, 0.25), ($1, 'u2', $3, 1)", [m.mind, Date.now(), Date.now() - 2 * 86_400_000]);
+      const tab = await acquireLease(sql, m.mind, "tab:z");
+      const lines = await listMinds(sql);
+      expect(lines.find((l) => l.mind === m.mind)).toEqual({ mind: m.mind, name: "Fay", keep_alive: true, halted: false, home: "tab", holder: "tab:z", epoch: tab.ok ? tab.lease.epoch : -1, spend_today_usd: 0.25 });
+      await sql.query("UPDATE mind_leases SET expires_at = now() WHERE mind = $1", [m.mind]);
+      expect((await listMinds(sql)).find((l) => l.mind === m.mind)).toMatchObject({ home: "server", holder: null });
     });
 
     it("a halted mind, or one whose keep-alive is off, is not taken", async () => {
