@@ -47,7 +47,7 @@ export interface HomeDeps {
   fetch: (input: string, init?: RequestInit) => Promise<Response>;
   clock: Clock;
   ids: { uuid(): string };
-  /** This tab's name in leases (`tab:<random>`; a fresh one per page load, so a reloaded tab fences its old self). */
+  /** This browser's name in leases (`tab:<random>`): a reloaded tab takes its own lease back at the next epoch, fencing the page it replaced. */
   holder: string;
 }
 

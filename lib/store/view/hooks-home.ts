@@ -28,9 +28,29 @@ const clock = {
     }),
 };
 
-/** This tab's claim on a mind's lease, while it runs the mind (lib/store/sync/home.ts). One holder name per page load. */
+const HOLDER_KEY = "reverie-lease-holder";
+
+/**
+ * This browser's name in leases. One per browser, not per page load: only one
+ * tab here runs a mind (its Web Lock), and a reloaded tab takes its own lease
+ * back at once, at the next epoch (which fences the page it replaced), instead
+ * of waiting for it to lapse.
+ */
+function browserHolder(): string {
+  try {
+    const known = localStorage.getItem(HOLDER_KEY);
+    if (known) return known;
+    const made = `tab:${crypto.randomUUID()}`;
+    localStorage.setItem(HOLDER_KEY, made);
+    return made;
+  } catch {
+    return `tab:${crypto.randomUUID()}`;
+  }
+}
+
+/** This tab's claim on a mind's lease, while it runs the mind (lib/store/sync/home.ts). */
 export function keepMindHome(mindId: string, events: HomeEvents, signal: AbortSignal): HomeKeeper {
-  const holder = `tab:${crypto.randomUUID()}`;
+  const holder = browserHolder();
   return keepHome({ db: db(), mindId, fetch: (input, init) => fetch(input, init), clock, ids: { uuid: () => crypto.randomUUID() }, holder }, events, signal);
 }
 
