@@ -223,8 +223,10 @@ export class Summarizer {
     try {
       const stored = await this.deps.store.seal({ ...tier, model: model.name, created: formatTs(this.deps.clock.now()) });
       if (stored === "sealed") past.accept(tier);
-      // Sealed already (by another of this mind's tabs): the stored one stands; read it, never write over it.
+      // Sealed already (by another of this mind's tabs, or its other home): the stored one stands; read it, never write over it.
       else for (const t of await this.deps.store.list()) if (t.tier === block.tier && t.index === block.index) past.accept(t);
+      // The stored one did not fit this stream (its home numbered the steps otherwise): a failure, retried with backoff, never a loop of calls.
+      if (past.pending(() => false).some((b) => b.tier === block.tier && b.index === block.index)) return this.failed(block, "a summary of it is stored already but does not fit the stream as it is here");
       this.failures.delete(key(block));
     } catch (e) {
       return this.failed(block, `it could not be stored (${errorText(e)})`);

@@ -128,6 +128,31 @@ describe("the live summarizer", () => {
     expect(env.model.calls()).toHaveLength(2);
   });
 
+  it("a summary stored already by the mind's other home that does not fit the stream here: one call, then the backoff, not a loop of calls", async () => {
+    const env = await setup({ steps: 25, script: (_n, o) => summaryOf(o) });
+    // The other home sealed block 0 of tier 0 over steps this browser does not have in that place.
+    const stored = { tier: 0, index: 0, content: "I did other things.", cites: [], first_step: id(900, "ffffffffffff"), last_step: id(901, "ffffffffffff"), steps: 10 };
+    const store = env.make().summarizer["deps"].store;
+    const other = { ...store, seal: async () => "already-sealed" as const, list: async () => [stored] };
+    const past = new SealedPast(DEFAULT_TIERS);
+    const summarizer = new Summarizer({ past, store: other, model: env.model.port, clock: env.clock, journal: env.journal.forThinker(), selfName: "wren", persona: "", retryMs: 30_000 });
+    void summarizer.start();
+    await until(() => env.model.calls().length >= 1, "a first call");
+    await settle();
+    await env.writer.flushed();
+    const callsBefore = env.model.calls().length;
+    // Nothing more within the backoff, however often it is poked.
+    for (let i = 0; i < 20; i++) {
+      summarizer.poke();
+      await settle();
+    }
+    expect(env.model.calls().length).toBe(callsBefore);
+    expect(callsBefore).toBeLessThanOrEqual(2);
+    const logged = (await tailSteps(env.db, MIND, 50)).filter((s) => s.type === "error" && (s as { reason?: string }).reason === SUMMARY_FAILED);
+    expect(logged[0]?.content).toContain("does not fit the stream as it is here");
+    await summarizer.stop();
+  });
+
   it("waits while a thinker is in a run, and summarizes once all are between runs", async () => {
     const env = await setup({ steps: 15, script: (_n, o) => summaryOf(o) });
     const { past, summarizer } = env.make();
