@@ -126,6 +126,8 @@ export function checkLife(all: readonly LinkRow[], facts: LifeFacts): LifeReport
   const strays = [...new Set(all.filter((r) => r.traj !== facts.root && !facts.aside.has(r.traj)).map((r) => r.traj))];
   if (strays.length) problems.push(`steps in trajectories that are neither the mind's nor set aside: ${strays.join(", ")}`);
 
+  // Set aside is the tab's own doing (its steps after it lost the lease): never a runner's.
+  for (const r of all) if (facts.aside.has(r.traj) && isKind(r.step, "wake") && r.step.home === "server") problems.push(`a server wake at seq ${r.seq} was set aside`);
   const main = all.filter((r) => r.traj === facts.root);
   const pos = new Map(main.map((r, i) => [r.step.step_id, i]));
 
@@ -189,6 +191,9 @@ export function checkLife(all: readonly LinkRow[], facts: LifeFacts): LifeReport
     }
   }
   const headerIds = new Set(headers.map((h) => h.step.step_id));
+  // Nothing of a run whose start is not in the mind's line (a run the tab began after it lost the lease, and set aside) is in it.
+  const orphans = main.filter((r) => r.step.run_id && !headerIds.has(r.step.run_id));
+  if (orphans.length) problems.push(`${orphans.length} steps in the mind's line belong to no run in it (first: seq ${orphans[0]?.seq} ${orphans[0]?.step.type} of run ${short(orphans[0]?.step.run_id ?? "")})`);
   for (const r of main) {
     if (isKind(r.step, "error") && r.step.reason === "interrupted" && (!r.step.run_id || !headerIds.has(r.step.run_id))) problems.push(`an interrupted error at seq ${r.seq} points at no run (${r.step.run_id})`);
   }
@@ -201,4 +206,20 @@ export function checkLife(all: readonly LinkRow[], facts: LifeFacts): LifeReport
     interrupted,
     stopped,
   };
+}
+
+/**
+ * The longest stretch of the mind's own line with no step, once it was leased
+ * (from its first wake with an epoch): how long the mind was down at worst,
+ * whichever home it lived in. Steps are taken in seq order, by their time.
+ */
+export function longestSilence(main: readonly LinkRow[]): { ms: number; before?: LinkRow; after?: LinkRow } {
+  const from = main.findIndex((r) => isKind(r.step, "wake") && r.step.epoch !== undefined);
+  let worst: { ms: number; before?: LinkRow; after?: LinkRow } = { ms: 0 };
+  for (let i = Math.max(from, 0) + 1; from >= 0 && i < main.length; i++) {
+    const [a, b] = [main[i - 1]!, main[i]!];
+    const ms = Date.parse(b.step.ts) - Date.parse(a.step.ts);
+    if (ms > worst.ms) worst = { ms, before: a, after: b };
+  }
+  return worst;
 }

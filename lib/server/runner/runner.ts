@@ -71,6 +71,8 @@ export class Runner {
   private readonly hosted = new Map<string, HostedMind>();
   /** Minds being started (lease taken, not yet hosted): counted against the limit. */
   private readonly starting = new Set<string>();
+  /** Hosted minds whose stretch is ending because a tab asked for the lease. */
+  private readonly askedFor = new Set<string>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private renewedAt = 0;
   private polling = false;
@@ -121,11 +123,12 @@ export class Runner {
     // No longer kept alive, halted, or gone: the wake is dropped (turning keep-alive on queues one again).
     if (!flags?.keep_alive || flags.halted) return told("dropped");
     const here = this.hosted.get(wake.mind);
-    if (here) {
+    if (here || this.starting.has(wake.mind)) {
+      // Its watchdog (see below) went off while this process still hosts it: set again for when its lease would lapse if this process died now.
+      await queue.set(wake.mind, new Date(this.clock.now() + this.opts.leaseS * 1000 + 1000), "scheduled");
       told("delivered");
-      return this.deliverInbox(here);
+      return here ? this.deliverInbox(here) : undefined;
     }
-    if (this.starting.has(wake.mind)) return told("delivered");
     if (this.hosted.size + this.starting.size >= this.opts.maxMinds) {
       await queue.set(wake.mind, new Date(this.clock.now() + BUSY_RETRY_MS), wake.reason);
       return told("busy");
@@ -136,6 +139,9 @@ export class Runner {
       await queue.set(wake.mind, new Date(Date.parse(got.lease.expires_at) + 1000), wake.reason);
       return told("held");
     }
+    // A watchdog while it is hosted here: its wake, queued for when this lease would lapse. Should this process die
+    // (kill -9, a crash), another runner takes the mind then; the stretch's end replaces it with the mind's real next wake.
+    await queue.set(wake.mind, new Date(Date.parse(got.lease.expires_at) + 1000), "scheduled");
     this.starting.add(wake.mind);
     try {
       told((await this.host(wake, got.lease.epoch)) ? "hosted" : "failed");
@@ -180,12 +186,17 @@ export class Runner {
       })
       .then(async ({ handedOffAt }) => {
         this.hosted.delete(mindId);
+        const askedFor = this.askedFor.delete(mindId);
         if (fenced) return; // another home holds it: nothing of ours to let go
         const flags = await mindFlags(sql, mindId).catch(() => null);
         const queue = this.queue;
         if (queue && flags?.keep_alive && !flags.halted) {
           // Its next wake: when its pacing says, or at once when this stretch was cut short (a stopping runner, a failure).
-          await queue.set(mindId, new Date(handedOffAt ?? this.clock.now()), "scheduled").catch((e: unknown) => this.log(`runner: ${mindId}: could not queue its next wake: ${String(e)}`));
+          // Handed over to a tab that asked: not at once, or a runner (this one or another) takes the lease back before the
+          // tab asks again, and again (a livelock); once the tab holds it, its lease moves this wake on, and should the tab
+          // never take it, a runner goes on after a lease's time.
+          const next = handedOffAt ?? this.clock.now() + (askedFor ? this.opts.leaseS * 1000 + 1000 : 0);
+          await queue.set(mindId, new Date(next), "scheduled").catch((e: unknown) => this.log(`runner: ${mindId}: could not queue its next wake: ${String(e)}`));
         }
         await releaseLease(sql, mindId, this.holder, epoch).catch(() => undefined);
       });
@@ -219,14 +230,17 @@ export class Runner {
         const mine = new Map(held.map((r) => [r.mind, Number(r.epoch)]));
         for (const h of this.hosted.values()) if (mine.get(h.mindId) !== h.epoch) void h.stop();
       }
-      const ending = await sql.query<{ mind: string }>(
-        `SELECT l.mind FROM mind_leases l JOIN sync_minds m ON m.id = l.mind
+      const ending = await sql.query<{ mind: string; wanted: boolean }>(
+        `SELECT l.mind, l.wanted_at IS NOT NULL AS wanted FROM mind_leases l JOIN sync_minds m ON m.id = l.mind
          WHERE l.holder = $1 AND l.mind = ANY($2::text[]) AND (l.wanted_at IS NOT NULL OR m.halted_at IS NOT NULL OR NOT m.keep_alive)`,
         [this.holder, minds],
       );
-      for (const { mind } of ending) {
+      for (const { mind, wanted } of ending) {
+        const h = this.hosted.get(mind);
+        if (!h) continue;
         this.log(`runner: ${mind}: handing over (a tab asked for it, or it was stopped)`);
-        void this.hosted.get(mind)?.stop();
+        if (wanted) this.askedFor.add(mind);
+        void h.stop();
       }
       const mail = await sql.query<{ mind: string }>(
         `SELECT DISTINCT g.mind FROM guest_messages g WHERE g.mind = ANY($1::text[])
