@@ -31,7 +31,7 @@ await updateSettings(db, mind.id, { model: settings, pacing: { base_s: 0.05, cap
 
 // The mind's own model port, timed: how long each complete() takes (the AI SDK
 // and HTTP against an instant server), and the loop's time between them.
-const real = modelPort(createModel(settings), modelLabel(settings));
+const real = modelPort(await createModel(settings), modelLabel(settings));
 const timed = [];
 const port = {
   name: real.name,

@@ -26,7 +26,7 @@
 //   BENCH_RUNNER_PARTS=idle,two,handover   (which parts; all by default)
 //   REVERIE_BENCH_REUSE_BUILD=1 npm run bench -- runner   (the handover part serves the existing build)
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 
 const N = Number(process.env.BENCH_RUNNER_MINDS ?? 1000);
@@ -155,7 +155,7 @@ if (results.handover.length) {
   line("  of which: until the lease lapsed", "lease_lapse_ms", "from the close to the expiry of the tab's last renewal (renewed every lease/3)");
   line("server: first → second wake", "server_next_wake_ms", "the pacing (1–2 s) + putting the mind away (its summaries sealed first, up to 30 s) + the queue's poll");
   line("tab opened → page loaded", "page_load_ms", "navigation to the load event");
-  line("tab opened → lease granted", "lease_granted_ms", "… the tab asking (a hosting runner is asked to hand over: its 1 s poll, the run cut, the lease let go; the tab asks again every 0.25 s)");
+  line("tab opened → lease granted", "lease_granted_ms", "… the tab asking (a hosting runner hears it at once through pg_notify, cuts the run, lets the lease go; the tab asks again every 0.15 s)");
   line('tab opened → mind-home "this tab"', "mind_home_tab_ms", "… the pull of what the server wrote (steps, then state), the away digest shown");
   line("tab opened → first tab wake", "to_tab_ms", "… the worker starting the mind, its first wake step (target: under 3 s)", TARGET.toTabMs);
   print(rows);
@@ -167,5 +167,12 @@ if (results.handover.length) {
 }
 console.log(`\nload average before ${loadBefore.join(" ")}, after ${results.load_after.join(" ")} (2 cores; these figures are only comparable under like loads).`);
 mkdirSync("bench/results", { recursive: true });
-writeFileSync("bench/results/runner.json", `${JSON.stringify(results, null, 2)}\n`);
+// A run of some parts (BENCH_RUNNER_PARTS) keeps the other parts' figures from the last run, marked as such.
+const OUT = "bench/results/runner.json";
+const before = existsSync(OUT) ? JSON.parse(readFileSync(OUT, "utf8")) : {};
+for (const part of ["idle", "handover"]) {
+  if (!results[part].length && before[part]?.length) results[part] = before[part].map((r) => ({ ...r, from_an_earlier_run: r.from_an_earlier_run ?? before.measured_at ?? true }));
+}
+results.measured_at = new Date().toISOString();
+writeFileSync(OUT, `${JSON.stringify(results, null, 2)}\n`);
 console.log("wrote bench/results/runner.json");

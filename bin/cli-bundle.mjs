@@ -116,7 +116,7 @@ export async function buildBundle() {
 
 /**
  * The token counts from a table, not gpt-tokenizer's Map: lib/context's
- * count-o200k module is replaced by cli/count-o200k-table.ts, which reads
+ * #count-o200k module is replaced by cli/count-o200k-table.ts, which reads
  * o200k_base.bpe, written here beside the chunks from gpt-tokenizer's own
  * ranks (lib/context/bpe-table.ts; test/unit/bpe-table.test.ts holds the two to
  * the same counts). Building the library's Map took a quarter second of every
@@ -126,7 +126,7 @@ function tokenTable(outdir) {
   return {
     name: "token-table",
     setup(build) {
-      build.onResolve({ filter: /^\.\/count-o200k$/ }, (args) => {
+      build.onResolve({ filter: /^#count-o200k$/ }, (args) => {
         if (!/[\\/]lib[\\/]context$/.test(args.resolveDir)) return undefined;
         return { path: fileURLToPath(new URL("cli/count-o200k-table.ts", ROOT)) };
       });

@@ -16,3 +16,6 @@ readFile(FILE).then(
 );
 
 export const countO200k = (text: string): number => (counter ??= new TableCounter(readBpeTable(readFileSync(FILE)))).count(text);
+
+/** The table is read at the first count (or as soon as this module loads): nothing to wait for. */
+export const loadO200k = (_fetchTable: (path: string) => Promise<Response>): Promise<void> => Promise.resolve();

@@ -32,9 +32,24 @@ function inlineTypesOnly(clause) {
   return Boolean(names?.length) && names.every((n) => /^type\s/.test(n));
 }
 
+/** package.json's "imports" (#name → a file of ours, per condition): checked as the file Node gets (its "default"). */
+const SUBPATHS = (() => {
+  try {
+    return JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).imports ?? {};
+  } catch {
+    return {}; // no package.json (a bare tree): no #names
+  }
+})();
+
 /** Where an import points: a repo-relative path for our code, or the package name. */
 function target(file, spec) {
   if (spec.startsWith("@/")) return { local: normalize(spec.slice(2)) };
+  if (spec.startsWith("#")) {
+    const to = SUBPATHS[spec];
+    const path = typeof to === "string" ? to : to?.default;
+    if (!path) return { pkg: spec };
+    return { local: normalize(path).replace(/\.tsx?$/, "") };
+  }
   if (spec.startsWith(".")) return { local: relative(ROOT, normalize(join(dirname(file), spec))) };
   const parts = spec.split("/");
   return { pkg: spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0] };

@@ -13,6 +13,7 @@ import { Journal } from "../lib/mind/journal";
 import { Mind } from "../lib/mind/mind";
 import { SealedPast } from "../lib/context/sealed-past";
 import { DEFAULT_TIERS } from "../lib/context/staircase";
+import { loadO200k } from "../lib/context/tokens";
 import type { Clock, ModelPort } from "../lib/mind/ports";
 import { instructionsFor } from "../lib/mind/prompt";
 import { DEFAULT_RUN_LIMITS } from "../lib/mind/run";
@@ -78,7 +79,8 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   // What a call saw is derived data: a record that cannot be stored is reported, never fatal.
   const onRecordError = (e: unknown) => console.warn(`Could not record what a model call saw: ${e instanceof Error ? e.message : String(e)}`);
   const state = indexedDbMindState(db, mindId, { onRecordError });
-  const record = await state.record();
+  // The token counter's table (a browser fetches it; the worker asked for it as it loaded) is needed before the first count.
+  const [record] = await Promise.all([state.record(), loadO200k((path) => fetch(path))]);
   if (!record) throw new Error(`There is no mind ${mindId} in this browser (or its record is damaged).`);
   const mind = record.settings;
   // An unbounded bill is a start-up failure: no caps, no start.
@@ -190,5 +192,5 @@ async function mindModel(db: ReverieDb, mind: MindRecord): Promise<ModelPort> {
     price = priceFor(s, await getPriceTable(db)) ?? (s.provider === "openai-compatible" ? { input: 0, output: 0 } : undefined);
   }
   if (!price) throw new Error(`No price is known for ${modelLabel(s)}, so its spend caps could not be kept: give its price per million tokens in Settings.`);
-  return modelPort(createModelSource(s, { origin: appOrigin() }), modelLabel(s), { price });
+  return modelPort(await createModelSource(s, { origin: appOrigin() }), modelLabel(s), { price });
 }

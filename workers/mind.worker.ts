@@ -3,6 +3,7 @@
 /// <reference lib="webworker" />
 import type { FromWorker, MindStatus, ToWorker, WorkerLogLevel } from "../lib/protocol";
 import { isRuntimeReply, RuntimeBridge } from "../lib/shell/webcontainer/bridge";
+import { loadO200k } from "../lib/context/tokens";
 import { ReverieDb } from "../lib/store/db/db";
 import { runMind, type RunningMind } from "./host";
 import { partialReporter } from "./partial";
@@ -11,6 +12,10 @@ const scope = self as unknown as DedicatedWorkerGlobalScope;
 const post = (msg: FromWorker) => scope.postMessage(msg);
 /** One line for the page's recent log (what a bug report carries). */
 const log = (level: WorkerLogLevel, text: string) => post({ type: "log", level, text });
+
+// The token counter's table, asked for as the worker loads: it comes while the page takes the mind's lease (a failure is
+// said when the mind starts, which asks again).
+void loadO200k((path) => fetch(path)).catch(() => undefined);
 
 // The page's WebContainer, for node/npm/npx: one bridge for the worker's life, across restarts.
 const runtime = new RuntimeBridge(post);

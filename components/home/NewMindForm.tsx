@@ -5,7 +5,7 @@
 // once on "Create and start"; a problem is listed and nothing typed is lost.
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from "react";
-import { modelLabel } from "@/lib/llm/model";
+import { modelLabel } from "@/lib/llm/settings";
 import type { PriceTable } from "@/lib/llm/price";
 import type { ProxyOffer } from "@/lib/llm/proxy";
 import { settingsProblems, type Provider } from "@/lib/llm/settings";

@@ -3,7 +3,7 @@
 // with the settings as typed in the surrounding form (lib/llm/connection-test),
 // from this tab, or through the host's proxy when that is the provider.
 import { useState, type MouseEvent } from "react";
-import { testModelSettings, type ConnectionTestResult } from "@/lib/llm/connection-test";
+import type { ConnectionTestResult } from "@/lib/llm/connection-test";
 import type { ModelSettings } from "@/lib/llm/settings";
 
 export function ConnectionTest({ read, buttonTestId, resultTestId }: { read: (form: HTMLFormElement) => ModelSettings; buttonTestId: string; resultTestId: string }) {
@@ -12,8 +12,11 @@ export function ConnectionTest({ read, buttonTestId, resultTestId }: { read: (fo
   async function onTest(e: MouseEvent<HTMLButtonElement>) {
     const form = e.currentTarget.form;
     if (!form) return;
+    const settings = read(form);
     setResult("testing");
-    setResult(await testModelSettings(read(form), { origin: window.location.origin }));
+    // Loaded when asked for: the AI SDK and its providers are not part of the page's first load.
+    const { testModelSettings } = await import("@/lib/llm/connection-test");
+    setResult(await testModelSettings(settings, { origin: window.location.origin }));
   }
 
   return (

@@ -4,7 +4,7 @@
 // panel. The host's proxy is offered only when the host has one; it needs no
 // key, and its models and prices come from the proxy itself.
 import { useState } from "react";
-import { modelLabel } from "@/lib/llm/model";
+import { modelLabel } from "@/lib/llm/settings";
 import type { PriceTable } from "@/lib/llm/price";
 import type { ProxyOffer } from "@/lib/llm/proxy";
 import { PROVIDER_LABELS, PROVIDERS, type ModelSettings, type Provider } from "@/lib/llm/settings";

@@ -1,6 +1,6 @@
 // Caps and prices as a person types them, and back: pure, so the new-mind
 // form and the settings panel read the same fields the same way.
-import { modelLabel } from "@/lib/llm/model";
+import { modelLabel } from "@/lib/llm/settings";
 import type { Price, PriceTable } from "@/lib/llm/price";
 import type { ModelSettings } from "@/lib/llm/settings";
 import { budgetProblems } from "@/lib/mind/budget";

@@ -6,7 +6,8 @@ import type { ChatMessage } from "./project";
 import { joinMessages, type ContextPart, type Summary } from "./parts";
 import type { PlanPart } from "./staircase";
 import type { ContextSource } from "./stream";
-import { MESSAGE_OVERHEAD, type TokenCounter } from "./tokens";
+import { MESSAGE_OVERHEAD } from "./message-overhead";
+import type { TokenCounter } from "./tokens";
 
 export interface Piece {
   part: ContextPart;

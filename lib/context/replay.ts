@@ -17,7 +17,8 @@ import { joinMessages, notes, partSpan, type BuildOptions, type BuiltContext, ty
 import { conversationMessages, isMessage, type ConversationView } from "./conversation";
 import { renderStep, type ChatMessage } from "./project";
 import { blockRange, type BlockRef } from "./staircase";
-import { MESSAGE_OVERHEAD, type TokenCounter } from "./tokens";
+import { MESSAGE_OVERHEAD } from "./message-overhead";
+import type { TokenCounter } from "./tokens";
 
 /** The parts of the standing instructions (lib/mind/prompt.ts); "first-look": an idle wake's first call, which has lean ones; "instructions" when they could not be split. */
 export const SystemKind = z.enum(["persona", "how-to-act", "commands", "people", "skills", "first-look", "instructions"]);

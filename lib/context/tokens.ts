@@ -3,10 +3,12 @@
 // Gemini, Llama) it is an approximation, typically within about 10-15%;
 // budgets keep a margin for that. Counts are cached by key (a step id, a
 // summary's block), so one more step costs one count, not a recount.
-import { countO200k } from "./count-o200k";
+import { countO200k } from "#count-o200k";
 
-/** Per message, the chat format adds a few tokens of its own (role, separators). */
-export const MESSAGE_OVERHEAD = 4;
+/** Resolves once counting works: a browser fetches its table first (count-o200k-browser.ts); elsewhere at once. */
+export { loadO200k } from "#count-o200k";
+
+export { MESSAGE_OVERHEAD } from "./message-overhead";
 
 export class TokenCounter {
   private readonly cache = new Map<string, number>();

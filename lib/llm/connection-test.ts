@@ -65,7 +65,7 @@ export async function testModelSettings(settings: ModelSettings, env: ModelEnv =
   if (problems.length) return { ok: false, failure: "settings", error: problems.join(" "), ms: 0 };
   let model: LanguageModel;
   try {
-    model = createModel(settings, env);
+    model = await createModel(settings, env);
   } catch (e) {
     return { ok: false, failure: "settings", error: e instanceof Error ? e.message : String(e), ms: 0 };
   }

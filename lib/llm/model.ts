@@ -1,18 +1,14 @@
 // Build an AI SDK language model from a mind's settings. One small branch per
 // provider; calls go straight from the worker to the provider, or to the
 // host's proxy (same origin, so the browser sends its `reverie_client` cookie
-// and no key is needed).
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createGoogle } from "@ai-sdk/google";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { createOpenRouter } from "@openrouter/ai-sdk-provider";
+// and no key is needed). Each provider's package is loaded when a mind first
+// uses it: together they are a megabyte of the worker's code, and a mind on
+// the proxy (or any chat-completions server) needs none of them.
 import type { LanguageModel } from "ai";
 import { ChatCompletions } from "./chat-completions";
 import type { ModelSettings } from "./settings";
 
-/** Where the host's proxy answers, under the app's origin. */
-export const PROXY_PATH = "/api/llm/v1";
+import { PROXY_PATH } from "./proxy";
 
 export interface ModelEnv {
   /** The app's origin (the page's or the worker's `location.origin`): the proxy lives there. */
@@ -26,18 +22,26 @@ export function proxyBaseUrl(origin: string | undefined): string {
   return `${origin.replace(/\/+$/, "")}${PROXY_PATH}`;
 }
 
-export function createModel(s: ModelSettings, env: ModelEnv = {}): LanguageModel {
+export async function createModel(s: ModelSettings, env: ModelEnv = {}): Promise<LanguageModel> {
   const baseURL = s.baseURL?.replace(/\/+$/, "") || undefined;
   const fetch = env.fetch;
   switch (s.provider) {
-    case "proxy":
+    case "proxy": {
       // No key: the proxy holds the host's; it knows this browser by its cookie.
-      return createOpenAICompatible({ name: "proxy", baseURL: proxyBaseUrl(env.origin), includeUsage: true, fetch }).chatModel(s.model);
-    case "openai-compatible":
+      const base = proxyBaseUrl(env.origin);
+      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+      return createOpenAICompatible({ name: "proxy", baseURL: base, includeUsage: true, fetch }).chatModel(s.model);
+    }
+    case "openai-compatible": {
+      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
       return createOpenAICompatible({ name: "openai-compatible", baseURL: baseURL ?? "", apiKey: s.apiKey || undefined, includeUsage: true, fetch }).chatModel(s.model);
-    case "openai":
+    }
+    case "openai": {
+      const { createOpenAI } = await import("@ai-sdk/openai");
       return createOpenAI({ apiKey: s.apiKey, baseURL, fetch }).chat(s.model);
-    case "anthropic":
+    }
+    case "anthropic": {
+      const { createAnthropic } = await import("@ai-sdk/anthropic");
       return createAnthropic({
         apiKey: s.apiKey,
         baseURL,
@@ -45,11 +49,16 @@ export function createModel(s: ModelSettings, env: ModelEnv = {}): LanguageModel
         headers: { "anthropic-dangerous-direct-browser-access": "true" },
         fetch,
       })(s.model);
-    case "google":
+    }
+    case "google": {
+      const { createGoogle } = await import("@ai-sdk/google");
       return createGoogle({ apiKey: s.apiKey, baseURL, fetch })(s.model);
-    case "openrouter":
+    }
+    case "openrouter": {
       // "strict" asks for usage in streamed replies (stream_options.include_usage).
+      const { createOpenRouter } = await import("@openrouter/ai-sdk-provider");
       return createOpenRouter({ apiKey: s.apiKey, baseURL, compatibility: "strict", fetch }).chat(s.model);
+    }
   }
 }
 
@@ -59,7 +68,7 @@ export function createModel(s: ModelSettings, env: ModelEnv = {}): LanguageModel
  * 1 ms a call: lib/llm/chat-completions.ts); every other provider through
  * the SDK.
  */
-export function createModelSource(s: ModelSettings, env: ModelEnv = {}): LanguageModel | ChatCompletions {
+export async function createModelSource(s: ModelSettings, env: ModelEnv = {}): Promise<LanguageModel | ChatCompletions> {
   const fetch = env.fetch;
   if (s.provider === "proxy") return new ChatCompletions({ baseURL: proxyBaseUrl(env.origin), model: s.model, fetch });
   // openChatStream trims the base URL's trailing slashes itself.
@@ -67,7 +76,4 @@ export function createModelSource(s: ModelSettings, env: ModelEnv = {}): Languag
   return createModel(s, env);
 }
 
-/** How the model is named in steps: provider/model. */
-export function modelLabel(s: ModelSettings): string {
-  return `${s.provider}/${s.model}`;
-}
+export { modelLabel } from "./settings";

@@ -3,7 +3,7 @@
 // an oracle: prices change, so each browser can edit its own copy (Settings),
 // and a model not listed here is priced by its human when the mind is made.
 import type { ModelSettings } from "./settings";
-import { modelLabel } from "./model";
+import { modelLabel } from "./settings";
 import type { Price, PriceTable } from "./price";
 
 export const BUILT_IN_PRICES: PriceTable = {

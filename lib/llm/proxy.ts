@@ -2,8 +2,10 @@
 // prices? Its `GET /api/llm/v1/models` answers 200 with the list when it is
 // configured and 404 when it is not.
 import * as z from "zod";
-import { PROXY_PATH } from "./model";
 import type { Price } from "./price";
+
+/** Where the host's proxy answers, under the app's origin. */
+export const PROXY_PATH = "/api/llm/v1";
 
 const ModelsResponse = z.object({
   data: z.array(

@@ -19,6 +19,11 @@ export const ModelSettings = z.object({
 });
 export type ModelSettings = z.infer<typeof ModelSettings>;
 
+/** How the model is named in steps: provider/model. (Here, not in model.ts, so the page can name a model without loading the SDK.) */
+export function modelLabel(s: ModelSettings): string {
+  return `${s.provider}/${s.model}`;
+}
+
 export const PROVIDER_LABELS: Record<Provider, string> = {
   proxy: "This host's proxy (no key needed)",
   "openai-compatible": "OpenAI-compatible (Ollama, LM Studio, vLLM, …)",

@@ -1,7 +1,8 @@
 // What a shellm run takes and hands back, in a module of its own: run.ts runs
 // it, and nested.ts (a run inside a run) reads the same shapes without
-// importing the run that imports it.
-import type { BuildCache, BuildOptions, BuiltContext, ContextSource } from "../context/build";
+// importing the run that imports it. Its defaults live here too, so a mind's
+// settings (read on every page) do not load the run, and with it the tokenizer.
+import { DEFAULT_BUDGET, type BuildCache, type BuildOptions, type BuiltContext, type ContextSource } from "../context/build";
 import type { TokenCounter } from "../context/tokens";
 import type { BudgetPause } from "../protocol";
 import type { Step } from "../trajectory/schema";
@@ -85,3 +86,16 @@ export interface RunTask {
   prompt: string;
   shell: ShellState;
 }
+
+/** A run's guards unless a mind's settings say otherwise. */
+export const DEFAULT_RUN_LIMITS: RunLimits = {
+  maxIterations: 12,
+  contextSteps: 300,
+  contextTokens: DEFAULT_BUDGET,
+  maxFailuresInRow: 10,
+  maxSameFailure: 3,
+  maxTokens: 400_000,
+  maxRepeats: 3,
+};
+
+export const DEFAULT_NESTING: Nesting = { maxDepth: 2, childIterations: 8 };

@@ -3,7 +3,7 @@
 // the run. Never throws for the model or the shell: every ending is a step
 // (final, error, thought). The run's scope (its appender) is handed in; the
 // shell state it ends with is handed back.
-import { arraySource, BuildCache, buildContext, DEFAULT_BUDGET, inStream, type BuildOptions, type Summary } from "../context/build";
+import { arraySource, BuildCache, buildContext, inStream, type BuildOptions, type Summary } from "../context/build";
 import { seenCall, type SeenCall } from "../context/replay";
 import { DEFAULT_TIERS } from "../context/staircase";
 import { TokenCounter } from "../context/tokens";
@@ -16,22 +16,12 @@ import type { ShellResult, ShellState } from "./ports";
 import { splitInstructions } from "./prompt";
 import { shellChanged } from "./state";
 import { parseReply } from "./reply";
-import type { Nesting, RunDeps, RunLimits, RunOutcome, RunTask } from "./run-types";
+import type { RunDeps, RunOutcome, RunTask } from "./run-types";
 
 export type { ShellState };
 export type { Nesting, RunDeps, RunEnd, RunLimits, RunOutcome, RunTask } from "./run-types";
+export { DEFAULT_NESTING, DEFAULT_RUN_LIMITS } from "./run-types";
 
-export const DEFAULT_RUN_LIMITS: RunLimits = {
-  maxIterations: 12,
-  contextSteps: 300,
-  contextTokens: DEFAULT_BUDGET,
-  maxFailuresInRow: 10,
-  maxSameFailure: 3,
-  maxTokens: 400_000,
-  maxRepeats: 3,
-};
-
-export const DEFAULT_NESTING: Nesting = { maxDepth: 2, childIterations: 8 };
 
 /** Shell variables that belong to the shell itself and are not carried over. */
 const SHELL_OWN = new Set(["?", "PWD", "OLDPWD", "FINAL", "IFS", "OPTIND", "SHELLOPTS", "BASHOPTS", "_"]);

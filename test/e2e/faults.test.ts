@@ -14,6 +14,7 @@ import { launchChromium } from "./browser";
 import { exportMainTrajectory } from "./export-reader";
 import { createMind, RUNNING, sendMessage, stopMind, waitForStatus } from "./mind-page";
 import { mulberry32 } from "../unit/helpers/random";
+import { FILLER, bash, between } from "./scripted-life";
 
 const baseUrl = inject("baseUrl");
 const CLOSES = Number(process.env.FAULT_CLOSES ?? 50);
@@ -22,11 +23,7 @@ const SEED = Number(process.env.FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31
 
 /** One stream per party, so the test's moments do not depend on how many model calls came in between. */
 const streams = { moments: mulberry32(SEED), model: mulberry32(SEED + 1), replies: mulberry32(SEED + 2) };
-type Rand = () => number;
-const between = (rand: Rand, lo: number, hi: number) => Math.floor(lo + rand() * (hi - lo + 1));
 
-const FILLER = "The mind turns the question over slowly, looking at it from one side and then another. ";
-const bash = (lines: string[]) => `\n\n\`\`\`bash\n${lines.join("\n")}\n\`\`\``;
 
 /** The inner life's script: slow streams, slow commands that write files, quick blocks, plain thoughts. */
 let calls = 0;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelServer, type ModelServer, type Responder } from "../fixtures/model-server";
 import { launchChromium } from "./browser";
 import { setPacing } from "./mind-page";
-import { startProxyApp } from "./proxy-app";
+import { scriptedProxyEnv, startProxyApp } from "./proxy-app";
 
 const UPSTREAM_KEY = "fake-key-e2e-keepalive-not-real-4c5d6e7f";
 const LEASE_S = 5;
@@ -37,14 +37,7 @@ describe("keep-alive: the mind moves to the server when its tab closes, and back
   beforeAll(async () => {
     upstream = await startModelServer({ responder });
     app = await startProxyApp({
-      LLM_PROXY_UPSTREAM_URL: upstream.url,
-      LLM_PROXY_API_KEY: UPSTREAM_KEY,
-      LLM_PROXY_MODELS: "scripted",
-      LLM_PROXY_PRICES: JSON.stringify({ scripted: { input: 0.1, output: 0.1 } }),
-      LLM_PROXY_CAP_DAY_USD: "10",
-      LLM_PROXY_CLIENT_CAP_HOUR_USD: "5",
-      LLM_PROXY_CLIENT_CAP_DAY_USD: "10",
-      LLM_PROXY_REQUEST_CAP_USD: "0.5",
+      ...scriptedProxyEnv(upstream.url, UPSTREAM_KEY),
       RUNNER_LEASE_S: String(LEASE_S),
       RUNNER_MAX_MINDS: "5",
     });

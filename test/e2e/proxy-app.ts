@@ -30,3 +30,17 @@ export async function startProxyApp(env: Record<string, string>): Promise<{ url:
     },
   };
 }
+
+/** The proxy's settings in front of the scripted model server, for tests where its caps are not the point: one model ("scripted", 0.1 USD per token each way), caps of 10 USD a day (5 an hour per client) and 0.5 a request. */
+export function scriptedProxyEnv(upstreamUrl: string, upstreamKey: string): Record<string, string> {
+  return {
+    LLM_PROXY_UPSTREAM_URL: upstreamUrl,
+    LLM_PROXY_API_KEY: upstreamKey,
+    LLM_PROXY_MODELS: "scripted",
+    LLM_PROXY_PRICES: JSON.stringify({ scripted: { input: 0.1, output: 0.1 } }),
+    LLM_PROXY_CAP_DAY_USD: "10",
+    LLM_PROXY_CLIENT_CAP_HOUR_USD: "5",
+    LLM_PROXY_CLIENT_CAP_DAY_USD: "10",
+    LLM_PROXY_REQUEST_CAP_USD: "0.5",
+  };
+}

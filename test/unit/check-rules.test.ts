@@ -94,6 +94,22 @@ describe("layer rules (scripts/check-layers.mjs)", () => {
       ],
     });
   });
+
+  it("checks a #name of package.json's imports as the file Node gets: a pure module may import one of lib/context, not one of lib/server", async () => {
+    const imports = { "#count": { browser: "./lib/context/count-browser.ts", default: "./lib/context/count.ts" }, "#db": "./lib/server/db.ts" };
+    const root = tree({
+      "package.json": JSON.stringify({ name: "t", imports }),
+      "lib/context/tokens.ts": 'import { count } from "#count";\nimport { db } from "#db";\n',
+    });
+    expect(await layers(root)).toEqual({
+      code: 1,
+      lines: [
+        "Layer rules broken (2):",
+        "  lib/context/tokens.ts:2: pure layer imports lib/server/db; pure layers import only each other and lib/protocol",
+        "  lib/context/tokens.ts:2: lib/server is server-only: import it from app/ route handlers only",
+      ],
+    });
+  });
 });
 
 // Each starts the CLI as `npm run check` does (about 1.5 s of CPU, most of it loading TypeScript): the two run side by side.

@@ -29,16 +29,16 @@ afterAll(async () => {
 });
 
 const signal = () => new AbortController().signal;
-const ask = (settings: ModelSettings, env = {}, price?: { input: number; output: number }) =>
-  modelPort(createModel(settings, env), modelLabel(settings), price ? { price } : {}).complete({ instructions: "Be brief.", messages: [{ role: "user", content: "Hi" }], signal: signal() });
+const ask = async (settings: ModelSettings, env = {}, price?: { input: number; output: number }) =>
+  modelPort(await createModel(settings, env), modelLabel(settings), price ? { price } : {}).complete({ instructions: "Be brief.", messages: [{ role: "user", content: "Hi" }], signal: signal() });
 
 describe("createModel", () => {
-  it("builds a model for every provider, named provider/model", () => {
-    const built = PROVIDERS.map((provider) => {
+  it("builds a model for every provider, named provider/model", async () => {
+    const built = await Promise.all(PROVIDERS.map(async (provider) => {
       const s: ModelSettings = { provider, model: "m1", apiKey: "k", baseURL: provider === "openai-compatible" ? "http://localhost:11434/v1" : undefined };
-      const m = createModel(s, { origin: "http://app.test" });
+      const m = await createModel(s, { origin: "http://app.test" });
       return typeof m === "string" ? m : [m.provider, m.modelId, modelLabel(s)];
-    });
+    }));
     expect(built).toEqual([
       ["proxy.chat", "m1", "proxy/m1"],
       ["openai-compatible.chat", "m1", "openai-compatible/m1"],
@@ -49,9 +49,9 @@ describe("createModel", () => {
     ]);
   });
 
-  it("the proxy lives under the app's origin, needs no key, and cannot be built without an origin", () => {
+  it("the proxy lives under the app's origin, needs no key, and cannot be built without an origin", async () => {
     expect(proxyBaseUrl("http://app.test/")).toBe("http://app.test/api/llm/v1");
-    expect(() => createModel({ provider: "proxy", model: "m" })).toThrow("The host's proxy is reached through the app's own origin, and this context has none.");
+    await expect(createModel({ provider: "proxy", model: "m" })).rejects.toThrow("The host's proxy is reached through the app's own origin, and this context has none.");
     expect(settingsProblems({ provider: "proxy", model: "m" })).toEqual([]);
     expect(settingsProblems({ provider: "google", model: "gemini-2.5-flash" })).toEqual(["Google (Gemini) needs an API key."]);
     expect(settingsProblems({ provider: "openrouter", model: "openai/gpt-4o-mini" })).toEqual(["OpenRouter needs an API key."]);

@@ -53,7 +53,7 @@ for (const c of WIRE_CASES) {
       const settings = settingsFor(c, fake);
       const life = new InnerLife({
         journal: new Journal(log, sequentialIds(), clock),
-        model: modelPort(createModel(settings), modelLabel(settings)),
+        model: modelPort(await createModel(settings), modelLabel(settings)),
         shell,
         clock,
         selfName: "Reverie",

@@ -45,7 +45,7 @@ for (const c of WIRE_CASES) {
     async function call(scenario: Scenario, onDelta?: (soFar: string) => void): Promise<ModelResult> {
       fake.enqueue(scenario);
       const settings = settingsFor(c, fake);
-      const port = modelPort(createModel(settings), modelLabel(settings));
+      const port = modelPort(await createModel(settings), modelLabel(settings));
       return port.complete({ instructions: "Be brief.", messages: [{ role: "user", content: "Hi" }], signal: new AbortController().signal, onDelta });
     }
 
@@ -163,7 +163,7 @@ describe("chat completions read without the SDK, against the same OpenAI wire", 
     it(scenario.kind, async () => {
       const request = () => ({ instructions: "Be brief.", messages: [{ role: "user" as const, content: "Hi" }], signal: new AbortController().signal });
       fake.enqueue(scenario);
-      const viaSdk = await modelPort(createModel(settingsFor(openai, fake)), "openai/gpt-4o-mini").complete(request());
+      const viaSdk = await modelPort(await createModel(settingsFor(openai, fake)), "openai/gpt-4o-mini").complete(request());
       fake.enqueue(scenario);
       const lean = await modelPort(new ChatCompletions({ baseURL: fake.url, model: openai.model, apiKey: KEY }), "openai/gpt-4o-mini").complete(request());
       expect(lean).toEqual(viaSdk);

@@ -434,8 +434,8 @@ describe("shellmRun: the shell between iterations", () => {
 
 describe("modelPort against the scripted server, through the real provider", () => {
   let server: ModelServer;
-  const port = () => modelPort(createModel({ provider: "openai-compatible", baseURL: server.url, model: "scripted" }), "openai-compatible/scripted");
-  const ask = (p: ReturnType<typeof port>, onDelta?: (t: string) => void, signal = new AbortController().signal) =>
+  const port = async () => modelPort(await createModel({ provider: "openai-compatible", baseURL: server.url, model: "scripted" }), "openai-compatible/scripted");
+  const ask = (p: Awaited<ReturnType<typeof port>>, onDelta?: (t: string) => void, signal = new AbortController().signal) =>
     p.complete({ instructions: INSTRUCTIONS, messages: [{ role: "user", content: "What now?" }], signal, onDelta });
 
   beforeEach(async () => {
@@ -449,7 +449,7 @@ describe("modelPort against the scripted server, through the real provider", () 
     const text = "I will look at my notes first.\n\n" + F + "bash\nls -la notes/\ncat notes/today.md\nFINAL=read\n" + F;
     server.enqueue({ text, usage: { prompt_tokens: 12, completion_tokens: 34 } });
     const deltas: string[] = [];
-    expect(await ask(port(), (t) => deltas.push(t))).toEqual({
+    expect(await ask(await port(), (t) => deltas.push(t))).toEqual({
       ok: true,
       text,
       inTokens: 12,
@@ -477,7 +477,7 @@ describe("modelPort against the scripted server, through the real provider", () 
 
   it("an HTTP 500 → ok:false with the status in the message", async () => {
     server.setResponder(() => ({ status: 500, errorBody: "the GPU caught fire" }));
-    expect(await ask(port())).toEqual({
+    expect(await ask(await port())).toEqual({
       ok: false,
       error: `HTTP 500 from ${server.url}/chat/completions: the GPU caught fire`,
       aborted: false,
@@ -486,7 +486,7 @@ describe("modelPort against the scripted server, through the real provider", () 
 
   it("a malformed stream → ok:false (the partial text is not passed off as a reply)", async () => {
     server.setResponder(() => ({ text: "partial text that is longer than twenty chars", malformed: true }));
-    const result = await ask(port());
+    const result = await ask(await port());
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.aborted).toBe(false);
@@ -495,7 +495,7 @@ describe("modelPort against the scripted server, through the real provider", () 
 
   it("connection refused → ok:false with a readable message", async () => {
     const free = await unusedPort();
-    const refused = modelPort(createModel({ provider: "openai-compatible", baseURL: `http://127.0.0.1:${free}/v1`, model: "scripted" }), "x");
+    const refused = modelPort(await createModel({ provider: "openai-compatible", baseURL: `http://127.0.0.1:${free}/v1`, model: "scripted" }), "x");
     const result = await ask(refused);
     expect(result).toEqual({
       ok: false,
@@ -507,7 +507,7 @@ describe("modelPort against the scripted server, through the real provider", () 
   it("aborting a call that hangs → ok:false, aborted", async () => {
     server.enqueue({ hang: true });
     const controller = new AbortController();
-    const pending = ask(port(), undefined, controller.signal);
+    const pending = ask(await port(), undefined, controller.signal);
     await until(() => server.requests.length === 1, "the request reached the server");
     controller.abort();
     expect(await pending).toEqual({ ok: false, error: "aborted", aborted: true });

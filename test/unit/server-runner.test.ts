@@ -70,14 +70,18 @@ for (const engine of engines) {
     let runner: Runner;
     let hold = false;
     const model = fakeModel({ hold: () => hold });
+    const startRunner = async (o: { leaseS: number; pollMs: number }) => {
+      const r = new Runner({ sql, maxMinds: 5, ...o, wakes: { pollSeconds: 0.5 }, model: async () => model, network: (s) => hostBoundNetwork(s.permissions, []), log: () => undefined });
+      await r.start();
+      return r;
+    };
 
     beforeAll(async () => {
       const db = await engine.fresh();
       remove = db.remove;
       sql = await db.open();
       app = instance(sql);
-      runner = new Runner({ sql, maxMinds: 5, leaseS: 5, pollMs: 100, wakes: { pollSeconds: 0.5 }, model: async () => model, network: (s) => hostBoundNetwork(s.permissions, []), log: () => undefined });
-      await runner.start();
+      runner = await startRunner({ leaseS: 5, pollMs: 100 });
     }, 120_000);
     afterAll(async () => {
       await runner?.stop();
@@ -185,6 +189,28 @@ for (const engine of engines) {
       expect((await steps(m.mind)).map((s) => s.type)).toEqual(["trajectory"]);
       expect((await steps(n.mind)).map((s) => s.type)).toEqual(["trajectory"]);
       expect((await acquireLease(sql, m.mind, "tab:x")).ok).toBe(true);
+    });
+
+    it("hears a tab's request at once (pg_notify), not at its next poll", async () => {
+      // A runner that polls once a minute and holds leases for 30 s: only the notification can make it hand over within 10 s.
+      await runner.stop();
+      runner = await startRunner({ leaseS: 30, pollMs: 60_000 });
+      try {
+        const m = await keptAlive("Gil");
+        hold = true;
+        await runner.wakes().now(m.mind, "scheduled");
+        await until("a run under way", async () => (await steps(m.mind)).some((s) => s.type === "shellm-run"));
+        const ask = () => app.call("POST", `/api/sync/minds/${m.mind}/lease`, { token: m.token, body: { holder: "tab:two" } });
+        expect((await ask()).status).toBe(409);
+        const got = await until("the lease for the tab", async () => (await ask()).status === 200, 10_000);
+        expect(got).toBe(true);
+        hold = false;
+        expect(runner.hostedMinds().map((h) => h.mind)).not.toContain(m.mind);
+      } finally {
+        hold = false;
+        await runner.stop();
+        runner = await startRunner({ leaseS: 5, pollMs: 100 });
+      }
     });
   });
 }

@@ -10,6 +10,23 @@ import type { WireStep } from "@/lib/share/api";
 
 export const ORIGIN = "http://app.test";
 
+/** A fresh database of `engine` with the sharing routes over it (as the tests of the browser's sync reach them): `remove` closes and drops it all. */
+export async function sharingServer(engine: { fresh(): Promise<{ open(): Promise<Sql>; remove(): Promise<void> }> }): Promise<{ sql: Sql; live: LiveHub; fetch(request: Request): Promise<Response>; remove(): Promise<void> }> {
+  const fresh = await engine.fresh();
+  const sql = await fresh.open();
+  const live = openLiveHub(sql);
+  return {
+    sql,
+    live,
+    fetch: sharingFetch(sharingRoutes(async () => ({ sql, live }))),
+    async remove() {
+      await live.close();
+      await sql.close();
+      await fresh.remove();
+    },
+  };
+}
+
 export interface App {
   sql: Sql;
   live: LiveHub;

@@ -9,8 +9,7 @@
 // no gap, no step id is twice anywhere, and wake epochs never go back.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Sql } from "@/lib/server/db/sql";
-import { openLiveHub, type LiveHub } from "@/lib/server/sharing/live";
-import { sharingFetch, sharingRoutes } from "@/lib/server/sharing/routes";
+import { sharingServer } from "./server-sync-harness";
 import { acquireLease } from "@/lib/server/state/lease";
 import { sqlMindState } from "@/lib/server/state/sql-mind-state";
 import { ApiRequestError, syncClient, type FetchPort } from "@/lib/share/client";
@@ -32,7 +31,6 @@ const BASE = "http://reverie.test";
 describe.each(engines)("handover between the tab and the server ($name)", (engine) => {
   let db: ReverieDb;
   let sql: Sql;
-  let live: LiveHub;
   let remove: () => Promise<void>;
   let mindId: string;
   let fetchPort: FetchPort;
@@ -42,15 +40,9 @@ describe.each(engines)("handover between the tab and the server ($name)", (engin
 
   beforeEach(async (ctx) => {
     if (engine.skip) ctx.skip();
-    const fresh = await engine.fresh();
-    sql = await fresh.open();
-    live = openLiveHub(sql);
-    remove = async () => {
-      await live.close();
-      await sql.close();
-      await fresh.remove();
-    };
-    const handle = sharingFetch(sharingRoutes(async () => ({ sql, live })));
+    const server = await sharingServer(engine);
+    ({ sql, remove } = server);
+    const handle = server.fetch;
     fetchPort = (input, init) => handle(new Request(input, init));
     db = await openTestDb("handover");
     mindId = (await createMind(db, { name: "Ada", persona: "", model: { provider: "proxy", model: "m" } })).id;

@@ -1,9 +1,7 @@
 // The viewer's remote source over the real sharing routes, in process (PGlite,
 // and PostgreSQL when configured): what the viewer reads through a link.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openLiveHub, type LiveHub } from "@/lib/server/sharing/live";
-import { sharingFetch, sharingRoutes } from "@/lib/server/sharing/routes";
-import type { Sql } from "@/lib/server/db/sql";
+import { sharingServer } from "./server-sync-harness";
 import type { WireStep } from "@/lib/share/api";
 import { shareClient, syncClient, type FetchPort } from "@/lib/share/client";
 import { parseWireStep, remoteSource } from "@/lib/share/remote-source";
@@ -29,22 +27,14 @@ describe("parseWireStep", () => {
 });
 
 describe.each(engines)("remote source over a share link ($name)", (engine) => {
-  let sql: Sql;
-  let live: LiveHub;
   let remove: () => Promise<void>;
   let fetchPort: FetchPort;
 
   beforeEach(async (ctx) => {
     if (engine.skip) ctx.skip();
-    const fresh = await engine.fresh();
-    sql = await fresh.open();
-    live = openLiveHub(sql);
-    remove = async () => {
-      await live.close();
-      await sql.close();
-      await fresh.remove();
-    };
-    const handle = sharingFetch(sharingRoutes(async () => ({ sql, live })));
+    const server = await sharingServer(engine);
+    ({ remove } = server);
+    const handle = server.fetch;
     fetchPort = (input, init) => handle(new Request(input, init));
   }, 60_000);
   afterEach(async () => {

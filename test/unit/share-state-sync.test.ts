@@ -6,8 +6,7 @@
 // kept twice, here and there, under one name.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Sql } from "@/lib/server/db/sql";
-import { openLiveHub, type LiveHub } from "@/lib/server/sharing/live";
-import { sharingFetch, sharingRoutes } from "@/lib/server/sharing/routes";
+import { sharingServer } from "./server-sync-harness";
 import { acquireLease } from "@/lib/server/state/lease";
 import { sqlMindState } from "@/lib/server/state/sql-mind-state";
 import { parseMindSettings } from "@/lib/store/minds/mind-record";
@@ -41,7 +40,6 @@ const CONFLICT = /^\/workspace\/notes\.md\.conflict-\d{8}-\d{6}(-\d+)?$/;
 describe.each(engines)("the mind's state, tab ↔ server ($name)", (engine) => {
   let db: ReverieDb;
   let sql: Sql;
-  let live: LiveHub;
   let remove: () => Promise<void>;
   let mindId: string;
   let fetchPort: FetchPort;
@@ -64,15 +62,9 @@ describe.each(engines)("the mind's state, tab ↔ server ($name)", (engine) => {
   // One database for the file: each test's browser database makes its own server mind.
   beforeAll(async () => {
     if (engine.skip) return;
-    const fresh = await engine.fresh();
-    sql = await fresh.open();
-    live = openLiveHub(sql);
-    remove = async () => {
-      await live.close();
-      await sql.close();
-      await fresh.remove();
-    };
-    const handle = sharingFetch(sharingRoutes(async () => ({ sql, live })));
+    const server = await sharingServer(engine);
+    ({ sql, remove } = server);
+    const handle = server.fetch;
     fetchPort = async (input, init) => handle(new Request(input, init));
   }, 120_000);
   afterAll(async () => {

@@ -2,8 +2,7 @@
 // store (fake-indexeddb), the engine and its HTTP client, and lib/server's
 // handlers over a real database (PGlite, and PostgreSQL when configured).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { openLiveHub, type LiveHub } from "@/lib/server/sharing/live";
-import { sharingFetch, sharingRoutes } from "@/lib/server/sharing/routes";
+import { sharingServer } from "./server-sync-harness";
 import type { Sql } from "@/lib/server/db/sql";
 import { OfflineError, shareClient, syncClient, type FetchPort } from "@/lib/share/client";
 import { syncEngine, wakeSource, type SyncEngine } from "@/lib/share/sync-engine";
@@ -35,7 +34,6 @@ describe("inviteStep", () => {
 describe.each(engines)("sync engine against the sharing routes ($name)", (engine) => {
   let db: ReverieDb;
   let sql: Sql;
-  let live: LiveHub;
   let remove: () => Promise<void>;
   let mindId: string;
   let offline: boolean;
@@ -57,15 +55,9 @@ describe.each(engines)("sync engine against the sharing routes ($name)", (engine
 
   beforeEach(async (ctx) => {
     if (engine.skip) ctx.skip();
-    const fresh = await engine.fresh();
-    sql = await fresh.open();
-    live = openLiveHub(sql);
-    remove = async () => {
-      await live.close();
-      await sql.close();
-      await fresh.remove();
-    };
-    const handle = sharingFetch(sharingRoutes(async () => ({ sql, live })));
+    const server = await sharingServer(engine);
+    ({ sql, remove } = server);
+    const handle = server.fetch;
     offline = false;
     afterRequest = async () => {};
     fetchPort = async (input, init) => {

@@ -49,12 +49,12 @@ export function serverModel(deps: ServerModelDeps): (mindId: string, settings: M
       if (!price) throw new Error(`the host's proxy has no price for ${s.model}`);
       const clientId = `sync:${row?.client_id ?? mindId}`;
       const fetch = (input: RequestInfo | URL, init?: RequestInit) => deps.proxyCall(new Request(input, init), clientId);
-      return modelPort(createModelSource(s, { origin: IN_PROCESS, fetch: fetch as typeof globalThis.fetch }), modelLabel(s), { price });
+      return modelPort(await createModelSource(s, { origin: IN_PROCESS, fetch: fetch as typeof globalThis.fetch }), modelLabel(s), { price });
     }
     const apiKey = openKey(deps.keySecret ?? "", mindId, row?.runner_key ?? new Uint8Array());
     const withKey = { ...s, apiKey };
     const price = priceFor(withKey, BUILT_IN_PRICES) ?? (s.provider === "openai-compatible" ? { input: 0, output: 0 } : undefined);
     if (!price) throw new Error(`no price is known for ${modelLabel(s)}, so its spend caps could not be kept: give its price in Settings`);
-    return modelPort(createModelSource(withKey), modelLabel(s), { price });
+    return modelPort(await createModelSource(withKey), modelLabel(s), { price });
   };
 }

@@ -21,7 +21,7 @@ import type { HostBoundNetwork } from "./network";
 import { inviteStep } from "../../share/invite-step";
 import type { Sql } from "../db/sql";
 import { inbox } from "../sharing/invite-messages";
-import { acquireLease, releaseLease } from "../state/lease";
+import { acquireLease, LEASE_WANTED_CHANNEL, releaseLease } from "../state/lease";
 import { hostMind, type HostedMind } from "./hosted-mind";
 import { openWakeQueue, type Wake, type WakeQueue, type WakeQueueOptions } from "./wakes";
 
@@ -76,6 +76,9 @@ export class Runner {
   private timer: ReturnType<typeof setInterval> | null = null;
   private renewedAt = 0;
   private polling = false;
+  /** A tab asked for a hosted mind while a poll was under way: poll again when it ends. */
+  private pollAgain = false;
+  private unlisten: (() => Promise<void> | void) | null = null;
   private stopped = false;
   private readonly clock: Clock;
   private readonly log: (line: string) => void;
@@ -102,12 +105,23 @@ export class Runner {
     await this.queue.work((wake) => this.take(wake));
     this.timer = setInterval(() => void this.poll(), this.opts.pollMs ?? POLL_MS);
     this.timer.unref?.();
+    // A tab asking for a mind hosted here is heard at once, not at the next poll (a notification lost while the connection
+    // was down is caught by the poll).
+    this.unlisten = await this.opts.sql
+      .listen(LEASE_WANTED_CHANNEL, (mind) => {
+        if (this.hosted.has(mind)) void this.poll();
+      })
+      .catch((e: unknown) => {
+        this.log(`runner: cannot listen for tabs asking for their minds (the poll still sees them): ${e instanceof Error ? e.message : String(e)}`);
+        return null;
+      });
   }
 
   /** Stop taking wakes; every hosted mind is stopped (its run recorded as stopped), its next wake queued now and its lease let go, so another runner goes on at once. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    await this.unlisten?.();
     await Promise.all([...this.hosted.values()].map((h) => h.stop()));
     await this.queue?.stop();
   }
@@ -216,7 +230,11 @@ export class Runner {
 
   /** Every poll: renew leases (a third of their life), hand over to tabs that asked, stop halted minds, deliver messages. */
   private async poll(): Promise<void> {
-    if (this.polling || this.hosted.size === 0) return;
+    if (this.hosted.size === 0) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
     this.polling = true;
     const { sql } = this.opts;
     try {
@@ -255,6 +273,10 @@ export class Runner {
       this.log(`runner: poll failed: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
       this.polling = false;
+      if (this.pollAgain) {
+        this.pollAgain = false;
+        void this.poll();
+      }
     }
   }
 }

@@ -34,13 +34,18 @@ export async function acquireLease(sql: Sql, mind: string, holder: string, ttlS 
   return { ok: false, lease: leaseOf(held) };
 }
 
+/** Where a request for a lease is announced (pg_notify, the mind's id; PGlite delivers its own in process): the runner hosting it looks at once. */
+export const LEASE_WANTED_CHANNEL = "reverie_lease_wanted";
+
 /**
  * Ask the holder to hand the lease over (a tab opening a mind a runner
- * hosts): the runner sees it within its poll, ends its run and lets go, and
- * the asker's next acquire succeeds. Taking the lease clears the request.
+ * hosts): the runner hears of it at once (LEASE_WANTED_CHANNEL; its poll is
+ * the safety net), ends its run and lets go, and the asker's next acquire
+ * succeeds. Taking the lease clears the request.
  */
 export async function wantLease(sql: Sql, mind: string, asker: string): Promise<void> {
-  await sql.query("UPDATE mind_leases SET wanted_by = $2, wanted_at = COALESCE(wanted_at, now()) WHERE mind = $1 AND holder <> $2", [mind, asker]);
+  const asked = await sql.query("UPDATE mind_leases SET wanted_by = $2, wanted_at = COALESCE(wanted_at, now()) WHERE mind = $1 AND holder <> $2 RETURNING mind", [mind, asker]);
+  if (asked.length) await sql.query("SELECT pg_notify($1, $2)", [LEASE_WANTED_CHANNEL, mind]);
 }
 
 /** Push the lease's expiry back, if `epoch` is still `holder`'s lease; else it is fenced (someone took it since). */

@@ -8,7 +8,7 @@ import { ModelSettings } from "../../llm/settings";
 import { DEFAULT_PERMISSIONS, Permissions } from "../../trajectory/permissions";
 import { BudgetConfig, PacingConfig } from "../../trajectory/schema";
 import { DEFAULT_PACING } from "../../mind/pacing";
-import { DEFAULT_RUN_LIMITS } from "../../mind/run";
+import { DEFAULT_RUN_LIMITS } from "../../mind/run-types";
 import { PacingSnapshot, ShellState } from "../../mind/state";
 
 export const MindSettings = z.object({

@@ -36,7 +36,7 @@ export interface HomeEvents {
   onWhere(where: HomeWhere): void;
   /** What the mind did elsewhere, after a pull brought any of it. */
   onDigest(digest: AwayDigest, extra: { setAside: number }): void;
-  /** The lease was lost while this tab ran the mind: stop the loop now. */
+  /** The lease was lost while this tab ran the mind (or it ran here without one, and is about to take it): stop the loop now. */
   onLost(): void;
   onError(message: string): void;
 }
@@ -52,7 +52,7 @@ export interface HomeDeps {
 }
 
 /** While a runner hands the mind over, the tab asks again this often. */
-const RETRY_MS = 250;
+const RETRY_MS = 150;
 const OTHER_TAB_POLL_MS = 5_000;
 const OFFLINE_RETRY_MS = 2_000;
 /** A mind that lives only here looks again this often at whether it should take a lease. */
@@ -113,6 +113,13 @@ export function keepHome(deps: HomeDeps, events: HomeEvents, signal: AbortSignal
         continue;
       }
       if (answer.ok) {
+        // A loop this tab ran without the lease (it fell back to running here when the server could not be reached) stops
+        // first: nothing of this browser's may be written while the server's steps come in (what it wrote is set aside by the
+        // pull, and nothing more of it may follow under the new epoch), and the loop starts again from what was pulled.
+        if (isReady) {
+          setReady(false);
+          events.onLost();
+        }
         const epoch = answer.lease.epoch;
         await updateSync(deps.db, deps.mindId, (r) => ({ ...r, epoch }));
         try {
