@@ -386,10 +386,20 @@ export type FileOutcome = z.infer<typeof FileOutcome>;
 export const FilesWritten = z.object({ results: z.array(FileOutcome), quota: SyncQuota });
 export type FilesWritten = z.infer<typeof FilesWritten>;
 
-/** POST /api/sync/minds/<mind>/tiers {epoch, traj, tiers} → 200 TiersSealed: each sealed once; one already sealed is left as it is. */
+/**
+ * POST /api/sync/minds/<mind>/tiers {epoch, traj, tiers} → 200 TiersSealed: each sealed once; one already sealed is left
+ * as it is; one whose first or last step the server does not hold is not sealed but `waiting` (send it again later).
+ */
 export const TiersWrite = z.object({ epoch: Version.optional(), traj: z.string().min(1).max(64), tiers: z.array(WireTier).min(1).max(SYNC_LIMITS.tiersPerRequest) });
 export type TiersWrite = z.infer<typeof TiersWrite>;
-export const TiersSealed = z.object({ sealed: z.number().int().nonnegative(), already: z.number().int().nonnegative(), quota: SyncQuota });
+export const TiersSealed = z.object({
+  sealed: z.number().int().nonnegative(),
+  already: z.number().int().nonnegative(),
+  /** Not sealed: the server does not hold its first or last step (yet). Absent from an older server. */
+  waiting: z.array(z.object({ tier: z.number().int().min(0), index: z.number().int().min(0) })).default([]),
+  quota: SyncQuota,
+});
+export type TiersSealed = z.infer<typeof TiersSealed>;
 /** POST /api/sync/minds/<mind>/tiers/read {traj, keys} → 200 {tiers}: those of `keys` the server holds. */
 export const TiersRead = z.object({ traj: z.string().min(1).max(64), keys: z.array(z.object({ tier: z.number().int().min(0), index: z.number().int().min(0) })).min(1).max(SYNC_LIMITS.tiersPerRequest) });
 export const TiersContent = z.object({ tiers: z.array(WireTier) });

@@ -36,9 +36,11 @@ export const StateBook = z.object({
     .default({}),
   /** Sealed summaries the server is known to hold: `<traj> <tier> <index>`. */
   tiers: z.array(z.string()).default([]),
+  /** Summaries the server did not seal yet (it lacked their steps), by key: how many pushes sent them. */
+  waiting: z.record(z.string(), z.number().int().nonnegative()).default({}),
 });
 export type StateBook = z.infer<typeof StateBook>;
-export const EMPTY_BOOK: StateBook = { files: {}, kept: {}, sent: {}, tiers: [] };
+export const EMPTY_BOOK: StateBook = { files: {}, kept: {}, sent: {}, tiers: [], waiting: {} };
 
 export const tierKey = (traj: string, tier: number, index: number) => `${traj} ${tier} ${index}`;
 

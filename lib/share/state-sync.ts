@@ -91,6 +91,9 @@ export interface StateResult {
 /** Room in a files write for the envelope around the files. */
 const ENVELOPE_BYTES = 64 * 1024;
 
+/** How many pushes send a summary the server cannot seal yet (it lacks its steps): about a minute at keep-alive's 5 s. */
+const WAIT_PUSHES = 12;
+
 const empty = (): StateResult => ({ files: 0, removed: 0, conflicts: [], tiers: 0, record: [], problems: [] });
 
 // ---- push: this home → the server ----------------------------------------
@@ -193,7 +196,18 @@ export async function pushMindState({ client, local, server }: StateDeps): Promi
       const part = missing.slice(i, i + SYNC_LIMITS.tiersPerRequest);
       const res = await client.sealTiers(server.mind, server.token, { ...epoch, traj, tiers: part.map((t) => ({ ...t, content: scrub(t.content) })) });
       result.tiers += res.sealed;
-      for (const t of part) known.add(tierKey(traj, t.tier, t.index));
+      // One whose steps the server does not hold yet waits: sent again by later pushes, until its steps are there or it has
+      // waited WAIT_PUSHES pushes (steps the server never took, set aside here): then the server's own summarizer seals that block.
+      const waits = new Set(res.waiting.map((w) => tierKey(traj, w.tier, w.index)));
+      for (const t of part) {
+        const k = tierKey(traj, t.tier, t.index);
+        const tries = waits.has(k) ? (book.waiting[k] ?? 0) + 1 : 0;
+        if (tries > 0 && tries < WAIT_PUSHES) book.waiting[k] = tries;
+        else {
+          delete book.waiting[k];
+          known.add(k);
+        }
+      }
     }
   }
   book.tiers = [...known];

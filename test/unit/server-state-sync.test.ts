@@ -154,18 +154,25 @@ for (const engine of engines) {
       expect(await bytes(sql, m.mind)).toEqual({ counted: "the tab's edit".length + "another edit".length, stored: "the tab's edit".length + "another edit".length });
     });
 
-    it("summaries: each sealed once, with this server's seqs of its steps; read back by key without seqs", async () => {
+    it("summaries: each sealed once, with this server's seqs of its steps; one whose steps it lacks waits; read back by key without seqs", async () => {
       const m = await newMind(app);
       const steps = [thought(1, "a", m.mind), thought(2, "b", m.mind), thought(3, "c", m.mind)];
       expect((await upload(app, m, 0, steps)).status).toBe(200);
       const tier = { tier: 0, index: 0, content: "three thoughts", cites: [steps[1]!.id], first_step: steps[0]!.id, last_step: steps[2]!.id, steps: 3, first_seq: 70, last_seq: 72, model: "openai/m", created: "2025-01-01T00:00:00Z" };
       expect(await ok(tiers(app, m, { traj: m.mind, tiers: [tier] }))).toMatchObject({ sealed: 1, already: 0 });
       const rewrite = { ...tier, content: "a rewrite" };
-      expect(await ok(tiers(app, m, { traj: m.mind, tiers: [rewrite, { ...tier, index: 1, first_step: "not-here", last_step: "nor-this" }] }))).toMatchObject({ sealed: 1, already: 1 });
+      // Index 1's steps are not here (not uploaded yet, or never taken): not sealed, it waits; then its steps come, and it is.
+      const later = [thought(4, "d", m.mind), thought(5, "e", m.mind)];
+      const next = { ...tier, index: 1, content: "two more", cites: [], first_step: later[0]!.id, last_step: later[1]!.id, steps: 2 };
+      expect(await ok(tiers(app, m, { traj: m.mind, tiers: [rewrite, next, { ...next, index: 2, last_step: "never-here" }] }))).toMatchObject({ sealed: 0, already: 1, waiting: [{ tier: 0, index: 1 }, { tier: 0, index: 2 }] });
+      expect((await summary(m)).tiers).toEqual([{ traj: m.mind, tier: 0, index: 0 }]);
+      expect((await upload(app, m, 3, later)).status).toBe(200);
+      expect(await ok(tiers(app, m, { traj: m.mind, tiers: [next] }))).toMatchObject({ sealed: 1, already: 0, waiting: [] });
       const { first_seq: _f, last_seq: _l, ...wire } = tier;
+      const { first_seq: _f2, last_seq: _l2, ...wireNext } = next;
       expect(await sqlMindState(sql, m.mind, asRecord).tiers(m.mind).list()).toEqual([
         { ...wire, first_seq: 1, last_seq: 3 },
-        { ...wire, index: 1, first_step: "not-here", last_step: "nor-this" },
+        { ...wireNext, first_seq: 4, last_seq: 5 },
       ].map(({ model: _m, created: _c, ...t }) => t));
       expect((await summary(m)).tiers).toEqual([
         { traj: m.mind, tier: 0, index: 0 },
@@ -174,7 +181,7 @@ for (const engine of engines) {
       const back = await ok(app.call("POST", `/api/sync/minds/${m.mind}/tiers/read`, { token: m.token, body: { traj: m.mind, keys: [{ tier: 0, index: 0 }, { tier: 3, index: 3 }] } }));
       expect(back).toEqual({ tiers: [wire] });
       const b = await bytes(sql, m.mind);
-      const steps_ = steps.reduce((n, s) => n + Buffer.byteLength(s.json), 0);
+      const steps_ = [...steps, ...later].reduce((n, s) => n + Buffer.byteLength(s.json), 0);
       expect(b.counted).toBe(b.stored + steps_);
     });
 

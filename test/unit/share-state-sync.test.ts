@@ -43,6 +43,8 @@ describe.each(engines)("the mind's state, tab ↔ server ($name)", (engine) => {
   let remove: () => Promise<void>;
   let mindId: string;
   let fetchPort: FetchPort;
+  /** Summary writes the tab sent (POST …/tiers). */
+  let tierWrites = 0;
   let clock: FakeClock;
   let sync: SyncEngine;
 
@@ -65,7 +67,11 @@ describe.each(engines)("the mind's state, tab ↔ server ($name)", (engine) => {
     const server = await sharingServer(engine);
     ({ sql, remove } = server);
     const handle = server.fetch;
-    fetchPort = async (input, init) => handle(new Request(input, init));
+    fetchPort = async (input, init) => {
+      const req = new Request(input, init);
+      if (req.method === "POST" && new URL(req.url).pathname.endsWith("/tiers")) tierWrites++;
+      return handle(req);
+    };
   }, 120_000);
   afterAll(async () => {
     await remove?.();
@@ -116,6 +122,31 @@ describe.each(engines)("the mind's state, tab ↔ server ($name)", (engine) => {
     await local().save([], ["/workspace/old.txt"]);
     expect(await sync.pushState()).toMatchObject({ files: 0, removed: 1 });
     expect((await serverFiles()).has("/workspace/old.txt")).toBe(false);
+  });
+
+  it("a summary over steps the server does not hold yet waits, is sent again, and is sealed once they are uploaded; one that never can stops being sent", async () => {
+    const step = (n: number) => stampStep({ type: "thought", content: `later ${n}`, source: "inner" }, { id: `0f0f0f0f-0000-4000-8000-00000000001${n}`, now: clock.now() });
+    const [a, b] = [step(1), step(2)];
+    const seqA = await appendStep(db, mindId, a);
+    const seqB = await appendStep(db, mindId, b);
+    await sealTier(db, mindId, mindId, { tier: 0, index: 0, content: "two later thoughts", cites: [], first_step: a.step_id, last_step: b.step_id, steps: 2, first_seq: seqA, last_seq: seqB, model: "openai-compatible/m" });
+    // Summed here before its steps went up: the server does not seal it.
+    expect((await sync.pushState()).tiers).toBe(0);
+    expect(await (await runner()).tiers(mindId).list()).toEqual([]);
+    expect((await sync.pushState()).tiers).toBe(0);
+    await sync.push();
+    expect((await sync.pushState()).tiers).toBe(1);
+    expect(await (await runner()).tiers(mindId).list()).toMatchObject([{ index: 0, first_step: a.step_id, last_step: b.step_id }]);
+    // Steps the server will never take (here: ids it never gets): sent for a while, then left to the server's own summarizer.
+    await sealTier(db, mindId, mindId, { tier: 0, index: 1, content: "never there", cites: [], first_step: "0f0f0f0f-0000-4000-8000-0000000000aa", last_step: "0f0f0f0f-0000-4000-8000-0000000000ab", steps: 2, first_seq: 900, last_seq: 901, model: "openai-compatible/m" });
+    const sent: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const before = tierWrites;
+      await sync.pushState();
+      sent.push(tierWrites - before);
+    }
+    expect(sent).toEqual([...Array(12).fill(1), 0, 0, 0]);
+    expect(await (await runner()).tiers(mindId).list()).toHaveLength(1);
   });
 
   it("a file over the size limit, or a binary one holding the key, stays here and says so", async () => {

@@ -5,7 +5,7 @@ import "server-only";
 // that a home reads before it pulls. Writes are locked, fenced and counted
 // against the mind's bytes like every other write (state-lock.ts).
 import { PacingSnapshot, ShellState } from "@/lib/mind/state";
-import { SyncedSettings, WireTier, type MindStateSummary, type RecordWrite, type TiersWrite } from "@/lib/share/api";
+import { SyncedSettings, WireTier, type MindStateSummary, type RecordWrite, type TiersSealed, type TiersWrite } from "@/lib/share/api";
 import type { Sql } from "../db/sql";
 import type { SyncQuotas } from "./quotas";
 import { listFiles } from "./state-files";
@@ -41,27 +41,43 @@ export async function stateSummary(sql: Sql, mind: string): Promise<MindStateSum
 /** A summary as it travels: its seqs are a home's own numbering, so they stay behind. */
 const withoutSeqs = ({ first_seq: _f, last_seq: _l, ...rest }: WireTier): WireTier => rest;
 
-/** Seal each summary once (one already sealed stays as it was); its seqs are this server's, read from its steps. */
-export async function sealTiers(sql: Sql, mind: string, write: TiersWrite, quotas: SyncQuotas): Promise<{ sealed: number; already: number; quota: ReturnType<typeof quotaOf> }> {
+/**
+ * Seal each summary once (one already sealed stays as it was); its seqs are
+ * this server's, read from its steps. A summary whose first or last step the
+ * server does not hold waits (it is not sealed, and is named in `waiting`):
+ * its steps are not uploaded yet, or were never accepted (a tab's steps
+ * after it lost the lease, which its pull sets aside). Sealed, it would take
+ * the block's place for good though it does not fit this server's stream,
+ * and a runner's summarizer could never seal its own.
+ */
+export async function sealTiers(sql: Sql, mind: string, write: TiersWrite, quotas: SyncQuotas): Promise<TiersSealed> {
   return sql.transaction(async (tx) => {
     const held = await lockForWrite(tx, mind, write.epoch);
     const ids = [...new Set(write.tiers.flatMap((t) => [t.first_step, t.last_step]))];
     const seqs = new Map((await tx.query<{ step_id: string; seq: string | number }>("SELECT step_id, seq FROM sync_steps WHERE mind = $1 AND step_id = ANY($2::text[])", [mind, ids])).map((r) => [r.step_id, Number(r.seq)]));
     let sealed = 0;
     let bytes = 0;
+    /** The waiting ones' bytes count against the quota too: a write that could not be stored later is refused now, whole. */
+    let waitingBytes = 0;
+    const waiting: TiersSealed["waiting"] = [];
     for (const t of write.tiers) {
       const first = seqs.get(t.first_step);
       const last = seqs.get(t.last_step);
       const json = JSON.stringify({ ...withoutSeqs(t), ...(first !== undefined && last !== undefined ? { first_seq: first, last_seq: last } : {}) });
+      if (first === undefined || last === undefined) {
+        waiting.push({ tier: t.tier, index: t.index });
+        waitingBytes += Buffer.byteLength(json, "utf8");
+        continue;
+      }
       const inserted = await tx.query("INSERT INTO mind_tiers (mind, traj, tier, idx, json) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING idx", [mind, write.traj, t.tier, t.index, json]);
       if (inserted.length) {
         sealed++;
         bytes += Buffer.byteLength(json, "utf8");
       }
     }
-    if (bytes > 0) await checkBytes(tx, held, bytes, "these summaries", quotas);
+    if (bytes + waitingBytes > 0) await checkBytes(tx, held, bytes + waitingBytes, "these summaries", quotas);
     await addBytes(tx, mind, bytes);
-    return { sealed, already: write.tiers.length - sealed, quota: quotaOf({ ...held, bytes: held.bytes + bytes }, quotas) };
+    return { sealed, already: write.tiers.length - sealed - waiting.length, waiting, quota: quotaOf({ ...held, bytes: held.bytes + bytes }, quotas) };
   });
 }
 
