@@ -182,5 +182,6 @@ describe("the counters of minds synced before the quotas", () => {
       await sql.close();
       await db.remove();
     }
-  });
+    // A fresh PGlite migrated twice over (nine migrations, then three, then the fourth): seconds on a busy machine.
+  }, 60_000);
 });
