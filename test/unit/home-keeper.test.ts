@@ -89,5 +89,6 @@ describe("a tab's claim on its kept-alive mind", () => {
       online = false;
       abort.abort();
     }
-  });
+    // Five seconds or so on a busy machine (the sync's first push, a pull, PGlite): room for it.
+  }, 30_000);
 });
