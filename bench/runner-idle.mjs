@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
+import { admin } from "./pg-admin.mjs";
 
 const DRIVER = fileURLToPath(new URL("./runner-driver.mjs", import.meta.url));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -62,15 +62,6 @@ function startDriver(settings) {
   };
 }
 
-async function admin(url, statement) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
 
 /** A database for one run: a PGlite folder, or a fresh database on the PostgreSQL at `adminUrl`, removed afterwards. */
 export async function freshDatabase(adminUrl) {

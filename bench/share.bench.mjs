@@ -21,8 +21,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { freePort, waitUp } from "./app-server.mjs";
+import { admin } from "./pg-admin.mjs";
 
 const V = Number(process.env.V ?? 200);
 const S = Number(process.env.S ?? 100);
@@ -189,15 +189,6 @@ async function run(servers) {
   };
 }
 
-async function admin(url, statement) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
 
 const engines = [{ name: "pglite", instances: 1 }, ...(PG_URL ? [{ name: "postgres", instances: 1 }, { name: "postgres ×2", instances: 2 }] : [])];
 if (!PG_URL) console.log("(PostgreSQL skipped: set REVERIE_TEST_DATABASE_URL or DATABASE_URL to measure it too)");

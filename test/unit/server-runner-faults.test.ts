@@ -10,28 +10,18 @@
 //   hung) loses it to another runner once its lease lapses: while a mind is
 //   hosted its wake stays queued for when that lease would lapse.
 // The model is a fake at the model port, named FAKE below.
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ModelPort, ModelRequest, ModelResult } from "@/lib/mind/ports";
 import type { Sql } from "@/lib/server/db/sql";
 import { hostBoundNetwork } from "@/lib/server/runner/network";
 import { Runner, type RunnerOptions } from "@/lib/server/runner/runner";
 import { openWakeQueue } from "@/lib/server/runner/wakes";
-import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
 import { engines } from "./server-databases";
-import { instance, newMind, upload, type App } from "./server-sync-harness";
+import { keptAlive as keptMind, until } from "./helpers/kept-minds";
+import { instance, type App } from "./server-sync-harness";
 
 const LEASE_S = 5;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** FAKE model: every inner-life call waits until it is aborted (a run that is always under way when a fault lands). */
 const longRuns: ModelPort = {
@@ -42,18 +32,6 @@ const longRuns: ModelPort = {
   },
 };
 
-const settings = (id: string, name: string) => ({
-  id,
-  name,
-  persona: "A test mind.",
-  model: { provider: "proxy", model: "fake" },
-  created_at: "2026-12-01T00:00:00.000Z",
-  running: true,
-  pacing: { base_s: 1, cap_s: 2, ticks_per_level: 1 },
-  max_iterations: 4,
-  permissions: DEFAULT_PERMISSIONS,
-  budget: { hour_usd: 1, day_usd: 5 },
-});
 
 for (const engine of engines) {
   describe.skipIf(engine.skip)(`the server runner under faults on ${engine.name}`, { timeout: 120_000 }, () => {
@@ -82,15 +60,7 @@ for (const engine of engines) {
       await remove?.();
     }, 60_000);
 
-    async function keptAlive(name: string) {
-      const m = await newMind(app, name);
-      const tabId = randomUUID();
-      const first = { seq: 1, traj: tabId, json: JSON.stringify({ type: "trajectory", step_id: tabId, ts: "2026-12-01T00:00:00.000Z", name }) };
-      const up = await upload(app, m, 0, [first], { trajectories: [{ traj: tabId, name, dir: "" }] });
-      if (up.status !== 200) throw new Error(`upload: ${up.status} ${await up.text()}`);
-      await sql.query("UPDATE sync_minds SET settings = $2, keep_alive = true WHERE id = $1", [m.mind, JSON.stringify(settings(tabId, name))]);
-      return m;
-    }
+    const keptAlive = (name: string) => keptMind(app, sql, name);
     const wakes = async (mind: string) =>
       (await sql.query<{ json: string }>("SELECT json FROM sync_steps WHERE mind = $1 AND type = 'wake' ORDER BY seq", [mind])).map((r) => JSON.parse(r.json) as { home?: string; epoch?: number });
     const lease = async (mind: string) => {

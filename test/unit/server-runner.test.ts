@@ -14,20 +14,10 @@ import { hostBoundNetwork } from "@/lib/server/runner/network";
 import { listMinds } from "@/lib/server/runner/main";
 import { Runner } from "@/lib/server/runner/runner";
 import { acquireLease } from "@/lib/server/state/lease";
-import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
 import { engines } from "./server-databases";
-import { randomUUID } from "node:crypto";
-import { instance, newLink, newMind, upload, type App } from "./server-sync-harness";
+import { keptAlive as keptMind, until } from "./helpers/kept-minds";
+import { instance, newLink, type App } from "./server-sync-harness";
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const RESPONDER = "Reply with the text of your answer only";
 
@@ -49,18 +39,6 @@ function fakeModel(opts: { hold?: () => boolean } = {}): ModelPort & { calls: nu
   return port;
 }
 
-const settings = (id: string, name: string) => ({
-  id,
-  name,
-  persona: "A test mind.",
-  model: { provider: "proxy", model: "fake" },
-  created_at: "2026-12-01T00:00:00.000Z",
-  running: true,
-  pacing: { base_s: 1, cap_s: 2, ticks_per_level: 1 },
-  max_iterations: 4,
-  permissions: DEFAULT_PERMISSIONS,
-  budget: { hour_usd: 1, day_usd: 5 },
-});
 
 for (const engine of engines) {
   describe.skipIf(engine.skip)(`the server runner on ${engine.name}`, { timeout: 120_000 }, () => {
@@ -91,15 +69,7 @@ for (const engine of engines) {
     }, 60_000);
 
     /** A mind its tab synced: its root trajectory is named by its id in the tab, which the runner's steps must go on in. */
-    async function keptAlive(name: string) {
-      const m = await newMind(app, name);
-      const tabId = randomUUID();
-      const first = { seq: 1, traj: tabId, json: JSON.stringify({ type: "trajectory", step_id: tabId, ts: "2026-12-01T00:00:00.000Z", name }) };
-      const up = await upload(app, m, 0, [first], { trajectories: [{ traj: tabId, name, dir: "" }] });
-      if (up.status !== 200) throw new Error(`upload: ${up.status} ${await up.text()}`);
-      await sql.query("UPDATE sync_minds SET settings = $2, keep_alive = true WHERE id = $1", [m.mind, JSON.stringify(settings(tabId, name))]);
-      return { ...m, tabId };
-    }
+    const keptAlive = (name: string) => keptMind(app, sql, name);
     const steps = async (mind: string): Promise<Record<string, unknown>[]> => (await sql.query<{ seq: number; json: string }>("SELECT seq, json FROM sync_steps WHERE mind = $1 ORDER BY seq", [mind])).map((r) => ({ seq: Number(r.seq), ...(JSON.parse(r.json) as Record<string, unknown>) }));
 
     it("a due wake runs the mind's own loop here: home server, its epoch, its file, its next wake queued, the lease let go", async () => {
