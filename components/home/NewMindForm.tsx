@@ -22,6 +22,7 @@ import { OnboardingForecast } from "../onboarding/OnboardingForecast";
 import { PacingFields } from "../onboarding/PacingFields";
 import { readPacingFields } from "../onboarding/pacing-form";
 import { FIRST_THOUGHT_FIELD, PersonaFields } from "../onboarding/PersonaFields";
+import { useHydrated } from "../use-hydrated";
 
 /** What the fields typed so far imply, for the live pacing sentence and cost forecast. */
 function draftOf(f: FormData, provider: Provider, proxy: ProxyOffer | undefined, table: PriceTable) {
@@ -38,6 +39,7 @@ function draftOf(f: FormData, provider: Provider, proxy: ProxyOffer | undefined,
 
 export function NewMindForm() {
   const router = useRouter();
+  const hydrated = useHydrated();
   const [provider, setProvider] = useState<Provider>("openai-compatible");
   // Until the person picks a provider, the host's proxy is preselected when it has one: a newcomer needs no key.
   const [picked, setPicked] = useState(false);
@@ -55,8 +57,9 @@ export function NewMindForm() {
   const refresh = useCallback(() => {
     if (formRef.current) setSnapshot(new FormData(formRef.current));
   }, []);
-  // Read again once the fields a provider, the proxy's offer or the price table bring have rendered.
-  useEffect(refresh, [refresh, provider, proxy, prices]);
+  // Read again once the fields a provider, the proxy's offer or the price table bring have rendered,
+  // and once hydrated (a disabled fieldset's fields are not in its form's data).
+  useEffect(refresh, [refresh, provider, proxy, prices, hydrated]);
   const draft = useMemo(() => (snapshot ? draftOf(snapshot, provider, proxy, prices ?? {}) : null), [snapshot, provider, proxy, prices]);
   // The list of problems takes the focus, so a keyboard user hears and reaches it; the fields keep what was typed.
   useEffect(() => {
@@ -109,48 +112,51 @@ export function NewMindForm() {
       <h2 id="new-mind-heading" className="text-lg font-medium">
         New mind
       </h2>
-      <form ref={formRef} onSubmit={onSubmit} onChange={refresh} className="mt-3 grid gap-4 rounded border border-stone-200 p-4 dark:border-stone-800" noValidate>
-        <label className="block text-sm">
-          Name
-          <input name="name" data-testid="new-mind-name" className={input} placeholder="Ada" required maxLength={60} autoComplete="off" />
-        </label>
-        <PersonaFields />
-        <ModelFields
-          provider={provider}
-          onProvider={(p) => {
-            setPicked(true);
-            setProvider(p);
-          }}
-          proxy={proxy}
-          prices={prices}
-          connectionTestIds={{ button: "connection-test", result: "connection-result" }}
-        />
-        <p className="text-xs text-stone-500 dark:text-stone-400">
-          {provider === "proxy"
-            ? "The mind calls the model through this host's proxy: no key of yours is needed, and the host's key never reaches this browser."
-            : "The key stays in this browser's storage. The mind calls the model directly from this tab."}
-        </p>
-        <BudgetFields />
-        <PacingFields typed={draft?.pacing ?? { ok: true, pacing: DEFAULT_PACING }} />
-        <OnboardingForecast forecast={draft ? draft.forecast : null} model={draft?.model ?? ""} />
-        <PermissionsFields />
-        {errors.length > 0 && (
-          <ul ref={errorsRef} tabIndex={-1} role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200" data-testid="form-errors">
-            {errors.map((e) => (
-              <li key={e}>{e}</li>
-            ))}
-          </ul>
-        )}
-        <div>
-          <button
-            type="submit"
-            data-testid="create-mind"
-            disabled={busy}
-            className="rounded bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-400 disabled:opacity-50"
-          >
-            {busy ? "Creating…" : "Create and start"}
-          </button>
-        </div>
+      <form ref={formRef} onSubmit={onSubmit} onChange={refresh} className="mt-3 rounded border border-stone-200 p-4 dark:border-stone-800" noValidate aria-busy={!hydrated}>
+        {/* Disabled until hydrated: what is typed before then would be lost to React's first render. */}
+        <fieldset disabled={!hydrated} className="grid min-w-0 gap-4">
+          <label className="block text-sm">
+            Name
+            <input name="name" data-testid="new-mind-name" className={input} placeholder="Ada" required maxLength={60} autoComplete="off" />
+          </label>
+          <PersonaFields />
+          <ModelFields
+            provider={provider}
+            onProvider={(p) => {
+              setPicked(true);
+              setProvider(p);
+            }}
+            proxy={proxy}
+            prices={prices}
+            connectionTestIds={{ button: "connection-test", result: "connection-result" }}
+          />
+          <p className="text-xs text-stone-500 dark:text-stone-400">
+            {provider === "proxy"
+              ? "The mind calls the model through this host's proxy: no key of yours is needed, and the host's key never reaches this browser."
+              : "The key stays in this browser's storage. The mind calls the model directly from this tab."}
+          </p>
+          <BudgetFields />
+          <PacingFields typed={draft?.pacing ?? { ok: true, pacing: DEFAULT_PACING }} />
+          <OnboardingForecast forecast={draft ? draft.forecast : null} model={draft?.model ?? ""} />
+          <PermissionsFields />
+          {errors.length > 0 && (
+            <ul ref={errorsRef} tabIndex={-1} role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200" data-testid="form-errors">
+              {errors.map((e) => (
+                <li key={e}>{e}</li>
+              ))}
+            </ul>
+          )}
+          <div>
+            <button
+              type="submit"
+              data-testid="create-mind"
+              disabled={busy}
+              className="rounded bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-400 disabled:opacity-50"
+            >
+              {busy ? "Creating…" : "Create and start"}
+            </button>
+          </div>
+        </fieldset>
       </form>
     </section>
   );

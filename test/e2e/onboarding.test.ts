@@ -172,6 +172,24 @@ describe("onboarding: a mind in under a minute", () => {
   });
 });
 
+describe("onboarding before the page has hydrated", () => {
+  it("keeps what is typed at once into the server's HTML (the form waits for React, and nothing is joined to the preset)", async () => {
+    const page = await freshPage();
+    // A slow machine: the server's HTML is on screen well before React takes it over.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 8 });
+    await page.goto(baseUrl, { waitUntil: "domcontentloaded" });
+    const mine = "You keep bees and write down what they do.";
+    await page.getByTestId("new-mind-persona").fill(mine);
+    await page.getByTestId("new-mind-name").fill("Bea");
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
+    await expect(page.getByTestId("new-mind-persona").inputValue()).resolves.toBe(mine);
+    await expect(page.getByTestId("new-mind-name").inputValue()).resolves.toBe("Bea");
+    await expect(page.getByTestId("new-mind-first-thought").inputValue()).resolves.toBe("");
+    await expect(page.locator('[data-testid="persona-preset"][aria-pressed="true"]').count()).resolves.toBe(0);
+  });
+});
+
 describe("onboarding through the host's proxy", () => {
   let upstream: ModelServer;
   beforeAll(async () => {
