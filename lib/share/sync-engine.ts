@@ -59,6 +59,8 @@ export interface SyncRecord {
   keep_alive?: boolean;
   /** This tab's lease epoch, while it holds the mind's lease: sent with every state write. */
   epoch?: number;
+  /** The runner's lease length, as its server last said: a tab taking a kept-alive mind asks for the lease with it at once. */
+  lease_s?: number;
   /** What the last state push left behind, and why (a file over the limit); absent when nothing was. */
   state_error?: string;
 }

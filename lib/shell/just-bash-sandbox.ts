@@ -7,7 +7,8 @@ import { Bash, defineCommand, type IFileSystem, type SecureFetch } from "just-ba
 import type { ShellPort, ShellRequest, ShellResult, ShellScope, ShellSession } from "../mind/ports";
 import type { Permissions } from "../trajectory/permissions";
 import { cutUtf8 } from "../trajectory/large-output";
-import { bindCommands, COMMANDS } from "./commands/registry";
+import { bindCommands } from "./commands/bind";
+import { COMMANDS } from "./commands/registry";
 import type { AgentCommand } from "./commands/command";
 import type { SandboxPorts } from "./commands/registry";
 import { FIXED_LIMITS, justBashLimits, WORKSPACE } from "./limits";

@@ -14,7 +14,7 @@ import { sharingServer } from "./server-sync-harness";
 import { acquireLease } from "@/lib/server/state/lease";
 import type { ReverieDb } from "@/lib/store/db/db";
 import { createMind } from "@/lib/store/minds/minds";
-import { browserSync, getSync } from "@/lib/store/sync/sync";
+import { browserSync, getSync, updateSync } from "@/lib/store/sync/sync";
 import { keepHome, type HomeWhere } from "@/lib/store/sync/home";
 import { openTestDb } from "./helpers/db";
 import { pglite } from "./server-databases";
@@ -28,6 +28,10 @@ describe("a tab's claim on its kept-alive mind", () => {
   let remove: () => Promise<void>;
   /** Whether this browser reaches the server. */
   let online = true;
+  /** What the page asked and when its answers came, in order ("→ POST lease", "← GET runner"). */
+  let heard: string[] = [];
+  /** How long the server takes to say whether it has a runner. */
+  let runnerDelayMs = 0;
 
   beforeEach(async () => {
     const server = await sharingServer(pglite);
@@ -43,9 +47,18 @@ describe("a tab's claim on its kept-alive mind", () => {
     vi.stubGlobal("fetch", async (input: string | URL | Request, init?: RequestInit) => {
       if (!online) throw new TypeError("Failed to fetch");
       const request = new Request(new URL(String(input instanceof Request ? input.url : input), BASE), init);
-      return new URL(request.url).pathname === "/api/runner" ? runner.info(request, { params: Promise.resolve({}) }) : sharing(request);
+      const path = new URL(request.url).pathname;
+      const name = `${request.method} ${path.split("/").at(-1)}`;
+      heard.push(`→ ${name}`);
+      if (path === "/api/runner") await new Promise((r) => setTimeout(r, runnerDelayMs));
+      const answer = await (path === "/api/runner" ? runner.info(request, { params: Promise.resolve({}) }) : sharing(request));
+      heard.push(`← ${name}`);
+      return answer;
     });
     db = await openTestDb("home-keeper");
+    heard = [];
+    runnerDelayMs = 0;
+    online = true;
   }, 60_000);
   afterEach(async () => {
     vi.unstubAllGlobals();
@@ -90,5 +103,85 @@ describe("a tab's claim on its kept-alive mind", () => {
       abort.abort();
     }
     // Five seconds or so on a busy machine (the sync's first push, a pull, PGlite): room for it.
+  }, 30_000);
+  /** A synced mind; `server`: keep-alive as the server has it; `known`: what this browser last knew of it (keep-alive and the lease length). */
+  async function keptMind(server: { keepAlive: boolean }, known: { keepAlive: boolean; leaseS?: number }) {
+    const mindId = (await createMind(db, { name: "Kit", persona: "", model: { provider: "proxy", model: "m" } })).id;
+    await browserSync(db, mindId).engine.enable();
+    const mind = (await getSync(db, mindId))?.server_mind as string;
+    await sql.query("UPDATE sync_minds SET keep_alive = $2 WHERE id = $1", [mind, server.keepAlive]);
+    await updateSync(db, mindId, (r) => ({ ...r, keep_alive: known.keepAlive, ...(known.leaseS ? { lease_s: known.leaseS } : {}) }));
+    return { mindId, mind };
+  }
+
+  function keep(mindId: string, told: string[], abort: AbortController) {
+    const clock = { now: () => Date.now(), sleep: (ms: number, signal: AbortSignal) => new Promise<void>((r) => (signal.aborted ? r() : setTimeout(r, Math.min(ms, 50)))) };
+    return keepHome(
+      { db, mindId, fetch: (i, init) => fetch(i, init), clock, ids: { uuid: () => crypto.randomUUID() }, holder: "tab:kit" },
+      { onWhere: (w) => told.push(w.where), onDigest: () => told.push("digest"), onLost: () => told.push("lost"), onError: (m) => told.push(`error: ${m}`) },
+      abort.signal,
+    );
+  }
+
+  const leaseRow = async (mind: string) => (await sql.query<{ holder: string; expires_at: Date }>("SELECT holder, expires_at FROM mind_leases WHERE mind = $1", [mind]))[0];
+
+  it("asks for the lease at once when this browser knows its mind is kept alive, without waiting to hear whether the server has a runner", async () => {
+    const { mindId, mind } = await keptMind({ keepAlive: true }, { keepAlive: true, leaseS: LEASE_S });
+    runnerDelayMs = 300;
+    const told: string[] = [];
+    const abort = new AbortController();
+    const keeper = keep(mindId, told, abort);
+    try {
+      await keeper.ready();
+      expect(told).toEqual(["this-tab"]);
+      // The lease went out before the runner's answer came back; one lease request, not two.
+      expect(heard.indexOf("→ POST lease")).toBeGreaterThanOrEqual(0);
+      expect(heard.indexOf("→ POST lease")).toBeLessThan(heard.indexOf("← GET runner"));
+      expect(heard.filter((h) => h === "→ POST lease")).toHaveLength(1);
+      expect((await leaseRow(mind))?.holder).toBe("tab:kit");
+    } finally {
+      online = false;
+      abort.abort();
+    }
+  }, 30_000);
+
+  it("lets that lease go when keep-alive was turned off elsewhere, and runs the mind here without one", async () => {
+    const { mindId, mind } = await keptMind({ keepAlive: false }, { keepAlive: true, leaseS: LEASE_S });
+    const told: string[] = [];
+    const abort = new AbortController();
+    const keeper = keep(mindId, told, abort);
+    try {
+      await keeper.ready();
+      expect(told).toEqual(["local"]);
+      expect(heard).toContain("→ POST lease");
+      expect(heard).toContain("→ DELETE lease");
+      // Let go: no home holds it, and this browser now knows keep-alive is off (so it does not ask early again).
+      const row = await leaseRow(mind);
+      expect(!row || row.expires_at.getTime() <= Date.now()).toBe(true);
+      const rec = await getSync(db, mindId);
+      expect(rec?.keep_alive).toBe(false);
+      expect(rec?.lease_s).toBeUndefined();
+    } finally {
+      online = false;
+      abort.abort();
+    }
+  }, 30_000);
+
+  it("waits for the server's word when keep-alive was just switched on here (no lease length heard yet), and learns the lease length", async () => {
+    // Switching keep-alive on clears the lease length (hooks-home useKeepAlive): asking early then raced the switch's own sync.
+    const { mindId } = await keptMind({ keepAlive: true }, { keepAlive: true });
+    runnerDelayMs = 100;
+    const told: string[] = [];
+    const abort = new AbortController();
+    const keeper = keep(mindId, told, abort);
+    try {
+      await keeper.ready();
+      expect(told).toEqual(["this-tab"]);
+      expect(heard.indexOf("→ POST lease")).toBeGreaterThan(heard.indexOf("← GET runner"));
+      expect((await getSync(db, mindId))?.lease_s).toBe(LEASE_S);
+    } finally {
+      online = false;
+      abort.abort();
+    }
   }, 30_000);
 });

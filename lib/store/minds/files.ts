@@ -6,12 +6,7 @@ import { getMind } from "./minds";
 export function mindFiles(db: ReverieDb, mindId: string): FileStore {
   return {
     async loadAll() {
-      const rows = await db.files.where("mind_id").equals(mindId).toArray();
-      // A row that does not parse is left out rather than breaking the workspace.
-      return rows.flatMap((row): FileRecord[] => {
-        const r = FileRecord.safeParse(row);
-        return r.success ? [r.data] : [];
-      });
+      return parsed(await db.files.where("mind_id").equals(mindId).toArray());
     },
     async save(put, remove) {
       await db.transaction("rw", db.files, async () => {
@@ -20,6 +15,19 @@ export function mindFiles(db: ReverieDb, mindId: string): FileStore {
       });
     },
   };
+}
+
+/** The saved rows under `dir` (at any depth), read without the rest of the workspace. */
+export async function filesUnder(db: ReverieDb, mindId: string, dir: string): Promise<FileRecord[]> {
+  return parsed(await db.files.where("[mind_id+path]").between([mindId, `${dir}/`], [mindId, `${dir}/\uffff`]).toArray());
+}
+
+/** A row that does not parse is left out rather than breaking the workspace. */
+function parsed(rows: unknown[]): FileRecord[] {
+  return rows.flatMap((row): FileRecord[] => {
+    const r = FileRecord.safeParse(row);
+    return r.success ? [r.data] : [];
+  });
 }
 
 /** One workspace entry as the Files view lists it: everything but the bytes. */

@@ -58,16 +58,49 @@ const OFFLINE_RETRY_MS = 2_000;
 /** A mind that lives only here looks again this often at whether it should take a lease. */
 const LOCAL_RECHECK_MS = 30_000;
 
-/** Does this mind take a lease? Synced, a runner on its server, and keep-alive on (or leased already by someone). */
-async function leasedMind(deps: HomeDeps, client: HomeClient): Promise<{ mind: string; token: string; ttl: number } | null> {
+type Target = { mind: string; token: string; ttl: number };
+
+/**
+ * Does this mind take a lease? Synced, a runner on its server, and keep-alive on (or leased already by someone).
+ * `early`: the lease this tab asked for before knowing (askEarly); it is let go again when the answer is no.
+ */
+async function leasedMind(deps: HomeDeps, client: HomeClient, early: EarlyAsk | null): Promise<Target | null> {
   const rec = await getSync(deps.db, deps.mindId);
   if (!rec?.enabled || !rec.server_mind || !rec.write_token) return null;
   const [runner, state] = await Promise.all([client.runner(), syncClient(deps.fetch).state(rec.server_mind, rec.write_token)]);
-  if (!runner) return null;
-  const keepAlive = state.home?.keep_alive ?? false;
-  if (rec.keep_alive !== keepAlive) await updateSync(deps.db, deps.mindId, (r) => ({ ...r, keep_alive: keepAlive }));
-  if (!keepAlive && !state.home?.lease) return null;
+  const keepAlive = (runner && state.home?.keep_alive) ?? false;
+  // The lease length is kept only while the server says the mind is kept alive: what askEarly goes by.
+  const leaseS = keepAlive && runner ? runner.lease_s : undefined;
+  if (rec.keep_alive !== keepAlive || rec.lease_s !== leaseS) await updateSync(deps.db, deps.mindId, (r) => ({ ...r, keep_alive: keepAlive, lease_s: leaseS }));
+  if (!runner || !keepAlive) {
+    // Asked too soon (keep-alive was turned off elsewhere, or the runner is gone): let that lease go before deciding.
+    const answer = await early?.answer;
+    await early?.letGo();
+    if (!runner || !state.home?.lease || answer?.ok) return null;
+  }
   return { mind: rec.server_mind, token: rec.write_token, ttl: runner.lease_s };
+}
+
+/**
+ * The lease, asked for at once while leasedMind() checks whether it should be: for a mind its server last said was
+ * kept alive (leasedMind then kept the lease length), and still kept alive here. A reopened tab so gets its mind a
+ * round trip sooner. Keep-alive just switched on in this tab waits for the server's word (no lease length yet).
+ */
+type EarlyAsk = NonNullable<Awaited<ReturnType<typeof askEarly>>>;
+
+async function askEarly(deps: HomeDeps, client: HomeClient) {
+  const rec = await getSync(deps.db, deps.mindId);
+  if (!rec?.enabled || !rec.keep_alive || !rec.server_mind || !rec.write_token || !rec.lease_s) return null;
+  const { server_mind: mind, write_token: token } = rec;
+  const answer = client.lease(mind, token, { holder: deps.holder, ttl_s: rec.lease_s }).catch(() => null);
+  return {
+    answer,
+    /** Let it go (the server could not say whether the mind takes a lease: it runs here, as any mind then does). */
+    letGo: async () => {
+      const a = await answer;
+      if (a?.ok) await client.release(mind, token, deps.holder, a.lease.epoch).catch(() => undefined);
+    },
+  };
 }
 
 /**
@@ -91,11 +124,14 @@ export function keepHome(deps: HomeDeps, events: HomeEvents, signal: AbortSignal
   async function take(): Promise<void> {
     for (;;) {
       if (signal.aborted) return;
-      let target: Awaited<ReturnType<typeof leasedMind>>;
+      let target: Target | null;
+      const early = await askEarly(deps, client).catch(() => null);
+      const asked = early?.answer;
       try {
-        target = await leasedMind(deps, client);
+        target = await leasedMind(deps, client, early);
       } catch (e) {
         // Offline or the server down: the mind runs here (its steps upload when the server is back; fenced if someone took it meanwhile).
+        await early?.letGo();
         if (!(e instanceof OfflineError || (e instanceof ApiRequestError && e.status >= 500))) events.onError(`Could not ask the server where the mind lives: ${e instanceof Error ? e.message : String(e)}`);
         events.onWhere({ where: "local" });
         return setReady(true);
@@ -106,7 +142,7 @@ export function keepHome(deps: HomeDeps, events: HomeEvents, signal: AbortSignal
       }
       let answer: LeaseAnswer;
       try {
-        answer = await client.lease(target.mind, target.token, { holder: deps.holder, ttl_s: target.ttl });
+        answer = (await asked) ?? (await client.lease(target.mind, target.token, { holder: deps.holder, ttl_s: target.ttl }));
       } catch (e) {
         events.onError(`Could not take the mind's lease: ${e instanceof Error ? e.message : String(e)}`);
         await deps.clock.sleep(OFFLINE_RETRY_MS, signal);

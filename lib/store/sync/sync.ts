@@ -39,6 +39,7 @@ const SyncRow = z.object({
   // Keep-alive: the whole state syncs (lib/share/state-sync.ts), with this tab's lease epoch.
   keep_alive: z.boolean().optional(),
   epoch: z.number().int().positive().optional(),
+  lease_s: z.number().positive().optional(),
   state_error: z.string().optional(),
 });
 

@@ -101,7 +101,8 @@ export function useKeepAlive(mindId: string) {
     try {
       const { engine } = browserSync(db(), mindId);
       await engine.enable();
-      await updateSync(db(), mindId, (r) => ({ ...r, keep_alive: on }));
+      // The lease length goes with the server's last word: the home keeper asks early only once it has heard it again.
+      await updateSync(db(), mindId, (r) => ({ ...r, keep_alive: on, lease_s: undefined }));
       if (on) {
         await engine.push();
         await engine.pushState();
