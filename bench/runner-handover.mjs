@@ -124,6 +124,7 @@ const apiTimings = (page) =>
       .filter((e) => new URL(e.name).pathname.startsWith("/api/"))
       .map((e) => ({ path: new URL(e.name).pathname, start: Math.round(performance.timeOrigin + e.startTime), end: Math.round(performance.timeOrigin + e.responseEnd), status: e.responseStatus })),
   );
+const apiLine = (openedAt) => (a) => `${a.path.replace(/[0-9a-f-]{36}/g, ":id")} ${a.start - openedAt}→${a.end - openedAt} ${a.status}`;
 const isLease = (path) => /^\/api\/sync\/minds\/[^/]+\/lease$/.test(path);
 
 /** When the page's load event ended (ms since the epoch, the browser's clock). */
@@ -231,6 +232,11 @@ export async function handoverRun({ rounds, log, databaseUrl = "", runners = 1 }
         writeFileSync(join(PROFILE_DIR, `runner-reopen-${round + 1}.cpuprofile`), JSON.stringify(profile));
         await cdp.detach();
       }
+      // The tab's first model call (the worker loads its sandbox only once that call is out: lib/shell/lazy-shell.ts).
+      let firstCall;
+      for (const end = Date.now() + 15_000; !firstCall && Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+        firstCall = upstream.requests.find((q) => q.at >= tabWakeTs && !isSummaryCall(q.messages));
+      }
       const api = await apiTimings(page);
       const asks = api.filter((a) => isLease(a.path));
       const granted = asks.find((a) => a.status === 200);
@@ -242,6 +248,7 @@ export async function handoverRun({ rounds, log, databaseUrl = "", runners = 1 }
         summary_calls_on_server: summaryCalls,
         summary_blocks_on_server: summaryBlocks,
         to_tab_ms: tabWakeTs - openedAt,
+        first_tab_call_ms: firstCall ? firstCall.at - openedAt : null,
         page_load_ms: loadedAt - openedAt,
         lease_first_answer_ms: asks[0] ? asks[0].end - openedAt : null,
         lease_first_status: asks[0]?.status ?? null,
@@ -249,12 +256,14 @@ export async function handoverRun({ rounds, log, databaseUrl = "", runners = 1 }
         lease_granted_ms: granted ? granted.end - openedAt : null,
         mind_home_tab_ms: homeAt - openedAt,
         // What the page asked the server before its first lease request, and when (ms from the open): where the time before it goes.
-        api_before_lease: api.filter((a) => asks[0] && a.start <= asks[0].start).map((a) => `${a.path.replace(/[0-9a-f-]{36}/g, ":id")} ${a.start - openedAt}→${a.end - openedAt} ${a.status}`),
+        api_before_lease: api.filter((a) => asks[0] && a.start <= asks[0].start).map(apiLine(openedAt)),
+        // … and from the granted lease to "this tab": the pull.
+        api_pulling: api.filter((a) => granted && a.start >= granted.end && a.start <= homeAt).map(apiLine(openedAt)),
       };
       out.push(r);
       log(
         `  round ${round + 1}: closed → server wake ${r.to_server_ms} ms (${r.released_on_close ? "released on close" : `lease lapsed at ${r.lease_lapse_ms} ms`}), next server wake ${r.server_next_wake_ms} ms later (${summaryCalls} summary calls, ${summaryBlocks} different); ` +
-          `opened → loaded ${r.page_load_ms} ms, lease ${r.lease_granted_ms} ms (${r.lease_refusals} refused), "this tab" ${r.mind_home_tab_ms} ms, tab wake ${r.to_tab_ms} ms`,
+          `opened → loaded ${r.page_load_ms} ms, lease ${r.lease_granted_ms} ms (${r.lease_refusals} refused), "this tab" ${r.mind_home_tab_ms} ms, tab wake ${r.to_tab_ms} ms, its first model call ${r.first_tab_call_ms} ms`,
       );
     }
     // The whole life, as the server holds it: no seq gap, no step twice, wake epochs never going back.

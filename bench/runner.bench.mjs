@@ -158,6 +158,7 @@ if (results.handover.length) {
   line("tab opened → lease granted", "lease_granted_ms", "… the tab asking (a hosting runner hears it at once through pg_notify, cuts the run, lets the lease go; the tab asks again every 0.15 s)");
   line('tab opened → mind-home "this tab"', "mind_home_tab_ms", "… the pull of what the server wrote (steps, then state), the away digest shown");
   line("tab opened → first tab wake", "to_tab_ms", "… the worker starting the mind, its first wake step (target: under 3 s)", TARGET.toTabMs);
+  line("tab opened → its first model call", "first_tab_call_ms", "… its first context built and sent (the sandbox loads after it goes out)");
   print(rows);
   for (const h of results.handover) {
     const c = h.checks;
