@@ -2,7 +2,7 @@
 // issue's own example parses; every kind of mistake is an error naming the
 // field and the event's index; the JSON Schema in eval/ is the one the code
 // checks with.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { checkScenario, parseScenario, scenarioJsonSchema } from "@/lib/eval/scenario";
 
@@ -109,5 +109,21 @@ describe("a scenario file", () => {
   it("has its JSON Schema in eval/scenario.schema.json, as the code checks it", () => {
     const shipped = JSON.parse(readFileSync("eval/scenario.schema.json", "utf8"));
     expect(shipped).toEqual(scenarioJsonSchema());
+  });
+
+  it("ships scenarios that check: a team's day, a week with memory, a classroom", () => {
+    const files = readdirSync("eval/scenarios").filter((f) => f.endsWith(".json")).sort();
+    expect(files).toEqual(["classroom.json", "team-day.json", "week-with-memory.json"]);
+    for (const f of files) {
+      const r = parseScenario(readFileSync(`eval/scenarios/${f}`, "utf8"));
+      if (!r.ok) throw new Error(`${f}: ${r.errors.join("; ")}`);
+      expect(r.scenario.events.filter((e) => e.probe).length, f).toBeGreaterThan(0);
+    }
+    const classroom = parseScenario(readFileSync("eval/scenarios/classroom.json", "utf8"));
+    if (!classroom.ok) throw new Error("unreachable");
+    // Thirty students within ten minutes, each with a reply probe.
+    expect(classroom.scenario.people).toHaveLength(30);
+    expect(classroom.scenario.events.filter((e) => e.probe?.kind === "reply")).toHaveLength(30);
+    expect(Math.max(...classroom.scenario.events.map((e) => e.at_h))).toBeLessThanOrEqual(10 / 60);
   });
 });
