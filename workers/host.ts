@@ -8,20 +8,12 @@ import { modelPort } from "../lib/llm/complete";
 import type { Price } from "../lib/llm/price";
 import { priceFor } from "../lib/llm/prices";
 import { discoverProxy } from "../lib/llm/proxy";
-import { budgetProblems, spendTally } from "../lib/mind/budget";
-import { GATHER_MS, MindWriter, TrajectoryLog, WINDOW } from "../lib/mind/mind-log";
-import { Journal } from "../lib/mind/journal";
-import { Mind } from "../lib/mind/mind";
-import { SealedPast } from "../lib/context/sealed-past";
-import { DEFAULT_TIERS } from "../lib/context/staircase";
+import { budgetProblems } from "../lib/mind/budget";
+import { wireMind } from "../lib/home/wire-mind";
 import { loadO200k } from "../lib/context/tokens";
 import type { Clock, ModelPort } from "../lib/mind/ports";
-import { instructionsFor } from "../lib/mind/prompt";
-import { DEFAULT_RUN_LIMITS } from "../lib/mind/run";
 import type { MindStatus } from "../lib/protocol";
-import { commandList } from "../lib/shell/commands/registry";
 import { lazyShell } from "../lib/shell/lazy-shell";
-import { WORKSPACE } from "../lib/shell/limits";
 import type { RuntimePort } from "../lib/shell/ports";
 import { listSkills, recordsReader, SKILLS_DIR, type SkillReader } from "../lib/shell/skills";
 import { filesUnder } from "../lib/store/minds/files";
@@ -92,12 +84,6 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   // Summaries by the cheaper model its human picked (same provider and key), priced from the table like the mind's own; a test's model serves both.
   const summaryModel = mind.summary_model && !options.model ? await mindModel(db, { ...mind, model: { ...mind.model, model: mind.summary_model, price: undefined } }) : undefined;
   const { permissions } = mind;
-  // The mind's one writer: a write starts GATHER_MS after a step is queued, so the steps of those milliseconds go in one transaction.
-  const writer = new MindWriter(state, { nextTurn: () => new Promise((resolve) => setTimeout(resolve, GATHER_MS)), onRecordError });
-  // The stream's positions and its sealed summaries, read by the summarizer in the background: the run's context shows them once read.
-  const past = new SealedPast(DEFAULT_TIERS);
-  const log = new TrajectoryLog(writer, mindId, WINDOW, past);
-  const journal = new Journal(log, ids, clock);
   // The workspace and its sandbox (lib/shell/lazy-shell.ts): loaded once the first model call is out, so a mind wakes
   // without waiting for them; a block that comes sooner waits.
   let workspace: SkillReader | null = null;
@@ -117,30 +103,23 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     },
     () => undefined,
   );
-  const loop = new Mind({
-    journal,
-    persona: mind.persona,
-    model: warmOnFirstCall(model, () => void shell.warm().catch(() => undefined)),
-    budget: { caps, spend: spendTally((since) => state.spendSince(since), clock) },
-    summaries: { past, store: state.tiers(mindId), model: summaryModel },
-    shell,
+  const { loop, log, journal, stored } = wireMind({
+    state,
+    record,
+    caps,
+    root: mindId,
     clock,
-    selfName: mind.name,
-    instructions: async () => instructionsFor(mind, { commands: commandList(), skills: await skills().catch(() => []) }),
-    pacing: mind.pacing,
+    ids,
+    model: warmOnFirstCall(model, () => void shell.warm().catch(() => undefined)),
+    summaryModel,
+    shell,
+    skills,
+    permissions,
     // Its wakes say where they ran, and under which lease epoch when this tab holds the mind's lease (a kept-alive mind).
     where: () => ({ home: "tab", ...(epoch !== undefined ? { epoch } : {}) }),
-    limits: { ...DEFAULT_RUN_LIMITS, maxIterations: mind.max_iterations },
-    nesting: { maxDepth: permissions.limits.recursion_depth, childIterations: permissions.limits.child_iterations },
-    shellState: record.shell ?? { env: {}, cwd: WORKSPACE },
-    // A run that changed the shell's env or cwd says so: kept for the next reload (a failed save only costs that).
-    onShellState: (s) => void state.saveShellState(s).catch(() => undefined),
-    // Where the idle backoff stands, for the next start here or on the server.
-    pacingState: record.pacing,
-    onPacing: (p) => void state.savePacing(p).catch(() => undefined),
     onStatus: events.onStatus,
     onPartial: events.onPartial,
-    contexts: writer,
+    onRecordError,
   });
 
   // Every step appended after this point by someone else (the page, another
@@ -160,7 +139,6 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   }, { everyMs: WATCH_MS });
 
   // Writes go behind the loop (CachedLog): the mind is done once they are stored.
-  const stored = () => writer.flushed().catch(() => undefined);
   const done = loop.start().finally(async () => {
     unwatch();
     epochWatch.unsubscribe();

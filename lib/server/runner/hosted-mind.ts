@@ -10,22 +10,14 @@ import "server-only";
 // An idle mind is not kept in memory: when its inner life is about to wait,
 // the wait is handed to the runner (the wake queue holds it as a job) and the
 // mind is put away once its replies and summaries are written.
-import { SealedPast } from "../../context/sealed-past";
-import { DEFAULT_TIERS } from "../../context/staircase";
-import { budgetProblems, spendTally } from "../../mind/budget";
+import { budgetProblems } from "../../mind/budget";
+import { wireMind } from "../../home/wire-mind";
 import { nextAlarmDue } from "../../mind/alarms";
-import { Journal } from "../../mind/journal";
-import { Mind } from "../../mind/mind";
-import { GATHER_MS, MindWriter, TrajectoryLog, WINDOW } from "../../mind/mind-log";
 import type { Clock, ModelPort } from "../../mind/ports";
-import { instructionsFor } from "../../mind/prompt";
-import { DEFAULT_RUN_LIMITS } from "../../mind/run";
 import { parseMindSettings, type MindSettings } from "../../store/minds/mind-record";
 import type { MindState } from "../../mind/state";
 import type { MindStatus } from "../../protocol";
-import { commandList } from "../../shell/commands/registry";
 import { justBashSandbox } from "../../shell/just-bash-sandbox";
-import { WORKSPACE } from "../../shell/limits";
 import { openPersistentFs } from "../../shell/persistent-fs";
 import { listSkills } from "../../shell/skills";
 import type { Step } from "../../trajectory/schema";
@@ -104,41 +96,32 @@ export async function hostMind(opts: HostedMindOptions): Promise<HostedMind> {
   const net = opts.network(mind);
   const permissions = { ...mind.permissions, network: { ...mind.permissions.network, allow: net.allow } };
   const { fs, flush } = await openPersistentFs(state.files, { maxBytes: permissions.limits.max_workspace_bytes });
-  const writer = new MindWriter(state, { nextTurn: () => new Promise((resolve) => setTimeout(resolve, GATHER_MS)), onRecordError });
-  const past = new SealedPast(DEFAULT_TIERS);
-  const log = new TrajectoryLog(writer, root, WINDOW, past);
-  const journal = new Journal(log, ids, clock);
   // No WebContainer on the server: node/npm/npx say there is no runtime, as in a browser without one.
   const shell = justBashSandbox({ fs, flush, permissions, ids, clock, fetch: net.fetch, network: net.sandbox });
   let handedOffAt: number | undefined;
-  const loop = new Mind({
-    journal,
-    persona: mind.persona,
-    model,
-    budget: { caps: mind.budget, spend: spendTally((since) => state.spendSince(since), clock) },
-    summaries: { past, store: state.tiers(root), model: summaryModel, readBeforeFirstWake: true },
-    shell,
+  const { loop, log, stored } = wireMind({
+    state,
+    record,
+    caps: mind.budget,
+    root,
     clock,
-    selfName: mind.name,
-    instructions: async () => instructionsFor(mind, { commands: commandList(), skills: await listSkills(fs).catch(() => []) }),
-    pacing: mind.pacing,
+    ids,
+    model,
+    summaryModel,
+    shell,
+    skills: () => listSkills(fs),
+    permissions,
     where: { home: "server", epoch },
-    limits: { ...DEFAULT_RUN_LIMITS, maxIterations: mind.max_iterations },
-    nesting: { maxDepth: permissions.limits.recursion_depth, childIterations: permissions.limits.child_iterations },
-    shellState: record.shell ?? { env: {}, cwd: WORKSPACE },
-    onShellState: (s) => void state.saveShellState(s).catch(() => undefined),
-    pacingState: record.pacing,
-    onPacing: (p) => void state.savePacing(p).catch(() => undefined),
     // An idle mind waits as a job in the wake queue, not as a sleeping loop in this process.
     handOffWait: ({ wakeAt }) => {
       handedOffAt = wakeAt;
       return true;
     },
     onStatus: opts.onStatus ?? (() => undefined),
-    contexts: writer,
+    readBeforeFirstWake: true,
+    onRecordError,
   });
 
-  const stored = () => writer.flushed().catch(() => undefined);
   let stopping = false;
   const done = (async () => {
     await loop.start({ resume: { dueAt: opts.dueAt } });
