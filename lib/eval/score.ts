@@ -35,6 +35,8 @@ export interface Played {
   events: PlayedEvent[];
   /** Workspace files as written, in order; paths relative to the workspace. */
   files: FileWrite[];
+  /** Model calls made, counted at the model (the summarizer's leave no step); absent: the steps that carry a call's usage. */
+  modelCalls?: number;
 }
 
 export interface ProbeResult {
@@ -199,7 +201,7 @@ export function scoreMetrics(p: Played, probes: ProbeResult[] = scoreProbes(p)):
     duplicate_replies: duplicates,
     recall_accuracy: recalls.length ? recalls.filter((r) => r.pass).length / recalls.length : null,
     unprompted_done: probes.filter((r) => r.kind === "unprompted" && r.pass).length,
-    model_calls: p.steps.filter((s) => (s as { usage?: unknown }).usage !== undefined).length,
+    model_calls: p.modelCalls ?? p.steps.filter((s) => (s as { usage?: unknown }).usage !== undefined).length,
     usd_per_hour: spend(p.steps) / p.scenario.duration_h,
     errors_by_reason: errors,
   };
