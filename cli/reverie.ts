@@ -2,6 +2,7 @@
 // reverie show <path> <step-id|8-hex-prefix> [--full]   print one step (with its blob, --full)
 // reverie context <path> [--budget TOKENS] [--json]   what the mind's model is shown of it (cli/context.ts)
 // reverie sh [--workspace DIR] [--traj FILE] -c SCRIPT   run a script in the built-in sandbox (cli/sh.ts)
+// reverie eval <scenario.json> --model M [...]   play a scenario on a simulated clock and score it (cli/eval.ts)
 //
 // Each verb is imported when it runs: bin/reverie.mjs loads this module from
 // the bundle (bin/cli-bundle.mjs), where every verb is its own chunk, so
@@ -24,6 +25,20 @@ export async function main(argv: string[], io: Out = std): Promise<number> {
   try {
     // sh and context take flags with values (sh a script that may look like flags): they read their own arguments.
     if (command === "sh") return await (await import("./sh")).sh(rest, io, USAGE);
+    if (command === "eval") {
+      const { evalScenario, parseEvalArgs } = await import("./eval");
+      const args = parseEvalArgs(rest);
+      if (args === "help" || "problem" in args) return helpOrProblem(args, io, USAGE);
+      // Ctrl-C ends the play: what was played is scored and printed.
+      const interrupt = new AbortController();
+      const onInt = () => interrupt.abort();
+      process.once("SIGINT", onInt);
+      try {
+        return await evalScenario(args, io, USAGE, interrupt.signal);
+      } finally {
+        process.off("SIGINT", onInt);
+      }
+    }
     if (command === "context") {
       const args = parseContextArgs(rest);
       if (args === "help" || "problem" in args) return helpOrProblem(args, io, USAGE);

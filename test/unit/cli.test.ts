@@ -19,6 +19,7 @@ const USAGE = `usage:
   reverie show <path> <step-id|prefix> [--full]
   reverie context <path> [--budget TOKENS] [--json]
   reverie sh [--workspace DIR] [--traj FILE] [--silence S] [--wall S] -c SCRIPT
+  reverie eval <scenario.json> --model M [--provider P] [--base-url URL] [--api-key-env NAME] [--price IN,OUT] [--set path=value]... [--json]
 
 <path> is a Headlong trajectory folder (trajectory.jsonl, blobs/ beside it, child
 trajectories in subfolders), a trajectory.jsonl, or such a folder packed as .zip or .tar.gz.
@@ -35,6 +36,14 @@ The commands' appends (chat send, ...) go to FILE; the script and its output are
 recorded. It prints the script's stdout and stderr and exits with its status; a script
 ended by a limit exits non-zero with a [reverie] note on stderr. --silence and --wall
 set those two limits, in seconds.
+
+eval plays a scenario (eval/README.md) with the real mind on a simulated clock: model
+calls take their real time, every wait is skipped. P is openai-compatible (the default,
+with --base-url), openai, anthropic, google or openrouter; the key is read from the
+environment variable NAME. --price gives the model's price in USD per million tokens
+when it is not in the built-in table. --set changes a setting of the scenario's mind
+(pacing.cap_s=60). Progress goes to stderr; the probes and figures to stdout (--json:
+as JSON). Ctrl-C ends the play and scores what was played.
 `;
 
 async function run(...argv: string[]) {
