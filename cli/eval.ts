@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { playScenario } from "../lib/eval/play";
 import { checkScenario } from "../lib/eval/scenario";
-import { scoreMetrics, scoreProbes, type Metrics, type ProbeResult } from "../lib/eval/score";
+import { scoreMetrics, scoreProbes, wakeLog, type Metrics, type ProbeResult } from "../lib/eval/score";
 import { modelPort } from "../lib/llm/complete";
 import { createModelSource } from "../lib/llm/model";
 import type { Price } from "../lib/llm/price";
@@ -126,19 +126,29 @@ export async function evalScenario(args: EvalArgs, io: Out, usage: string, signa
     wall_s: Math.round((Date.now() - started) / 100) / 10,
     probes: probes.map(({ id, kind, pass, at_h, evidence, why }) => ({ id, kind, pass, at_h, evidence, why })),
     metrics,
+    /** One line per wake: its mode, tokens, model and exec seconds. */
+    wakes: wakeLog(played),
   };
   if (args.json) io.out(`${JSON.stringify(results, null, 2)}\n`);
   else io.out(table(results.probes, metrics, results));
   return 0;
 }
 
-function table(probes: ProbeResult[], metrics: Metrics, r: { scenario: string; model: string; simulated_h: number; complete: boolean; wall_s: number }): string {
+/** How many wakes of each mode, for the table. */
+function modes(wakes: { mode: string }[]): string {
+  const n = new Map<string, number>();
+  for (const w of wakes) n.set(w.mode, (n.get(w.mode) ?? 0) + 1);
+  return [...n].map(([m, k]) => `${k} ${m}`).join(", ") || "none";
+}
+
+function table(probes: ProbeResult[], metrics: Metrics, r: { scenario: string; model: string; simulated_h: number; complete: boolean; wall_s: number; wakes: { mode: string }[] }): string {
   const rows = [
     `${r.scenario} with ${r.model}: ${r.simulated_h} simulated h${r.complete ? "" : " (stopped early)"} in ${r.wall_s} s`,
     "",
     ...probes.map((p) => `${p.pass ? "pass" : "FAIL"}  ${p.id.padEnd(20)} ${p.kind.padEnd(10)} ${p.at_h === null ? "      " : `${String(p.at_h).padStart(6)} h`}  ${p.why}`),
     "",
     ...Object.entries(metrics).map(([k, v]) => `${k.padEnd(22)} ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)}`),
+    `${"wakes".padEnd(22)} ${modes(r.wakes)}`,
   ];
   return `${rows.join("\n")}\n`;
 }

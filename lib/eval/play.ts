@@ -107,12 +107,18 @@ export async function playScenario(o: PlayOptions): Promise<PlayedScenario> {
       return { exec: (code, req) => clock.busy(session.exec(code, req)) };
     },
   };
-  let modelCalls = 0;
+  const calls: { atMs: number; ms: number }[] = [];
   const model: ModelPort = {
     name: o.model.name,
-    complete: (req) => {
-      modelCalls++;
-      return clock.busy(o.model.complete(req));
+    complete: async (req) => {
+      const call = { atMs: clock.now(), ms: 0 };
+      calls.push(call);
+      const began = performance.now();
+      try {
+        return await clock.busy(o.model.complete(req));
+      } finally {
+        call.ms = performance.now() - began;
+      }
     },
   };
   const record = await state.record();
@@ -163,7 +169,7 @@ export async function playScenario(o: PlayOptions): Promise<PlayedScenario> {
   await running.catch(() => undefined);
   await stored();
 
-  return { scenario, startMs, steps: everyStep(state, mindId), events, files, modelCalls, state, reachedH };
+  return { scenario, startMs, steps: everyStep(state, mindId), events, files, modelCalls: calls.length, calls, state, reachedH };
 }
 
 /** The mind's steps across its trajectories (its runs' children too), in time order. */

@@ -37,6 +37,8 @@ export interface Played {
   files: FileWrite[];
   /** Model calls made, counted at the model (the summarizer's leave no step); absent: the steps that carry a call's usage. */
   modelCalls?: number;
+  /** Each model call: when it started (simulated ms) and how long it really took. */
+  calls?: { atMs: number; ms: number }[];
 }
 
 export interface ProbeResult {
@@ -159,6 +161,47 @@ export function spend(steps: Step[], untilMs = Infinity): number {
   return usd;
 }
 
+/** One wake of the mind, the per-cycle log Headlong's users asked for. */
+export interface WakeLine {
+  at_h: number;
+  reason: string;
+  /** talk: it sent a message; act: it ran a block beyond setting FINAL; think: a thought without code; idle: nothing more. */
+  mode: "talk" | "act" | "think" | "idle";
+  tokens: number;
+  model_s: number;
+  exec_s: number;
+}
+
+const tokensOf = (s: Step) => {
+  const u = (s as { usage?: { input_tokens?: number; output_tokens?: number } }).usage;
+  return u ? (u.input_tokens ?? 0) + (u.output_tokens ?? 0) : 0;
+};
+/** Lines that only set FINAL (how a run ends) are not acting. */
+const onlyFinal = (cmd: string) => cmd.split("\n").every((l) => !l.trim() || /^\s*FINAL=/.test(l));
+
+/** Every wake, with what it did and what it cost: the steps from one wake step to the next. */
+export function wakeLog(p: Played): WakeLine[] {
+  const out: WakeLine[] = [];
+  const wakes = p.steps.map((s, i) => ({ s, i })).filter(({ s }) => s.type === "wake");
+  wakes.forEach(({ s: wake, i }, w) => {
+    const end = wakes[w + 1]?.i ?? p.steps.length;
+    const part = p.steps.slice(i, end);
+    const from = atMs(wake);
+    const until = w + 1 < wakes.length ? atMs(p.steps[end] as Step) : Infinity;
+    const mode: WakeLine["mode"] = part.some((x) => isKind(x, "message") && x.from === p.scenario.mind)
+      ? "talk"
+      : part.some((x) => isKind(x, "reasoning") && !onlyFinal(x.cmd))
+        ? "act"
+        : part.some((x) => isKind(x, "thought"))
+          ? "think"
+          : "idle";
+    const modelMs = (p.calls ?? []).filter((c) => c.atMs >= from && c.atMs < until).reduce((a, c) => a + c.ms, 0);
+    const execS = part.reduce((a, x) => a + (isKind(x, "shell-output") ? (x.exec_s ?? 0) : 0), 0);
+    out.push({ at_h: hoursAt(p, from), reason: String((wake as { reason?: unknown }).reason ?? ""), mode, tokens: part.reduce((a, x) => a + tokensOf(x), 0), model_s: Math.round(modelMs) / 1000, exec_s: Math.round(execS * 1000) / 1000 });
+  });
+  return out;
+}
+
 export interface Metrics {
   first_response_s_p50: number | null;
   first_response_s_p95: number | null;
@@ -169,6 +212,12 @@ export interface Metrics {
   unprompted_done: number;
   model_calls: number;
   usd_per_hour: number;
+  /** Tokens of idle wakes, and of the others, per simulated hour. */
+  tokens_per_hour_idle: number;
+  tokens_per_hour_busy: number;
+  /** Input tokens of the calls recorded on steps. */
+  context_tokens_p50: number | null;
+  context_tokens_max: number | null;
   errors_by_reason: Record<string, number>;
 }
 
@@ -192,6 +241,13 @@ export function scoreMetrics(p: Played, probes: ProbeResult[] = scoreProbes(p)):
   }
   firsts.sort((a, b) => a - b);
   const recalls = probes.filter((r) => r.kind === "recall");
+  const wakes = wakeLog(p);
+  const perHour = (xs: WakeLine[]) => xs.reduce((a, x) => a + x.tokens, 0) / p.scenario.duration_h;
+  const contexts = p.steps.flatMap((s) => {
+    const u = (s as { usage?: { input_tokens?: number } }).usage;
+    return u?.input_tokens !== undefined ? [u.input_tokens] : [];
+  });
+  contexts.sort((a, b) => a - b);
   const errors: Record<string, number> = {};
   for (const s of p.steps) if (isKind(s, "error")) errors[s.reason] = (errors[s.reason] ?? 0) + 1;
   return {
@@ -203,6 +259,10 @@ export function scoreMetrics(p: Played, probes: ProbeResult[] = scoreProbes(p)):
     unprompted_done: probes.filter((r) => r.kind === "unprompted" && r.pass).length,
     model_calls: p.modelCalls ?? p.steps.filter((s) => (s as { usage?: unknown }).usage !== undefined).length,
     usd_per_hour: spend(p.steps) / p.scenario.duration_h,
+    tokens_per_hour_idle: Math.round(perHour(wakes.filter((x) => x.mode === "idle"))),
+    tokens_per_hour_busy: Math.round(perHour(wakes.filter((x) => x.mode !== "idle"))),
+    context_tokens_p50: quantile(contexts, 0.5),
+    context_tokens_max: contexts.at(-1) ?? null,
     errors_by_reason: errors,
   };
 }

@@ -59,6 +59,9 @@ describe("reverie eval", () => {
     expect(results).toMatchObject({ scenario: "a short memory", model: "openai-compatible/scripted", simulated_h: 2, complete: true });
     expect(results.probes).toEqual([expect.objectContaining({ id: "cat", kind: "recall", pass: true })]);
     expect(results.metrics.reply_rate).toBe(1);
+    // The per-wake log: every wake with its mode and cost.
+    expect(results.wakes.length).toBeGreaterThan(1);
+    expect(results.wakes[0]).toEqual({ at_h: expect.any(Number), reason: expect.any(String), mode: expect.stringMatching(/^(talk|act|think|idle)$/), tokens: expect.any(Number), model_s: expect.any(Number), exec_s: expect.any(Number) });
     expect(results.metrics.model_calls).toBeGreaterThan(2);
     // The calls went to the server, through the provider code.
     expect(server.requests.length).toBe(results.metrics.model_calls);
@@ -70,6 +73,7 @@ describe("reverie eval", () => {
     expect(r.out).toMatch(/^a short memory with openai-compatible\/scripted: 2 simulated h in [\d.]+ s$/m);
     expect(r.out).toMatch(/^pass {2}cat +recall/m);
     expect(r.out).toMatch(/^reply_rate +1$/m);
+    expect(r.out).toMatch(/^wakes +\d+ (talk|act|think|idle)/m);
   }, 120_000);
 
   it("exits 2 naming the problem: arguments, a missing key, a bad scenario, a bad --set", async () => {

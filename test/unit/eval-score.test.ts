@@ -4,7 +4,7 @@
 // level; the runner's own tests play scripted models through it).
 import { describe, expect, it } from "vitest";
 import { checkScenario, type Scenario } from "@/lib/eval/scenario";
-import { scoreMetrics, scoreProbes, type FileWrite, type Played } from "@/lib/eval/score";
+import { scoreMetrics, scoreProbes, wakeLog, type FileWrite, type Played } from "@/lib/eval/score";
 import type { Step } from "@/lib/trajectory/schema";
 
 const START = Date.UTC(2026, 0, 5, 8);
@@ -111,5 +111,31 @@ describe("scoring a played scenario", () => {
     const r = byId(scoreProbes(p));
     expect(r["fix"]?.pass).toBe(false);
     expect(r["cheap"]).toMatchObject({ pass: false, why: "spent $0.0200 of $0.01" });
+  });
+
+  it("logs every wake with what it did and what it cost, and sums idle and busy tokens per hour", () => {
+    const usageOf = (i: number, o: number) => ({ usage: { input_tokens: i, output_tokens: o, usd: 0 } });
+    const wake = (h: number, reason: string): Step => ({ type: "wake", step_id: id(), ts: ts(h), reason, level: 0, delay_s: 0 }) as Step;
+    const reasoning = (h: number, cmd: string, i: number): Step => ({ type: "reasoning", step_id: id(), ts: ts(h), thought: "…", cmd, ...usageOf(i, 10) }) as Step;
+    const output = (h: number, exec_s: number): Step => ({ type: "shell-output", step_id: id(), ts: ts(h), stdout: "", stderr: "", exit: 0, exec_s }) as Step;
+    const p = life((ev) => [
+      wake(0.1, "start"), reasoning(0.1, "echo hi >> notes.txt\nFINAL=done", 1000), output(0.1, 0.25),
+      wake(0.6, "message"), say(0.6, "Ada", "Noted.", ev[0]),
+      wake(10, "scheduled"), { type: "thought", step_id: id(), ts: ts(10), content: "Quiet.", ...usageOf(800, 20) } as Step,
+      wake(20, "scheduled"), reasoning(20, "FINAL=idle", 700), output(20, 0.01),
+    ]);
+    p.calls = [{ atMs: START + 0.1 * H, ms: 1500 }, { atMs: START + 20 * H, ms: 250 }];
+    expect(wakeLog(p)).toEqual([
+      { at_h: 0.1, reason: "start", mode: "act", tokens: 1010, model_s: 1.5, exec_s: 0.25 },
+      { at_h: 0.6, reason: "message", mode: "talk", tokens: 0, model_s: 0, exec_s: 0 },
+      { at_h: 10, reason: "scheduled", mode: "think", tokens: 820, model_s: 0, exec_s: 0 },
+      { at_h: 20, reason: "scheduled", mode: "idle", tokens: 710, model_s: 0.25, exec_s: 0.01 },
+    ]);
+    const m = scoreMetrics(p);
+    // Over the scenario's 100 hours.
+    expect(m.tokens_per_hour_idle).toBe(7);
+    expect(m.tokens_per_hour_busy).toBe(18);
+    expect(m.context_tokens_p50).toBe(800);
+    expect(m.context_tokens_max).toBe(1000);
   });
 });
