@@ -1,4 +1,5 @@
-// Wires one mind: the store (Dexie), the workspace (just-bash over IndexedDB),
+// Wires one mind: the store (Dexie), the workspace (just-bash over IndexedDB,
+// loaded once its first model call is out: lib/shell/lazy-shell.ts),
 // the model (the AI SDK, or lib/llm/chat-completions for chat-completions
 // servers) and real timers, around lib/mind's loop. Runs in the
 // mind's Web Worker; also importable by integration tests under Node.
@@ -12,10 +13,10 @@ import { wireMind } from "../lib/home/wire-mind";
 import { loadO200k } from "../lib/context/tokens";
 import type { Clock, ModelPort } from "../lib/mind/ports";
 import type { MindStatus } from "../lib/protocol";
-import { justBashSandbox } from "../lib/shell/just-bash-sandbox";
-import { openPersistentFs } from "../lib/shell/persistent-fs";
+import { lazyShell } from "../lib/shell/lazy-shell";
 import type { RuntimePort } from "../lib/shell/ports";
-import { listSkills } from "../lib/shell/skills";
+import { listSkills, recordsReader, SKILLS_DIR, type SkillReader } from "../lib/shell/skills";
+import { filesUnder } from "../lib/store/minds/files";
 import type { ReverieDb } from "../lib/store/db/db";
 import type { Mind as MindRecord } from "../lib/store/minds/minds";
 import { getPriceTable } from "../lib/store/minds/prices";
@@ -83,8 +84,17 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   // Summaries by the cheaper model its human picked (same provider and key), priced from the table like the mind's own; a test's model serves both.
   const summaryModel = mind.summary_model && !options.model ? await mindModel(db, { ...mind, model: { ...mind.model, model: mind.summary_model, price: undefined } }) : undefined;
   const { permissions } = mind;
-  const { fs, flush } = await openPersistentFs(state.files, { maxBytes: permissions.limits.max_workspace_bytes });
-  const shell = justBashSandbox({ fs, flush, permissions, ids, clock, fetch: (url, init) => fetch(url, init), runtime: permissions.webcontainer ? options.runtime : undefined });
+  // The workspace and its sandbox (lib/shell/lazy-shell.ts): loaded once the first model call is out, so a mind wakes
+  // without waiting for them; a block that comes sooner waits.
+  let workspace: SkillReader | null = null;
+  const shell = lazyShell(async () => {
+    const [{ openPersistentFs }, { justBashSandbox }] = await Promise.all([import("../lib/shell/persistent-fs"), import("../lib/shell/just-bash-sandbox")]);
+    const { fs, flush } = await openPersistentFs(state.files, { maxBytes: permissions.limits.max_workspace_bytes });
+    workspace = fs;
+    return justBashSandbox({ fs, flush, permissions, ids, clock, fetch: (url, init) => fetch(url, init), runtime: permissions.webcontainer ? options.runtime : undefined });
+  });
+  // Skills for the prompt: from the workspace once it is open, before that from their saved rows (nothing has written since).
+  const skills = () => (workspace ? listSkills(workspace) : filesUnder(db, mindId, SKILLS_DIR).then((rows) => listSkills(recordsReader(rows))));
   // The lease epoch this tab holds, as its sync record says (the page's home keeper sets it): followed while the mind runs.
   let epoch = (await getSync(db, mindId))?.epoch;
   const epochWatch = watchTables(db, ["settings"], () => getSync(db, mindId)).subscribe(
@@ -100,10 +110,10 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     root: mindId,
     clock,
     ids,
-    model,
+    model: warmOnFirstCall(model, () => void shell.warm().catch(() => undefined)),
     summaryModel,
     shell,
-    skills: () => listSkills(fs),
+    skills,
     permissions,
     // Its wakes say where they ran, and under which lease epoch when this tab holds the mind's lease (a kept-alive mind).
     where: () => ({ home: "tab", ...(epoch !== undefined ? { epoch } : {}) }),
@@ -139,6 +149,25 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     async stop() {
       await loop.stop();
       await stored();
+    },
+  };
+}
+
+/**
+ * The model, which starts `warm` once its first call is under way: the sandbox then loads (on the worker's one
+ * thread) while the request is out, not before it is sent.
+ */
+function warmOnFirstCall(model: ModelPort, warm: () => void): ModelPort {
+  let warmed = false;
+  return {
+    name: model.name,
+    complete(req) {
+      const reply = model.complete(req);
+      if (!warmed) {
+        warmed = true;
+        setTimeout(warm, 0);
+      }
+      return reply;
     },
   };
 }

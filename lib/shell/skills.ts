@@ -2,6 +2,7 @@
 // what they are for. The prompt builder offers each by its one-line
 // description (listSkills); the mind reads the whole file when it needs it.
 import type { IFileSystem } from "just-bash";
+import type { FileRecord } from "../mind/state";
 import { fieldText, parseFrontMatter } from "./front-matter";
 import { WORKSPACE } from "./limits";
 
@@ -62,4 +63,28 @@ export async function listSkills(fs: SkillReader): Promise<SkillInfo[]> {
 function cut(s: string): string {
   const chars = [...s];
   return chars.length > SKILL_DESCRIPTION_CHARS ? `${chars.slice(0, SKILL_DESCRIPTION_CHARS - 1).join("")}…` : s;
+}
+
+const utf8 = new TextDecoder();
+
+/**
+ * Saved workspace rows read as the workspace would show them, for the
+ * prompt's skill list before the sandbox is loaded (the browser worker loads
+ * it while the first model call is out). Only files: a symlinked skill is
+ * listed once the workspace itself is read.
+ */
+export function recordsReader(records: readonly FileRecord[]): SkillReader {
+  const byPath = new Map(records.map((r) => [r.path, r]));
+  return {
+    async readdir(dir: string) {
+      const prefix = `${dir.replace(/\/+$/, "")}/`;
+      if (byPath.get(dir)?.kind !== "dir" && !records.some((r) => r.path.startsWith(prefix))) throw new Error(`ENOENT: ${dir}`);
+      return records.filter((r) => r.path.startsWith(prefix) && !r.path.slice(prefix.length).includes("/")).map((r) => r.path.slice(prefix.length));
+    },
+    async readFile(path: string) {
+      const r = byPath.get(path);
+      if (r?.kind !== "file") throw new Error(`not a file: ${path}`);
+      return utf8.decode(r.data ?? new Uint8Array());
+    },
+  };
 }

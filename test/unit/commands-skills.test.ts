@@ -7,7 +7,9 @@ import { skills } from "@/lib/shell/commands/skills";
 import { formatFrontMatter } from "@/lib/shell/front-matter";
 import { WORKSPACE } from "@/lib/shell/limits";
 import type { FetchTextResult, NetPort } from "@/lib/shell/ports";
-import { listSkills, parseFrontMatter, SKILL_DESCRIPTION_CHARS } from "@/lib/shell/skills";
+import type { FileRecord } from "@/lib/mind/state";
+import { openPersistentFs } from "@/lib/shell/persistent-fs";
+import { listSkills, parseFrontMatter, recordsReader, SKILL_DESCRIPTION_CHARS } from "@/lib/shell/skills";
 
 const SKILL_URL = "https://skills.example/deploy.md";
 const DEPLOY = "---\nname: deploy\ndescription: Ship the app to fly.io\n---\n# Deploy\nfly deploy\n";
@@ -162,6 +164,34 @@ describe("listSkills", () => {
       { name: "alpha", description: `${"é".repeat(SKILL_DESCRIPTION_CHARS - 1)}…` },
       { name: "zeta", description: "quoted, last" },
     ]);
+  });
+});
+
+describe("listSkills from saved rows (recordsReader, what the browser's worker reads before its sandbox is loaded)", () => {
+  it("lists what the workspace made from the same rows lists", async () => {
+    const enc = new TextEncoder();
+    const file = (path: string, data: string | Uint8Array): FileRecord => ({ path: `${WORKSPACE}/${path}`, kind: "file", data: typeof data === "string" ? enc.encode(data) : data, mode: 0o644, mtime: 1 });
+    const dir = (path: string): FileRecord => ({ path: `${WORKSPACE}/${path}`, kind: "dir", mode: 0o755, mtime: 1 });
+    const records: FileRecord[] = [
+      dir("skills"),
+      file("skills/zeta.md", "---\ndescription: 'quoted, last'\n---\nz\n"),
+      file("skills/alpha.md", "# Alpha\nfirst line\n"),
+      file("skills/blank.md", "---\nname: blank\n---\n\n"),
+      file("skills/Upper.md", "---\ndescription: bad file name\n---\n"),
+      file("skills/bin.md", new Uint8Array([0, 1, 2])),
+      dir("skills/dir.md"),
+      file("skills/deeper/inner.md", "not a skill of the top level\n"),
+      file("notes.md", "outside the skills directory\n"),
+    ];
+    const { fs: workspace } = await openPersistentFs({ loadAll: async () => structuredClone(records), save: async () => undefined });
+    const fromRows = await listSkills(recordsReader(records));
+    expect(fromRows).toEqual([
+      { name: "alpha", description: "Alpha" },
+      { name: "zeta", description: "quoted, last" },
+    ]);
+    expect(fromRows).toEqual(await listSkills(workspace));
+    // No skills directory: none, as from the workspace.
+    expect(await listSkills(recordsReader(records.slice(-1)))).toEqual([]);
   });
 });
 

@@ -17,6 +17,11 @@ export function mindFiles(db: ReverieDb, mindId: string): FileStore {
   };
 }
 
+/** The saved rows under `dir` (at any depth), read without the rest of the workspace. */
+export async function filesUnder(db: ReverieDb, mindId: string, dir: string): Promise<FileRecord[]> {
+  return parsed(await db.files.where("[mind_id+path]").between([mindId, `${dir}/`], [mindId, `${dir}/\uffff`]).toArray());
+}
+
 /** A row that does not parse is left out rather than breaking the workspace. */
 function parsed(rows: unknown[]): FileRecord[] {
   return rows.flatMap((row): FileRecord[] => {
