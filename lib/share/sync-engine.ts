@@ -288,7 +288,7 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
      * (debounced), the inbox every INBOX_POLL_MS while an invite is live, and
      * after a failure, retries backing off to 10 s with the error saved.
      */
-    async run(signal: AbortSignal, wakes: { next(signal: AbortSignal): Promise<void> }): Promise<void> {
+    async run(signal: AbortSignal, wakes: { next(signal: AbortSignal): Promise<void> }, backOnline?: { next(signal: AbortSignal): Promise<void> }): Promise<void> {
       /** A nudge or `ms`, whichever comes first; the loser is cancelled, so nothing piles up on `signal`. */
       const wakeOr = async (ms: number) => {
         const stop = new AbortController();
@@ -325,8 +325,16 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
         }
         if (signal.aborted) return;
         if (failures) {
-          // Backing off: new steps wait for the retry rather than hammering a server that is down.
-          await clock.sleep(quota ? QUOTA_BACKOFF_MS : (BACKOFF_MS[Math.min(failures, BACKOFF_MS.length) - 1] ?? 10_000), signal);
+          // Backing off: new steps wait for the retry rather than hammering a server that is down. The network
+          // coming back (`backOnline`) ends the wait: what was written meanwhile goes up at once.
+          const backoff = quota ? QUOTA_BACKOFF_MS : (BACKOFF_MS[Math.min(failures, BACKOFF_MS.length) - 1] ?? 10_000);
+          if (!backOnline || quota) await clock.sleep(backoff, signal);
+          else {
+            const stop = new AbortController();
+            const both = AbortSignal.any([signal, stop.signal]);
+            await Promise.race([clock.sleep(backoff, both), backOnline.next(both)]);
+            stop.abort();
+          }
           continue;
         }
         await wakeOr(activeInvite(rec) ? INBOX_POLL_MS : rec.keep_alive && mindState ? STATE_PUSH_MS : IDLE_MS);

@@ -194,4 +194,27 @@ describe.each(engines)("sync engine against the sharing routes ($name)", (engine
     stop.abort();
     await running;
   });
+
+  it("run: the network coming back ends a backoff at once (what was written meanwhile goes up without waiting for the retry)", async () => {
+    const engine = makeEngine();
+    await engine.enable();
+    offline = true;
+    const wakes = wakeSource();
+    const back = wakeSource();
+    const stop = new AbortController();
+    const running = engine.run(stop.signal, wakes, back);
+    await vi.waitFor(async () => expect((await getSync(db, mindId))?.last_error).toMatch(/could not be reached/));
+    // Backing off (the test clock never moves on its own): online again, and told so.
+    await vi.waitFor(() => expect(clock.sleeping.length).toBeGreaterThan(0));
+    offline = false;
+    back.nudge();
+    await vi.waitFor(async () => {
+      if (clock.sleeping.includes(60)) clock.advance(60);
+      const rec = await getSync(db, mindId);
+      expect(rec?.last_error).toBeUndefined();
+      expect(rec?.last_seq).toBeGreaterThan(0);
+    });
+    stop.abort();
+    await running;
+  });
 });

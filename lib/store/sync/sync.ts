@@ -238,10 +238,15 @@ function syncWhileEnabled(db: ReverieDb, mindId: string, signal: AbortSignal): v
       },
       () => undefined,
     );
-    const online = () => wakes.nudge();
+    // The network back: a pass now, even in the middle of backing off after failures.
+    const back = wakeSource();
+    const online = () => {
+      wakes.nudge();
+      back.nudge();
+    };
     addEventListener("online", online);
     try {
-      await engine.run(signal, wakes);
+      await engine.run(signal, wakes, back);
     } finally {
       unwatchRows();
       record.unsubscribe();
