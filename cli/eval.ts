@@ -72,10 +72,9 @@ export function parseEvalArgs(argv: string[]): EvalArgs | { problem: string } | 
   return { file: files[0] as string, model: parsed.data, apiKeyEnv: one("--api-key-env"), price, sets, json };
 }
 
-/** `pacing.cap_s=60` into the scenario's settings (a path from the file's top may start with `settings.`). */
+/** `pacing.cap_s=60` into the scenario's settings (a leading `settings.` is allowed). */
 function applySet(doc: Record<string, unknown>, path: string, value: unknown): void {
-  const parts = path.split(".");
-  const keys = parts[0] === "settings" || parts[0] === "name" || parts[0] === "duration_h" || parts[0] === "persona" ? parts : ["settings", ...parts];
+  const keys = ["settings", ...path.replace(/^settings\./, "").split(".")];
   let at: Record<string, unknown> = doc;
   for (const k of keys.slice(0, -1)) {
     const next = at[k];

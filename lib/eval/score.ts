@@ -7,7 +7,7 @@
 // that person that replies to it (reply_to), or one to them that replies to
 // nothing, sent after the message. A reply to another of their messages
 // answers that one, not this.
-import { isKind, type Step, type StepOf } from "../trajectory/schema";
+import { isKind, stepUsage, type Step, type StepOf } from "../trajectory/schema";
 import type { EventProbe, RunProbe, Scenario } from "./scenario";
 
 const H = 3_600_000;
@@ -155,7 +155,7 @@ export function scoreProbes(p: Played): ProbeResult[] {
 export function spend(steps: Step[], untilMs = Infinity): number {
   let usd = 0;
   for (const s of steps) {
-    const u = (s as { usage?: { usd?: number } }).usage;
+    const u = stepUsage(s);
     if (u?.usd !== undefined && atMs(s) <= untilMs) usd += u.usd;
   }
   return usd;
@@ -173,8 +173,8 @@ export interface WakeLine {
 }
 
 const tokensOf = (s: Step) => {
-  const u = (s as { usage?: { input_tokens?: number; output_tokens?: number } }).usage;
-  return u ? (u.input_tokens ?? 0) + (u.output_tokens ?? 0) : 0;
+  const u = stepUsage(s);
+  return u ? u.input_tokens + u.output_tokens : 0;
 };
 /** Lines that only set FINAL (how a run ends) are not acting. */
 const onlyFinal = (cmd: string) => cmd.split("\n").every((l) => !l.trim() || /^\s*FINAL=/.test(l));
@@ -244,8 +244,8 @@ export function scoreMetrics(p: Played, probes: ProbeResult[] = scoreProbes(p)):
   const wakes = wakeLog(p);
   const perHour = (xs: WakeLine[]) => xs.reduce((a, x) => a + x.tokens, 0) / p.scenario.duration_h;
   const contexts = p.steps.flatMap((s) => {
-    const u = (s as { usage?: { input_tokens?: number } }).usage;
-    return u?.input_tokens !== undefined ? [u.input_tokens] : [];
+    const u = stepUsage(s);
+    return u ? [u.input_tokens] : [];
   });
   contexts.sort((a, b) => a - b);
   const errors: Record<string, number> = {};
@@ -257,7 +257,7 @@ export function scoreMetrics(p: Played, probes: ProbeResult[] = scoreProbes(p)):
     duplicate_replies: duplicates,
     recall_accuracy: recalls.length ? recalls.filter((r) => r.pass).length / recalls.length : null,
     unprompted_done: probes.filter((r) => r.kind === "unprompted" && r.pass).length,
-    model_calls: p.modelCalls ?? p.steps.filter((s) => (s as { usage?: unknown }).usage !== undefined).length,
+    model_calls: p.modelCalls ?? p.steps.filter((s) => stepUsage(s) !== undefined).length,
     usd_per_hour: spend(p.steps) / p.scenario.duration_h,
     tokens_per_hour_idle: Math.round(perHour(wakes.filter((x) => x.mode === "idle"))),
     tokens_per_hour_busy: Math.round(perHour(wakes.filter((x) => x.mode !== "idle"))),

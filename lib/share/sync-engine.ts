@@ -289,11 +289,11 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
      * after a failure, retries backing off to 10 s with the error saved.
      */
     async run(signal: AbortSignal, wakes: { next(signal: AbortSignal): Promise<void> }, backOnline?: { next(signal: AbortSignal): Promise<void> }): Promise<void> {
-      /** A nudge or `ms`, whichever comes first; the loser is cancelled, so nothing piles up on `signal`. */
-      const wakeOr = async (ms: number) => {
+      /** A nudge from `source` or `ms`, whichever comes first; the loser is cancelled, so nothing piles up on `signal`. */
+      const wakeOr = async (ms: number, source = wakes) => {
         const stop = new AbortController();
         const both = AbortSignal.any([signal, stop.signal]);
-        await Promise.race([wakes.next(both), clock.sleep(ms, both)]);
+        await Promise.race([source.next(both), clock.sleep(ms, both)]);
         stop.abort();
       };
       let failures = 0;
@@ -329,12 +329,7 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
           // coming back (`backOnline`) ends the wait: what was written meanwhile goes up at once.
           const backoff = quota ? QUOTA_BACKOFF_MS : (BACKOFF_MS[Math.min(failures, BACKOFF_MS.length) - 1] ?? 10_000);
           if (!backOnline || quota) await clock.sleep(backoff, signal);
-          else {
-            const stop = new AbortController();
-            const both = AbortSignal.any([signal, stop.signal]);
-            await Promise.race([clock.sleep(backoff, both), backOnline.next(both)]);
-            stop.abort();
-          }
+          else await wakeOr(backoff, backOnline);
           continue;
         }
         await wakeOr(activeInvite(rec) ? INBOX_POLL_MS : rec.keep_alive && mindState ? STATE_PUSH_MS : IDLE_MS);

@@ -5,24 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { checkScenario, parseScenario, scenarioJsonSchema } from "@/lib/eval/scenario";
-
-/** The example, as a file would hold it. */
-const EXAMPLE = {
-  name: "a week with memory",
-  start: "2026-01-05T08:00:00Z",
-  duration_h: 168,
-  people: ["Ada", "Bo"],
-  persona: "You look after a small team's notes.",
-  settings: { pacing: { base_s: 5, cap_s: 300 } },
-  workspace: { "notes/todo.md": "- water the plants\n" },
-  events: [
-    { at_h: 0.5, from: "Ada", message: "My cat is called Miso." },
-    { at_h: 1, from: "Bo", message: "Can you answer me?", probe: { id: "reply-bo", kind: "reply", within_h: 0.05 } },
-    { at_h: 2, from: "Bo", message: "FYI only, no need to answer.", probe: { id: "quiet", kind: "no-reply", within_h: 2 } },
-    { at_h: 3, from: "Ada", message: "build.sh prints FAIL, no rush.", probe: { id: "fix", kind: "unprompted", within_h: 24, file: "build.sh", contains: "OK" } },
-    { at_h: 50, from: "Bo", message: "What is Ada's cat called?", probe: { id: "cat", kind: "recall", within_h: 0.1, expect: "miso" } },
-  ],
-};
+import { EXAMPLE } from "./helpers/eval-example";
 
 /** A scenario as parsed JSON, whose any field a case may change or break. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -4,6 +4,7 @@
 // level; the runner's own tests play scripted models through it).
 import { describe, expect, it } from "vitest";
 import { checkScenario, type Scenario } from "@/lib/eval/scenario";
+import { EXAMPLE } from "./helpers/eval-example";
 import { scoreMetrics, scoreProbes, wakeLog, type FileWrite, type Played } from "@/lib/eval/score";
 import type { Step } from "@/lib/trajectory/schema";
 
@@ -14,19 +15,10 @@ let n = 0;
 const id = () => `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
 
 function scenario(): Scenario {
+  // The issue's example over 100 hours, with its run's own probes.
   const r = checkScenario({
-    name: "ruler",
-    start: new Date(START).toISOString(),
+    ...EXAMPLE,
     duration_h: 100,
-    people: ["Ada", "Bo"],
-    persona: "",
-    events: [
-      { at_h: 0.5, from: "Ada", message: "My cat is called Miso." },
-      { at_h: 1, from: "Bo", message: "Can you answer me?", probe: { id: "reply-bo", kind: "reply", within_h: 0.05 } },
-      { at_h: 2, from: "Bo", message: "FYI only, no need to answer.", probe: { id: "quiet", kind: "no-reply", within_h: 2 } },
-      { at_h: 3, from: "Ada", message: "build.sh prints FAIL, no rush.", probe: { id: "fix", kind: "unprompted", within_h: 24, file: "build.sh", contains: "OK" } },
-      { at_h: 50, from: "Bo", message: "What is Ada's cat called?", probe: { id: "cat", kind: "recall", within_h: 0.1, expect: "miso" } },
-    ],
     probes: [{ id: "each-once", kind: "once" }, { id: "cheap", kind: "budget", max_usd: 0.01 }],
   });
   if (!r.ok) throw new Error(r.errors.join("\n"));

@@ -123,35 +123,39 @@ describe("a tab's claim on its kept-alive mind", () => {
     );
   }
 
-  const leaseRow = async (mind: string) => (await sql.query<{ holder: string; expires_at: Date }>("SELECT holder, expires_at FROM mind_leases WHERE mind = $1", [mind]))[0];
-
-  it("asks for the lease at once when this browser knows its mind is kept alive, without waiting to hear whether the server has a runner", async () => {
-    const { mindId, mind } = await keptMind({ keepAlive: true }, { keepAlive: true, leaseS: LEASE_S });
-    runnerDelayMs = 300;
+  /** Keep the mind's home until `check` is done (it runs once the keeper says the mind may run), then go away offline. */
+  async function whileKept(mindId: string, check: (told: string[]) => Promise<void>) {
     const told: string[] = [];
     const abort = new AbortController();
     const keeper = keep(mindId, told, abort);
     try {
       await keeper.ready();
+      await check(told);
+    } finally {
+      // Gone offline first, so the lease it lets go on leaving is not sent to a database being closed.
+      online = false;
+      abort.abort();
+    }
+  }
+
+  const leaseRow = async (mind: string) => (await sql.query<{ holder: string; expires_at: Date }>("SELECT holder, expires_at FROM mind_leases WHERE mind = $1", [mind]))[0];
+
+  it("asks for the lease at once when this browser knows its mind is kept alive, without waiting to hear whether the server has a runner", async () => {
+    const { mindId, mind } = await keptMind({ keepAlive: true }, { keepAlive: true, leaseS: LEASE_S });
+    runnerDelayMs = 300;
+    await whileKept(mindId, async (told) => {
       expect(told).toEqual(["this-tab"]);
       // The lease went out before the runner's answer came back; one lease request, not two.
       expect(heard.indexOf("→ POST lease")).toBeGreaterThanOrEqual(0);
       expect(heard.indexOf("→ POST lease")).toBeLessThan(heard.indexOf("← GET runner"));
       expect(heard.filter((h) => h === "→ POST lease")).toHaveLength(1);
       expect((await leaseRow(mind))?.holder).toBe("tab:kit");
-    } finally {
-      online = false;
-      abort.abort();
-    }
+    });
   }, 30_000);
 
   it("lets that lease go when keep-alive was turned off elsewhere, and runs the mind here without one", async () => {
     const { mindId, mind } = await keptMind({ keepAlive: false }, { keepAlive: true, leaseS: LEASE_S });
-    const told: string[] = [];
-    const abort = new AbortController();
-    const keeper = keep(mindId, told, abort);
-    try {
-      await keeper.ready();
+    await whileKept(mindId, async (told) => {
       expect(told).toEqual(["local"]);
       expect(heard).toContain("→ POST lease");
       expect(heard).toContain("→ DELETE lease");
@@ -161,27 +165,17 @@ describe("a tab's claim on its kept-alive mind", () => {
       const rec = await getSync(db, mindId);
       expect(rec?.keep_alive).toBe(false);
       expect(rec?.lease_s).toBeUndefined();
-    } finally {
-      online = false;
-      abort.abort();
-    }
+    });
   }, 30_000);
 
   it("waits for the server's word when keep-alive was just switched on here (no lease length heard yet), and learns the lease length", async () => {
     // Switching keep-alive on clears the lease length (hooks-home useKeepAlive): asking early then raced the switch's own sync.
     const { mindId } = await keptMind({ keepAlive: true }, { keepAlive: true });
     runnerDelayMs = 100;
-    const told: string[] = [];
-    const abort = new AbortController();
-    const keeper = keep(mindId, told, abort);
-    try {
-      await keeper.ready();
+    await whileKept(mindId, async (told) => {
       expect(told).toEqual(["this-tab"]);
       expect(heard.indexOf("→ POST lease")).toBeGreaterThan(heard.indexOf("← GET runner"));
       expect((await getSync(db, mindId))?.lease_s).toBe(LEASE_S);
-    } finally {
-      online = false;
-      abort.abort();
-    }
+    });
   }, 30_000);
 });

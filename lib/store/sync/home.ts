@@ -18,6 +18,7 @@ import { homeClient, type HomeClient, type LeaseAnswer } from "../../share/home-
 import type { ReverieDb } from "../db/db";
 import { watchTables } from "../db/watch";
 import { pullServerSteps } from "./pull";
+import type { SyncRecord } from "../../share/sync-engine";
 import { browserSync, getSync, updateSync } from "./sync";
 
 export type HomeWhere =
@@ -64,8 +65,7 @@ type Target = { mind: string; token: string; ttl: number };
  * Does this mind take a lease? Synced, a runner on its server, and keep-alive on (or leased already by someone).
  * `early`: the lease this tab asked for before knowing (askEarly); it is let go again when the answer is no.
  */
-async function leasedMind(deps: HomeDeps, client: HomeClient, early: EarlyAsk | null): Promise<Target | null> {
-  const rec = await getSync(deps.db, deps.mindId);
+async function leasedMind(deps: HomeDeps, client: HomeClient, rec: SyncRecord | null, early: EarlyAsk | null): Promise<Target | null> {
   if (!rec?.enabled || !rec.server_mind || !rec.write_token) return null;
   const [runner, state] = await Promise.all([client.runner(), syncClient(deps.fetch).state(rec.server_mind, rec.write_token)]);
   const keepAlive = (runner && state.home?.keep_alive) ?? false;
@@ -86,10 +86,9 @@ async function leasedMind(deps: HomeDeps, client: HomeClient, early: EarlyAsk | 
  * kept alive (leasedMind then kept the lease length), and still kept alive here. A reopened tab so gets its mind a
  * round trip sooner. Keep-alive just switched on in this tab waits for the server's word (no lease length yet).
  */
-type EarlyAsk = NonNullable<Awaited<ReturnType<typeof askEarly>>>;
+type EarlyAsk = NonNullable<ReturnType<typeof askEarly>>;
 
-async function askEarly(deps: HomeDeps, client: HomeClient) {
-  const rec = await getSync(deps.db, deps.mindId);
+function askEarly(deps: HomeDeps, client: HomeClient, rec: SyncRecord | null) {
   if (!rec?.enabled || !rec.keep_alive || !rec.server_mind || !rec.write_token || !rec.lease_s) return null;
   const { server_mind: mind, write_token: token } = rec;
   const answer = client.lease(mind, token, { holder: deps.holder, ttl_s: rec.lease_s }).catch(() => null);
@@ -125,10 +124,12 @@ export function keepHome(deps: HomeDeps, events: HomeEvents, signal: AbortSignal
     for (;;) {
       if (signal.aborted) return;
       let target: Target | null;
-      const early = await askEarly(deps, client).catch(() => null);
-      const asked = early?.answer;
+      let early: EarlyAsk | null = null;
       try {
-        target = await leasedMind(deps, client, early);
+        // One read of the record for both: the early ask and the check.
+        const rec = await getSync(deps.db, deps.mindId);
+        early = askEarly(deps, client, rec);
+        target = await leasedMind(deps, client, rec, early);
       } catch (e) {
         // Offline or the server down: the mind runs here (its steps upload when the server is back; fenced if someone took it meanwhile).
         await early?.letGo();
@@ -142,7 +143,7 @@ export function keepHome(deps: HomeDeps, events: HomeEvents, signal: AbortSignal
       }
       let answer: LeaseAnswer;
       try {
-        answer = (await asked) ?? (await client.lease(target.mind, target.token, { holder: deps.holder, ttl_s: target.ttl }));
+        answer = (await early?.answer) ?? (await client.lease(target.mind, target.token, { holder: deps.holder, ttl_s: target.ttl }));
       } catch (e) {
         events.onError(`Could not take the mind's lease: ${e instanceof Error ? e.message : String(e)}`);
         await deps.clock.sleep(OFFLINE_RETRY_MS, signal);
