@@ -1,76 +1,24 @@
 // `reverie eval <scenario.json>`: play a scenario (eval/README.md) with the
 // real mind on a simulated clock against a model, and score it
-// (lib/eval/play.ts, lib/eval/score.ts). Progress goes to stderr; the results
-// go to stdout as a table, or as JSON with --json. Ctrl-C ends the play and
-// scores what was played.
+// (lib/eval/play.ts, lib/eval/score.ts). With --vary, one run per value, side
+// by side. Progress goes to stderr; the results go to stdout as a table, or
+// as JSON with --json; --out writes each run as an archive the app imports.
+// Ctrl-C ends the play: what was played is scored, printed and written.
 import { readFile } from "node:fs/promises";
-import { playScenario } from "../lib/eval/play";
-import { checkScenario } from "../lib/eval/scenario";
-import { scoreMetrics, scoreProbes, wakeLog, type Metrics, type ProbeResult } from "../lib/eval/score";
+import { playScenario, REPEATABLE_CALL_S, type PlayedScenario } from "../lib/eval/play";
+import { EVAL_RESULTS_FORMAT, resultsFile, runResults, type EvalRun } from "../lib/eval/results";
+import { checkScenario, type Scenario } from "../lib/eval/scenario";
+import { seededIds } from "../lib/eval/seeded-ids";
 import { modelPort } from "../lib/llm/complete";
 import { createModelSource } from "../lib/llm/model";
-import type { Price } from "../lib/llm/price";
 import { BUILT_IN_PRICES, priceFor } from "../lib/llm/prices";
-import { ModelSettings, modelLabel } from "../lib/llm/settings";
+import { type ModelSettings, modelLabel } from "../lib/llm/settings";
+import type { EvalArgs } from "./eval-args";
+import { runTable, variantsTable } from "./eval-table";
+import { checkOutDir, writeEvalOut } from "./eval-out";
 import { helpOrProblem, type Out } from "./out";
 
-export interface EvalArgs {
-  file: string;
-  model: ModelSettings;
-  /** The environment variable that holds the key (never the key itself on the command line). */
-  apiKeyEnv?: string;
-  price?: Price;
-  /** `--set path=value`: a scenario setting (`pacing.cap_s=60`), applied before the file is checked. */
-  sets: [string, unknown][];
-  json: boolean;
-}
-
-const VALUE_FLAGS = new Set(["--provider", "--model", "--base-url", "--api-key-env", "--price", "--set"]);
-
-/** The arguments, or the problem with them (shown above the usage, exit 2). */
-export function parseEvalArgs(argv: string[]): EvalArgs | { problem: string } | "help" {
-  const values = new Map<string, string[]>();
-  const files: string[] = [];
-  let json = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
-    if (a === "--help" || a === "-h") return "help";
-    if (a === "--json") json = true;
-    else if (VALUE_FLAGS.has(a)) {
-      const v = argv[++i];
-      if (v === undefined) return { problem: `${a} needs a value` };
-      values.set(a, [...(values.get(a) ?? []), v]);
-    } else if (a.startsWith("--")) return { problem: `unknown option ${a}` };
-    else files.push(a);
-  }
-  if (files.length !== 1) return { problem: files.length ? `one scenario file, not ${files.length}` : "which scenario? give its .json file" };
-  const one = (flag: string) => values.get(flag)?.at(-1);
-  const parsed = ModelSettings.safeParse({ provider: one("--provider") ?? "openai-compatible", model: one("--model") ?? "", ...(one("--base-url") ? { baseURL: one("--base-url") } : {}) });
-  if (!parsed.success) return { problem: parsed.error.issues.map((i) => `--${i.path.join(".") === "baseURL" ? "base-url" : i.path.join(".")}: ${i.message}`).join("; ") };
-  if (parsed.data.provider === "proxy") return { problem: "--provider proxy needs the app's origin; give the upstream's provider and --base-url instead" };
-  if (parsed.data.provider === "openai-compatible" && !parsed.data.baseURL) return { problem: "--base-url is needed for --provider openai-compatible" };
-  let price: Price | undefined;
-  const p = one("--price");
-  if (p !== undefined) {
-    const [input, output] = p.split(",").map(Number);
-    if (input === undefined || output === undefined || !Number.isFinite(input) || !Number.isFinite(output) || input < 0 || output < 0) return { problem: "--price is IN,OUT in USD per million tokens, e.g. 0.15,0.6" };
-    price = { input, output };
-  }
-  const sets: [string, unknown][] = [];
-  for (const s of values.get("--set") ?? []) {
-    const eq = s.indexOf("=");
-    if (eq <= 0) return { problem: `--set takes path=value, e.g. pacing.cap_s=60, not ${JSON.stringify(s)}` };
-    const raw = s.slice(eq + 1);
-    let value: unknown = raw;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      // Not JSON: the text itself.
-    }
-    sets.push([s.slice(0, eq), value]);
-  }
-  return { file: files[0] as string, model: parsed.data, apiKeyEnv: one("--api-key-env"), price, sets, json };
-}
+export { parseEvalArgs, type EvalArgs } from "./eval-args";
 
 /** `pacing.cap_s=60` into the scenario's settings (a leading `settings.` is allowed). */
 function applySet(doc: Record<string, unknown>, path: string, value: unknown): void {
@@ -83,6 +31,31 @@ function applySet(doc: Record<string, unknown>, path: string, value: unknown): v
   at[keys.at(-1) as string] = value;
 }
 
+/** A run to play: its name, the settings it changes, and the scenario with them. */
+interface Planned {
+  label: string;
+  set: Record<string, unknown>;
+  scenario: Scenario;
+}
+
+/** The runs the arguments ask for, each scenario checked with its settings; or every problem, named. */
+function plan(doc: unknown, args: EvalArgs, file: string): Planned[] | string[] {
+  const variants: { label: string; extra: [string, unknown][] }[] = args.vary
+    ? args.vary.values.map((v) => ({ label: `${args.vary?.path}=${typeof v === "string" ? v : JSON.stringify(v)}`, extra: [[args.vary?.path as string, v]] }))
+    : [{ label: "", extra: [] }];
+  const out: Planned[] = [];
+  const problems: string[] = [];
+  for (const { label, extra } of variants) {
+    const copy = structuredClone(doc);
+    const all = [...args.sets, ...extra];
+    if (copy && typeof copy === "object" && !Array.isArray(copy)) for (const [path, value] of all) applySet(copy as Record<string, unknown>, path, value);
+    const checked = checkScenario(copy);
+    if (checked.ok) out.push({ label, set: Object.fromEntries(all), scenario: checked.scenario });
+    else problems.push(`${file}${label ? ` with ${label}` : ""} is not a scenario:`, ...checked.errors.map((e) => `  ${e}`));
+  }
+  return problems.length ? problems : out;
+}
+
 export async function evalScenario(args: EvalArgs, io: Out, usage: string, signal?: AbortSignal): Promise<number> {
   let doc: unknown;
   try {
@@ -92,10 +65,9 @@ export async function evalScenario(args: EvalArgs, io: Out, usage: string, signa
     io.err(`reverie: ${code === "ENOENT" ? `no such file: ${args.file}` : `${args.file} is not JSON: ${e instanceof Error ? e.message : String(e)}`}\n`);
     return 2;
   }
-  if (doc && typeof doc === "object" && !Array.isArray(doc)) for (const [path, value] of args.sets) applySet(doc as Record<string, unknown>, path, value);
-  const checked = checkScenario(doc);
-  if (!checked.ok) {
-    io.err(`reverie: ${args.file} is not a scenario:\n${checked.errors.map((e) => `  ${e}`).join("\n")}\n`);
+  const runs = plan(doc, args, args.file);
+  if (typeof runs[0] === "string") {
+    io.err(`reverie: ${(runs as string[]).join("\n")}\n`);
     return 2;
   }
   const apiKey = args.apiKeyEnv ? process.env[args.apiKeyEnv] : undefined;
@@ -103,51 +75,44 @@ export async function evalScenario(args: EvalArgs, io: Out, usage: string, signa
   const settings: ModelSettings = { ...args.model, ...(apiKey ? { apiKey } : {}) };
   const price = args.price ?? priceFor(settings, BUILT_IN_PRICES) ?? (settings.provider === "openai-compatible" ? { input: 0, output: 0 } : undefined);
   if (!price) return helpOrProblem({ problem: `no price is known for ${modelLabel(settings)}: give --price IN,OUT (USD per million tokens)` }, io, usage);
-  const model = modelPort(await createModelSource(settings), modelLabel(settings), { price });
+  if (args.out) {
+    const refused = await checkOutDir(args.out);
+    if (refused) return helpOrProblem(refused, io, usage);
+  }
+  const model = modelPort(await createModelSource(settings), modelLabel(settings), { price, ...(args.seed !== undefined ? { seed: args.seed } : {}) });
 
-  const scenario = checked.scenario;
-  const started = Date.now();
-  const played = await playScenario({
-    scenario,
-    model,
-    modelSettings: { ...args.model },
-    signal,
-    onProgress: (p) => io.err(`\r${scenario.name}: ${p.simH} of ${scenario.duration_h} simulated h, ${p.steps} steps, ${Math.round((Date.now() - started) / 1000)} s`),
-  });
-  io.err("\n");
-  const probes = scoreProbes(played);
-  const metrics = scoreMetrics(played, probes);
-  const results = {
-    scenario: scenario.name,
-    model: modelLabel(settings),
-    simulated_h: played.reachedH,
-    complete: played.reachedH >= scenario.duration_h,
-    wall_s: Math.round((Date.now() - started) / 100) / 10,
-    probes: probes.map(({ id, kind, pass, at_h, evidence, why }) => ({ id, kind, pass, at_h, evidence, why })),
-    metrics,
-    /** One line per wake: its mode, tokens, model and exec seconds. */
-    wakes: wakeLog(played),
-  };
-  if (args.json) io.out(`${JSON.stringify(results, null, 2)}\n`);
-  else io.out(table(results.probes, metrics, results));
+  const played: { run: EvalRun; state: PlayedScenario["state"] }[] = [];
+  for (const { label, set, scenario } of runs as Planned[]) {
+    if (signal?.aborted) break;
+    const started = Date.now();
+    const name = label ? `${scenario.name} (${label})` : scenario.name;
+    const p = await playScenario({
+      scenario,
+      model,
+      modelSettings: { ...args.model },
+      // Repeatable: ids from the seed, and a clock that counts each call the same, whatever it really took.
+      // The same seed for every variant: their differences are the setting's, not the ids'.
+      ...(args.seed !== undefined ? { ids: seededIds(args.seed), fixedCallS: REPEATABLE_CALL_S } : {}),
+      signal,
+      onProgress: (at) => io.err(`\r${name}: ${at.simH} of ${scenario.duration_h} simulated h, ${at.calls} calls, $${at.usd.toFixed(4)}, ${Math.round((Date.now() - started) / 1000)} s`),
+    });
+    io.err("\n");
+    played.push({ run: runResults(p, { model: modelLabel(settings), seed: args.seed ?? null, label, set, wallS: (Date.now() - started) / 1000 }), state: p.state });
+  }
+  const all = played.map((p) => p.run);
+  if (!all.length) {
+    io.err("reverie: stopped before anything was played\n");
+    return 130;
+  }
+  if (args.out) {
+    const where = await writeEvalOut(args.out, played.map((p) => ({ state: p.state, results: resultsFile(p.run, all) })), args.vary ? { format: EVAL_RESULTS_FORMAT, version: 1, scenario: all[0]?.scenario, variants: all } : undefined);
+    if (typeof where === "object") {
+      io.err(`reverie: ${where.problem}\n`);
+      return 2;
+    }
+    io.err(`wrote ${where}\n`);
+  }
+  if (args.json) io.out(`${JSON.stringify(args.vary ? { format: EVAL_RESULTS_FORMAT, version: 1, scenario: all[0]?.scenario, variants: all } : resultsFile(all[0] as EvalRun, all), null, 2)}\n`);
+  else io.out(args.vary ? variantsTable(all) : runTable(all[0] as EvalRun));
   return 0;
-}
-
-/** How many wakes of each mode, for the table. */
-function modes(wakes: { mode: string }[]): string {
-  const n = new Map<string, number>();
-  for (const w of wakes) n.set(w.mode, (n.get(w.mode) ?? 0) + 1);
-  return [...n].map(([m, k]) => `${k} ${m}`).join(", ") || "none";
-}
-
-function table(probes: ProbeResult[], metrics: Metrics, r: { scenario: string; model: string; simulated_h: number; complete: boolean; wall_s: number; wakes: { mode: string }[] }): string {
-  const rows = [
-    `${r.scenario} with ${r.model}: ${r.simulated_h} simulated h${r.complete ? "" : " (stopped early)"} in ${r.wall_s} s`,
-    "",
-    ...probes.map((p) => `${p.pass ? "pass" : "FAIL"}  ${p.id.padEnd(20)} ${p.kind.padEnd(10)} ${p.at_h === null ? "      " : `${String(p.at_h).padStart(6)} h`}  ${p.why}`),
-    "",
-    ...Object.entries(metrics).map(([k, v]) => `${k.padEnd(22)} ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)}`),
-    `${"wakes".padEnd(22)} ${modes(r.wakes)}`,
-  ];
-  return `${rows.join("\n")}\n`;
 }

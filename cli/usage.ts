@@ -7,15 +7,18 @@
 export const CONTEXT_USAGE_LINE = "reverie context <path> [--budget TOKENS] [--json]";
 export const SH_USAGE_LINE = "reverie sh [--workspace DIR] [--traj FILE] [--silence S] [--wall S] -c SCRIPT";
 
-export const EVAL_USAGE_LINE = "reverie eval <scenario.json> --model M [--provider P] [--base-url URL] [--api-key-env NAME] [--price IN,OUT] [--set path=value]... [--json]";
+export const EVAL_USAGE_LINE = "reverie eval <scenario.json> --model M [--provider P] [--base-url URL] [--api-key-env NAME] [--price IN,OUT] [--set path=value]... [--vary path=v1,v2,...] [--seed N] [--out DIR] [--json]";
 
 export const EVAL_HELP = `eval plays a scenario (eval/README.md) with the real mind on a simulated clock: model
 calls take their real time, every wait is skipped. P is openai-compatible (the default,
 with --base-url), openai, anthropic, google or openrouter; the key is read from the
 environment variable NAME. --price gives the model's price in USD per million tokens
 when it is not in the built-in table. --set changes a setting of the scenario's mind
-(pacing.cap_s=60). Progress goes to stderr; the probes and figures to stdout (--json:
-as JSON). Ctrl-C ends the play and scores what was played.`;
+(pacing.cap_s=60); --vary plays once per value and shows the runs side by side.
+--seed N makes the step ids (and the provider's sampling, where it takes a seed)
+repeatable. --out DIR writes each run as an archive the app imports (DIR/*.tar.gz,
+unpacked beside it, with results.json). Progress goes to stderr; the probes and
+figures to stdout (--json: as JSON). Ctrl-C ends the play and scores what was played.`;
 
 export const CONTEXT_HELP = `context prints what the mind's model is shown of the (root) trajectory: its past as
 sealed summaries where tiers.jsonl beside its trajectory.jsonl has them, as elisions

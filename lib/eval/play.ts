@@ -14,8 +14,8 @@ import { justBashSandbox } from "../shell/just-bash-sandbox";
 import { WORKSPACE } from "../shell/limits";
 import { openPersistentFs } from "../shell/persistent-fs";
 import { listSkills } from "../shell/skills";
-import { MindSettings } from "../store/minds/mind-record";
-import { stampStep, type Step } from "../trajectory/schema";
+import { configStep, MindSettings } from "../store/minds/mind-record";
+import { formatTs, stampStep, type Step } from "../trajectory/schema";
 import type { Scenario } from "./scenario";
 import type { FileWrite, Played, PlayedEvent } from "./score";
 import { simClock, type SimClock } from "./sim-clock";
@@ -24,6 +24,9 @@ const H = 3_600_000;
 /** Caps for a scenario that sets none: high enough not to end a week's idle life, low enough to bound a runaway model. */
 export const DEFAULT_EVAL_BUDGET = { hour_usd: 5, day_usd: 50 };
 
+/** What a model call counts on the fixed clock of a repeatable run (`--seed`): about what a small model takes to answer. */
+export const REPEATABLE_CALL_S = 2;
+
 export interface PlayOptions {
   scenario: Scenario;
   /** The mind's model, priced (its calls' USD is what `budget` probes and spend figures read). */
@@ -31,11 +34,17 @@ export interface PlayOptions {
   /** How the model is named in the mind's settings (its prompt and config steps). */
   modelSettings?: ModelSettings;
   ids?: Ids;
+  /**
+   * Each model call counts this many simulated seconds, whatever it really
+   * took, and no other real time counts either (the fixed clock): the run is
+   * repeatable. Unset: calls and blocks take their real time.
+   */
+  fixedCallS?: number;
   clock?: SimClock;
   /** Ends the play early (Ctrl-C): what was played is returned. */
   signal?: AbortSignal;
   /** Told as simulated time passes (at each event, and each simulated hour). */
-  onProgress?: (p: { simH: number; steps: number }) => void;
+  onProgress?: (p: { simH: number; steps: number; calls: number; usd: number }) => void;
 }
 
 export interface PlayedScenario extends Played {
@@ -79,11 +88,20 @@ export async function playScenario(o: PlayOptions): Promise<PlayedScenario> {
   const { scenario } = o;
   const startMs = Date.parse(scenario.start);
   const endMs = startMs + scenario.duration_h * H;
-  const clock = o.clock ?? simClock(startMs);
+  const clock = o.clock ?? simClock(startMs, { fixed: o.fixedCallS !== undefined });
+  const callMs = (o.fixedCallS ?? 0) * 1000;
   const ids = o.ids ?? { uuid: () => crypto.randomUUID() };
   const mindId = ids.uuid();
   const settings = scenarioSettings(scenario, mindId, o.modelSettings ?? { provider: "openai-compatible", baseURL: "http://127.0.0.1/v1", model: o.model.name });
   const state = new MemoryMindState<MindSettings>(mindId, settings);
+  // The first steps a new mind in the app gets: its trajectory's header and its settings.
+  await state.append({
+    steps: [
+      { trajId: mindId, step: { type: "trajectory", step_id: mindId, ts: formatTs(startMs), name: settings.name, source: "system" } },
+      { trajId: mindId, step: configStep(settings, startMs, ids.uuid()) },
+    ],
+    seen: [],
+  });
   await state.files.save(workspaceRecords(scenario, startMs), []);
 
   // Every file a block writes, with the simulated time it was saved at (what `unprompted` file probes read).
@@ -108,6 +126,7 @@ export async function playScenario(o: PlayOptions): Promise<PlayedScenario> {
     },
   };
   const calls: { atMs: number; ms: number }[] = [];
+  let usd = 0;
   const model: ModelPort = {
     name: o.model.name,
     complete: async (req) => {
@@ -115,7 +134,9 @@ export async function playScenario(o: PlayOptions): Promise<PlayedScenario> {
       calls.push(call);
       const began = performance.now();
       try {
-        return await clock.busy(o.model.complete(req));
+        const r = await clock.busy(o.model.complete(req), callMs);
+        if (r.ok) usd += r.usage?.usd ?? 0;
+        return r;
       } finally {
         call.ms = performance.now() - began;
       }
@@ -137,13 +158,15 @@ export async function playScenario(o: PlayOptions): Promise<PlayedScenario> {
     where: undefined,
     onStatus: () => undefined,
     onRecordError: () => undefined,
+    // Written within the turn: a real-time gather would let the clock move on before the steps are stored.
+    gather: () => Promise.resolve(),
   });
 
   const stop = new AbortController();
   const ended = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
   const running = loop.start();
   const events: PlayedEvent[] = [];
-  const progress = () => o.onProgress?.({ simH: Math.round(((clock.now() - startMs) / H) * 100) / 100, steps: state.steps().length });
+  const progress = () => o.onProgress?.({ simH: Math.round(((clock.now() - startMs) / H) * 100) / 100, steps: state.steps().length, calls: calls.length, usd });
   // Progress once a simulated hour, on the same clock.
   void (async () => {
     while (!ended.aborted && clock.now() < endMs) {

@@ -202,6 +202,18 @@ export function wakeLog(p: Played): WakeLine[] {
   return out;
 }
 
+/** Tokens of every model call recorded on a step, per simulated hour (hour 0 first, as many hours as the scenario has). */
+export function tokensByHour(p: Played): number[] {
+  const hours = new Array<number>(Math.max(1, Math.ceil(p.scenario.duration_h))).fill(0);
+  for (const s of p.steps) {
+    const t = tokensOf(s);
+    if (!t) continue;
+    const h = Math.min(hours.length - 1, Math.max(0, Math.floor((atMs(s) - p.startMs) / H)));
+    hours[h] = (hours[h] ?? 0) + t;
+  }
+  return hours;
+}
+
 export interface Metrics {
   first_response_s_p50: number | null;
   first_response_s_p95: number | null;

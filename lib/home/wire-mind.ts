@@ -46,6 +46,8 @@ export interface WireMind {
   readBeforeFirstWake?: boolean;
   /** A record of what a model call saw could not be stored (derived data: reported, never fatal). */
   onRecordError: (e: unknown) => void;
+  /** How long the writer gathers steps before a write (default GATHER_MS of real time; a scenario's player writes at once, as its clock does not wait). */
+  gather?: () => Promise<void>;
 }
 
 export interface WiredMind {
@@ -60,7 +62,7 @@ export function wireMind(w: WireMind): WiredMind {
   const mind = w.record.settings;
   const { state, clock } = w;
   // The mind's one writer: a write starts GATHER_MS after a step is queued, so the steps of those milliseconds go in one transaction.
-  const writer = new MindWriter(state, { nextTurn: () => new Promise((resolve) => setTimeout(resolve, GATHER_MS)), onRecordError: w.onRecordError });
+  const writer = new MindWriter(state, { nextTurn: w.gather ?? (() => new Promise((resolve) => setTimeout(resolve, GATHER_MS))), onRecordError: w.onRecordError });
   // The stream's positions and its sealed summaries, read by the summarizer in the background: the run's context shows them once read.
   const past = new SealedPast(DEFAULT_TIERS);
   const log = new TrajectoryLog(writer, w.root, WINDOW, past);

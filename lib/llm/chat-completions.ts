@@ -43,6 +43,8 @@ export interface CallRequest {
   instructions: string;
   messages: ChatMessage[];
   signal: AbortSignal;
+  /** Asks the provider to sample repeatably (OpenAI's `seed`). */
+  seed?: number;
 }
 
 interface Usage {
@@ -131,6 +133,7 @@ export async function openChatStream(endpoint: ChatEndpoint, req: CallRequest): 
     messages: [{ role: "system", content: req.instructions }, ...req.messages],
     stream: true,
     stream_options: { include_usage: true },
+    ...(req.seed !== undefined ? { seed: req.seed } : {}),
   };
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;

@@ -28,7 +28,7 @@ export const MODEL_TIMEOUT_MS = 180_000;
 
 /** The SDK's stream of one call, as parts. */
 async function sdkParts(model: LanguageModel, req: CallRequest): Promise<PartReader> {
-  const result = await streamLanguageModelCall({ model, instructions: req.instructions, messages: req.messages, abortSignal: req.signal });
+  const result = await streamLanguageModelCall({ model, instructions: req.instructions, messages: req.messages, abortSignal: req.signal, ...(req.seed !== undefined ? { seed: req.seed } : {}) });
   const reader = result.stream.getReader();
   const held: CallPart[] = [];
   let finished = false;
@@ -63,7 +63,17 @@ async function sdkParts(model: LanguageModel, req: CallRequest): Promise<PartRea
   };
 }
 
-export function modelPort(model: LanguageModel | ChatCompletions, name: string, opts: { timeoutMs?: number; /** Turns each call's tokens into USD on its step. */ price?: Price } = {}): ModelPort {
+export function modelPort(
+  model: LanguageModel | ChatCompletions,
+  name: string,
+  opts: {
+    timeoutMs?: number;
+    /** Turns each call's tokens into USD on its step. */
+    price?: Price;
+    /** Sent with every call, for providers that sample repeatably from a seed (`reverie eval --seed`). */
+    seed?: number;
+  } = {},
+): ModelPort {
   const timeoutMs = opts.timeoutMs ?? MODEL_TIMEOUT_MS;
   return {
     name,
@@ -95,7 +105,7 @@ export function modelPort(model: LanguageModel | ChatCompletions, name: string, 
           else signal.addEventListener("abort", end, { once: true });
         });
         stopped.catch(() => undefined);
-        const call: CallRequest = { instructions: req.instructions, messages: req.messages, signal };
+        const call: CallRequest = { instructions: req.instructions, messages: req.messages, signal, ...(opts.seed !== undefined ? { seed: opts.seed } : {}) };
         const parts = await Promise.race([model instanceof ChatCompletions ? openChatStream(model.endpoint, call) : sdkParts(model, call), stopped]);
         signal.addEventListener("abort", () => parts.cancel(), { once: true });
         for (;;) {

@@ -187,6 +187,12 @@ export class MemoryMindState<Settings = unknown> implements MindState<Settings> 
     return this.traj(trajId).steps.map((s) => s.step);
   }
 
+  /** A trajectory's name and the names of its blobs (for writing it out as an archive). */
+  trajectory(trajId = this.mindId): { name: string; blobs: string[] } {
+    const t = this.traj(trajId);
+    return { name: t.name, blobs: [...t.blobs.keys()] };
+  }
+
   /** The trajectories forked from `trajId`. */
   children(trajId = this.mindId): string[] {
     return [...this.trajs].filter(([, t]) => t.parent === trajId).map(([id]) => id);

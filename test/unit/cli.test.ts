@@ -19,7 +19,7 @@ const USAGE = `usage:
   reverie show <path> <step-id|prefix> [--full]
   reverie context <path> [--budget TOKENS] [--json]
   reverie sh [--workspace DIR] [--traj FILE] [--silence S] [--wall S] -c SCRIPT
-  reverie eval <scenario.json> --model M [--provider P] [--base-url URL] [--api-key-env NAME] [--price IN,OUT] [--set path=value]... [--json]
+  reverie eval <scenario.json> --model M [--provider P] [--base-url URL] [--api-key-env NAME] [--price IN,OUT] [--set path=value]... [--vary path=v1,v2,...] [--seed N] [--out DIR] [--json]
 
 <path> is a Headlong trajectory folder (trajectory.jsonl, blobs/ beside it, child
 trajectories in subfolders), a trajectory.jsonl, or such a folder packed as .zip or .tar.gz.
@@ -42,8 +42,11 @@ calls take their real time, every wait is skipped. P is openai-compatible (the d
 with --base-url), openai, anthropic, google or openrouter; the key is read from the
 environment variable NAME. --price gives the model's price in USD per million tokens
 when it is not in the built-in table. --set changes a setting of the scenario's mind
-(pacing.cap_s=60). Progress goes to stderr; the probes and figures to stdout (--json:
-as JSON). Ctrl-C ends the play and scores what was played.
+(pacing.cap_s=60); --vary plays once per value and shows the runs side by side.
+--seed N makes the step ids (and the provider's sampling, where it takes a seed)
+repeatable. --out DIR writes each run as an archive the app imports (DIR/*.tar.gz,
+unpacked beside it, with results.json). Progress goes to stderr; the probes and
+figures to stdout (--json: as JSON). Ctrl-C ends the play and scores what was played.
 `;
 
 async function run(...argv: string[]) {

@@ -86,3 +86,28 @@ describe("the simulated clock", () => {
     // Each jump waits a couple of real milliseconds for the world to settle: room for a busy machine.
   }, 60_000);
 });
+
+describe("the fixed clock (a repeatable run)", () => {
+  it("counts charged work its charge from its start, whatever it really took, and never lets real time pass", async () => {
+    const clock = simClock(START, { fixed: true });
+    await clock.busy(new Promise((r) => setTimeout(r, 30)), 2000);
+    expect(clock.now() - START).toBe(2000);
+    // Two calls out at once overlap: both end two seconds after they began.
+    await Promise.all([clock.busy(Promise.resolve(), 2000), clock.busy(new Promise((r) => setTimeout(r, 10)), 2000)]);
+    expect(clock.now() - START).toBe(4000);
+    // A block counts nothing.
+    await clock.busy(new Promise((r) => setTimeout(r, 20)));
+    expect(clock.now() - START).toBe(4000);
+    await clock.sleep(H, never());
+    expect(clock.now() - START).toBe(4000 + H);
+  });
+
+  it("hands charged work back in the order it began, the fast after the slow that began first", async () => {
+    const clock = simClock(START, { fixed: true });
+    const order: string[] = [];
+    const slow = clock.busy(new Promise((r) => setTimeout(r, 40)), 1000).then(() => order.push("slow"));
+    const fast = clock.busy(Promise.resolve(), 1000).then(() => order.push("fast"));
+    await Promise.all([slow, fast]);
+    expect(order).toEqual(["slow", "fast"]);
+  });
+});

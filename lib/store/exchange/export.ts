@@ -11,8 +11,9 @@ import { parseArchive } from "../minds/archives";
 import type { TrajectoryRow } from "../../trajectory/source";
 import type { ReverieDb } from "../db/db";
 import { parseMind } from "../minds/minds";
+import { MIND_JSON_FORMAT, mindFile } from "../minds/mind-record";
 
-export const MIND_JSON_FORMAT = "reverie-mind";
+export { MIND_JSON_FORMAT };
 
 /** The folder each trajectory gets in the export. Imported ones keep their folders. */
 export function exportDirs(trajs: readonly TrajectoryRow[]): Map<string, string> {
@@ -38,20 +39,7 @@ export function exportDirs(trajs: readonly TrajectoryRow[]): Map<string, string>
 /** The mind.json of an export: persona and settings, never the key. */
 export function mindJson(ownerJson: unknown): Record<string, unknown> {
   const mind = parseMind(ownerJson);
-  if (mind) {
-    const { apiKey: _key, ...model } = mind.model;
-    return {
-      format: MIND_JSON_FORMAT,
-      version: 1,
-      id: mind.id,
-      name: mind.name,
-      persona: mind.persona,
-      model,
-      pacing: mind.pacing,
-      max_iterations: mind.max_iterations,
-      created_at: mind.created_at,
-    };
-  }
+  if (mind) return mindFile(mind);
   const archive = parseArchive(ownerJson);
   const original = archive?.mind && typeof archive.mind === "object" ? (archive.mind as Record<string, unknown>) : {};
   return { format: MIND_JSON_FORMAT, version: 1, ...original, name: archive?.name ?? original.name ?? "trajectory" };

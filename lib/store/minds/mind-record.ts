@@ -6,7 +6,7 @@
 import * as z from "zod";
 import { ModelSettings } from "../../llm/settings";
 import { DEFAULT_PERMISSIONS, Permissions } from "../../trajectory/permissions";
-import { BudgetConfig, PacingConfig } from "../../trajectory/schema";
+import { BudgetConfig, PacingConfig, stampStep, type Step } from "../../trajectory/schema";
 import { DEFAULT_PACING } from "../../mind/pacing";
 import { DEFAULT_RUN_LIMITS } from "../../mind/run-types";
 import { PacingSnapshot, ShellState } from "../../mind/state";
@@ -40,4 +40,40 @@ export type MindSettings = z.infer<typeof MindSettings>;
 export function parseMindSettings(json: unknown): MindSettings | undefined {
   const r = MindSettings.safeParse(json);
   return r.success ? r.data : undefined;
+}
+
+/** The `config` step that records a mind's settings (never its key). */
+export function configStep(mind: MindSettings, now: number, id: string): Step {
+  return stampStep(
+    {
+      type: "config",
+      source: "system",
+      pacing: mind.pacing,
+      max_iterations: mind.max_iterations,
+      provider: mind.model.provider,
+      model: mind.model.model,
+      permissions: mind.permissions,
+      ...(mind.budget ? { budget: mind.budget } : {}),
+      ...(mind.summary_model ? { summary_model: mind.summary_model } : {}),
+    },
+    { id, now },
+  );
+}
+
+export const MIND_JSON_FORMAT = "reverie-mind";
+
+/** A mind's mind.json in an archive: persona and settings, never the key. */
+export function mindFile(mind: MindSettings): Record<string, unknown> {
+  const { apiKey: _key, ...model } = mind.model;
+  return {
+    format: MIND_JSON_FORMAT,
+    version: 1,
+    id: mind.id,
+    name: mind.name,
+    persona: mind.persona,
+    model,
+    pacing: mind.pacing,
+    max_iterations: mind.max_iterations,
+    created_at: mind.created_at,
+  };
 }

@@ -13,7 +13,7 @@ import { getOwner, listOwners } from "./owners";
 import { appendStep, tailSteps } from "../steps/steps";
 
 // The record's schema is shared with the server's home (./mind-record.ts).
-import { MindSettings } from "./mind-record";
+import { configStep, MindSettings } from "./mind-record";
 export const Mind = MindSettings;
 export type Mind = MindSettings;
 
@@ -37,23 +37,6 @@ export function parseMind(json: unknown): Mind | null {
   return r.success ? r.data : null;
 }
 
-/** The `config` step that records a mind's settings (never its key). */
-function configStep(mind: Mind, now: number): Step {
-  return stampStep(
-    {
-      type: "config",
-      source: "system",
-      pacing: mind.pacing,
-      max_iterations: mind.max_iterations,
-      provider: mind.model.provider,
-      model: mind.model.model,
-      permissions: mind.permissions,
-      ...(mind.budget ? { budget: mind.budget } : {}),
-      ...(mind.summary_model ? { summary_model: mind.summary_model } : {}),
-    },
-    { id: crypto.randomUUID(), now },
-  );
-}
 
 export const SettingsInput = z.object({
   model: ModelSettings,
@@ -82,7 +65,7 @@ export async function updateSettings(db: ReverieDb, id: string, input: z.input<t
     if (summaryModel) next.summary_model = summaryModel;
     else delete next.summary_model;
     await db.minds.put({ id, json: next });
-    await appendStep(db, id, configStep(next, now));
+    await appendStep(db, id, configStep(next, now, crypto.randomUUID()));
     return next;
   });
 }
@@ -93,7 +76,7 @@ export async function createMind(db: ReverieDb, input: z.input<typeof NewMindInp
   const mind: Mind = Mind.parse({ id, ...settings, created_at: formatTs(now), running: true });
   const ts = formatTs(now);
   const first: Step = { type: "trajectory", step_id: id, ts, name: mind.name, source: "system" };
-  const config = configStep(mind, now);
+  const config = configStep(mind, now, crypto.randomUUID());
   // After the config, so the log reads: who it is, how it is set up, what it thought first.
   const seed = first_thought ? stampStep({ type: "thought", content: first_thought, source: "seed" }, { id: crypto.randomUUID(), now }) : undefined;
   await db.transaction("rw", db.minds, db.steps, db.trajectories, async () => {
