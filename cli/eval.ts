@@ -6,7 +6,8 @@
 // Ctrl-C ends the play: what was played is scored, printed and written.
 import { readFile } from "node:fs/promises";
 import { playScenario, REPEATABLE_CALL_S, type PlayedScenario } from "../lib/eval/play";
-import { EVAL_RESULTS_FORMAT, resultsFile, runResults, type EvalRun } from "../lib/eval/results";
+import { EVAL_RESULTS_FORMAT, type EvalRun } from "../lib/eval/results";
+import { resultsFile, runResults } from "../lib/eval/run-results";
 import { checkScenario, type Scenario } from "../lib/eval/scenario";
 import { seededIds } from "../lib/eval/seeded-ids";
 import { modelPort } from "../lib/llm/complete";

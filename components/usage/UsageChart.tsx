@@ -44,7 +44,18 @@ export function UsageChart({ title, x, series, format, testId }: { title: string
         tzDate: (ts) => UPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true } },
+        scales: {
+          // Half a bucket beyond the first and last, so their bars are drawn whole; bars rise from zero.
+          x: {
+            time: true,
+            range: (_u, min, max) => {
+              const xs = data.current[0] ?? [];
+              const half = xs.length > 1 ? ((xs[1] as number) - (xs[0] as number)) / 2 : 1800;
+              return [min - half, max + half];
+            },
+          },
+          y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.05 : 1] },
+        },
         axes: [
           { stroke: ink, grid: { stroke: grid }, ticks: { stroke: grid } },
           { stroke: ink, grid: { stroke: grid }, ticks: { stroke: grid }, size: 60, values: (_u, vals) => vals.map(format) },

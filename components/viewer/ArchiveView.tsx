@@ -1,15 +1,20 @@
 "use client";
-// An imported trajectory, read-only.
+// An imported trajectory, read-only; with a Scoreboard tab beside it when the
+// archive came with a `reverie eval` run's results.json.
 import Link from "next/link";
 import { Suspense } from "react";
 import { useArchive, useLocalSource } from "@/lib/store/view/hooks";
+import { useArchiveResults } from "@/lib/store/view/hooks-results";
 import { ExportButton } from "../mind/ExportButton";
 import { NotFound } from "../home/OwnerList";
+import { Scoreboard } from "../scoreboard/Scoreboard";
+import { ArchiveTabs } from "./ArchiveTabs";
 import { TrajectoryViewer } from "./TrajectoryViewer";
 
 export function ArchiveView({ id }: { id: string }) {
   const archive = useArchive(id);
   const source = useLocalSource(id, "archive");
+  const results = useArchiveResults(id);
   if (archive === null) return <NotFound what="imported trajectory" />;
   return (
     <main className="mx-auto flex h-app max-w-5xl flex-col gap-3 px-4 py-3">
@@ -31,8 +36,13 @@ export function ArchiveView({ id }: { id: string }) {
           {archive && <ExportButton owner={id} name={archive.name} />}
         </span>
       </header>
+      {results?.ok === false && (
+        <p data-testid="results-error" role="status" className="text-sm text-amber-800 dark:text-amber-300">
+          This archive has a results.json, but no scoreboard: {results.error}
+        </p>
+      )}
       <Suspense fallback={<p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}>
-        <TrajectoryViewer source={source} />
+        <ArchiveTabs trajectory={<TrajectoryViewer source={source} />} scoreboard={results?.ok ? <Scoreboard archiveId={id} results={results.results} source={source} /> : null} />
       </Suspense>
     </main>
   );

@@ -5,7 +5,6 @@
 // never half-read.
 import * as z from "zod";
 import { PROBE_KINDS } from "./scenario";
-import { scoreMetrics, scoreProbes, tokensByHour, wakeLog, type Played } from "./score";
 
 export const EVAL_RESULTS_FILE = "results.json";
 export const EVAL_RESULTS_FORMAT = "reverie-eval-results";
@@ -107,39 +106,3 @@ export function parseEvalResults(text: string): { ok: true; results: EvalResults
 
 /** A run without its per-wake log, to sit beside others. */
 export const asVariant = ({ wakes: _w, tokens_by_hour: _t, ...v }: EvalRun): EvalVariant => v;
-
-/** What a run was played with, beside what the played scenario itself says. */
-export interface RunMeta {
-  model: string;
-  seed: number | null;
-  label: string;
-  set: Record<string, unknown>;
-  wallS: number;
-}
-
-/** A played scenario, scored, as results.json has it. */
-export function runResults(p: Played & { reachedH: number }, meta: RunMeta): EvalRun {
-  const probes = scoreProbes(p);
-  return {
-    scenario: p.scenario.name,
-    model: meta.model,
-    seed: meta.seed,
-    start: p.scenario.start,
-    duration_h: p.scenario.duration_h,
-    label: meta.label,
-    set: meta.set,
-    simulated_h: Math.round(p.reachedH * 1000) / 1000,
-    complete: p.reachedH >= p.scenario.duration_h,
-    wall_s: Math.round(meta.wallS * 10) / 10,
-    mind_id: p.steps.find((s) => s.type === "trajectory")?.step_id ?? "",
-    probes: probes.map(({ id, kind, pass, at_h, evidence, why }) => ({ id, kind, pass, at_h, evidence, why })),
-    metrics: scoreMetrics(p, probes),
-    tokens_by_hour: tokensByHour(p),
-    wakes: wakeLog(p),
-  };
-}
-
-/** results.json for one run of a set: the run, and every run of the set side by side when there is more than one. */
-export function resultsFile(run: EvalRun, all: readonly EvalRun[]): EvalResults {
-  return { format: EVAL_RESULTS_FORMAT, version: 1, ...run, ...(all.length > 1 ? { variants: all.map(asVariant) } : {}) };
-}

@@ -4,11 +4,12 @@
 // read, so a 100,000-step file never sits whole in memory. Shared by the
 // browser (Dexie sink) and the command line (counting sink).
 import { type ArchiveLimits, byteSize, thousands } from "../archive/limits";
-import { ArchiveError, readArchive, type ArchiveSource } from "../archive/read";
+import { ArchiveError, readArchive, type ArchiveEntry, type ArchiveSource } from "../archive/read";
 import * as z from "zod";
 import { classifyPath, InvalidLine, keptLine, parentDir, readLine, type StepLine } from "../trajectory/headlong";
 import { LineSplitter, linesOf, MAX_LINE_BYTES, overLongReason } from "./lines";
 import { countSkipped, emptyStats, type ImportStats } from "./stats";
+import { EVAL_RESULTS_FILE, parseEvalResults } from "../eval/results";
 
 export interface ImportedTrajectory {
   /** The trajectory's id: the step_id of its first `trajectory` line (or a new id when it has none). */
@@ -35,6 +36,12 @@ export interface ImportSink {
   mind(json: unknown): Promise<void>;
   /** A trajectory's sealed summaries (`<dir>/tiers.jsonl`), its text as in the archive; without it they are skipped. */
   tiers?(dir: string, text: string): Promise<void>;
+  /**
+   * The archive's results.json (a `reverie eval --out` run's scoreboard), its
+   * text as in the archive: handed over even when it is not readable results,
+   * so export gives the file back (the importer warns). Without it, it is only checked.
+   */
+  results?(text: string): Promise<void>;
 }
 
 export interface ImportOptions {
@@ -49,6 +56,8 @@ export interface ImportOptions {
 }
 
 const MAX_MIND_JSON = 1024 * 1024;
+/** A week's results with a few thousand wakes is a few hundred kB; far beyond that is not a scoreboard. */
+export const MAX_RESULTS_JSON = 5 * 1024 * 1024;
 
 /**
  * Lines skipped beyond one per byte of the file read. Every skipped line
@@ -64,6 +73,12 @@ const pathParts = (path: string) => path.replace(/\\/g, "/").replace(/^\.?\/+/, 
 /** A trajectory's sealed summaries: `tiers.jsonl` beside its trajectory.jsonl. */
 const isTiersFile = (path: string) => pathParts(path).at(-1) === "tiers.jsonl";
 
+/** results.json beside mind.json: at the archive's root, or in the one folder it was packed in. */
+const isResultsFile = (path: string) => {
+  const parts = pathParts(path);
+  return parts.length <= 2 && parts.at(-1) === EVAL_RESULTS_FILE;
+};
+
 /** The trajectory folder a `tiers.jsonl` entry sits in, named as classifyPath names folders. */
 const tiersDir = (path: string) => pathParts(path).slice(0, -1).join("/");
 
@@ -76,6 +91,7 @@ export async function importArchive(source: ArchiveSource, sink: ImportSink, opt
   const trajOfDir = new Map<string, string>();
   let lastBytes = 0;
   let lastTotal = source.size;
+  let resultsSeen: string | null = null;
 
   for await (const entry of readArchive(source, {
     name: opts.name,
@@ -133,12 +149,39 @@ export async function importArchive(source: ArchiveSource, sink: ImportSink, opt
       });
     } else if (role.kind === "other" && sink.tiers && isTiersFile(entry.path)) {
       await sink.tiers(tiersDir(entry.path), await entry.text());
+    } else if (role.kind === "other" && isResultsFile(entry.path)) {
+      if (resultsSeen !== null) {
+        await entry.skip();
+        stats.warnings.push(`${entry.path} was not read: the archive's results are ${resultsSeen}.`);
+      } else {
+        resultsSeen = entry.path;
+        await readResults(entry, sink, stats);
+      }
     } else {
       await entry.skip();
     }
   }
   if (stats.trajectories === 0) stats.warnings.push("No trajectory.jsonl was found in this file.");
   return stats;
+}
+
+/** results.json to the sink, checked: a file that is not readable results is kept (and warned of), one too big is skipped. */
+async function readResults(entry: ArchiveEntry, sink: ImportSink, stats: ImportStats): Promise<void> {
+  const tooBig = `${entry.path} is over ${byteSize(MAX_RESULTS_JSON)} and was not read; the trajectory was imported without its scoreboard.`;
+  if ((entry.size ?? 0) > MAX_RESULTS_JSON) {
+    await entry.skip();
+    stats.warnings.push(tooBig);
+    return;
+  }
+  const text = await entry.text();
+  // An entry's size is not always known before it is read (a folder on disk, some tars).
+  if (text.length > MAX_RESULTS_JSON) {
+    stats.warnings.push(tooBig);
+    return;
+  }
+  const parsed = parseEvalResults(text);
+  if (!parsed.ok) stats.warnings.push(`${parsed.error}; it was kept as it is, without a scoreboard.`);
+  await sink.results?.(text);
 }
 
 interface TrajectoryContext {

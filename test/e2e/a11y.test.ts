@@ -6,48 +6,20 @@
 // Each scan fails listing every serious or critical violation: its rule,
 // impact, the elements and the help. Each also saves a full-page screenshot,
 // test-results/screenshots/<scheme>-<what>.png, for a person to look at.
-import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { writeTarGz } from "../../lib/archive/write";
 import { makeHeadlongTree } from "../fixtures/headlong-tree";
+import { scan } from "./axe-scan";
 import { browserAndModelForFile } from "./browser";
 import { createMind, stopMind, waitForRowAfter } from "./mind-page";
 
 const baseUrl = inject("baseUrl");
 const env = browserAndModelForFile();
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const SCHEMES = ["light", "dark"] as const;
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
-
-const SHOTS = join(process.cwd(), "test-results", "screenshots");
-
-/** The page's serious and critical violations, one line each; `shot` names its screenshot. */
-async function scan(page: Page, shot: string): Promise<string[]> {
-  // Two frames, so what the last click or query changed is painted before axe reads colours.
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  await mkdir(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
-  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: AXE });
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: Violation[] }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ["violations"] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
-  });
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} [${v.impact}] ${v.help}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}`);
-}
 
 async function archiveFile(): Promise<string> {
   const tree = makeHeadlongTree({ steps: 40, withChild: true, seed: 11 });

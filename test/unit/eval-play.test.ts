@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { playScenario } from "@/lib/eval/play";
 import { checkScenario, type Scenario } from "@/lib/eval/scenario";
-import { runResults } from "@/lib/eval/results";
+import { runResults } from "@/lib/eval/run-results";
 import { scoreMetrics, scoreProbes } from "@/lib/eval/score";
 import { seededIds } from "@/lib/eval/seeded-ids";
 import type { ModelPort, ModelRequest } from "@/lib/mind/ports";

@@ -2,7 +2,7 @@
 // archive: `<hex8>-<slug>/trajectory.jsonl`, children nested in their
 // parent's folder, `blobs/` beside each, the trajectory's sealed summaries as
 // `tiers.jsonl` beside it (what `npx reverie context` reads), plus
-// `mind.json` (never keys).
+// `mind.json` (never keys), and an eval run's `results.json` as it was imported.
 import Dexie from "dexie";
 import type { OutEntry } from "../../archive/write";
 import { TIERS_FILE } from "../../context/rollups";
@@ -12,6 +12,7 @@ import type { TrajectoryRow } from "../../trajectory/source";
 import type { ReverieDb } from "../db/db";
 import { parseMind } from "../minds/minds";
 import { MIND_JSON_FORMAT, mindFile } from "../minds/mind-record";
+import { getResultsText, RESULTS_BLOB } from "../minds/results";
 
 export { MIND_JSON_FORMAT };
 
@@ -51,6 +52,8 @@ export async function* exportEntries(db: ReverieDb, ownerId: string): AsyncGener
   const trajs = await db.trajectories.where("mind_id").equals(ownerId).toArray();
   const dirs = exportDirs(trajs);
   yield { path: "mind.json", data: `${JSON.stringify(mindJson(owner.json), null, 2)}\n` };
+  const results = await getResultsText(db, ownerId);
+  if (results !== undefined) yield { path: RESULTS_BLOB, data: results };
   for (const t of trajs) {
     const dir = dirs.get(t.traj_id) ?? trajDirName(t.traj_id, t.name);
     yield { path: `${dir}/trajectory.jsonl`, data: await trajectoryText(db, ownerId, t.traj_id) };

@@ -8,6 +8,7 @@ import { formatTs } from "../../trajectory/schema";
 import type { ImportedArchive } from "../minds/archives";
 import type { PageRow, ReverieDb, TierRow } from "../db/db";
 import { readTierLines, TIERS_FILE } from "../../context/rollups";
+import { putResultsText } from "../minds/results";
 import Dexie from "dexie";
 
 export class ImportError extends Error {}
@@ -56,6 +57,8 @@ async function importWithId(
     blob: async (path, text) => {
       await db.blobs.put({ mind_id: id, name: path, text });
     },
+    // Kept as it came (the importer warned if it is not readable results), so export gives it back.
+    results: (text) => putResultsText(db, id, text),
     // Stripped here, so a mind.json no walk can get through is the importer's warning, not a failed import.
     mind: async (json) => {
       mindJson = stripKeys(json);

@@ -8,6 +8,7 @@ import { entryOf, LIVE_MS, type IndexEntry } from "../../trajectory/rows";
 import type { SearchHit, StepSource } from "../../trajectory/source";
 import type { PageRow, ReverieDb, StepRow } from "../db/db";
 import { getBlob, rowLines, watchRows } from "../steps/steps";
+import { RESULTS_BLOB } from "../minds/results";
 
 const PAGE = 5000;
 const SEARCH_LIMIT = 5000;
@@ -25,7 +26,8 @@ async function blobRefsMatching(db: ReverieDb, owner: string, q: string): Promis
     .where("[mind_id+name]")
     .between([owner, Dexie.minKey], [owner, Dexie.maxKey])
     .each((b) => {
-      if (b.text.toLowerCase().includes(q)) files.push(`blobs/${b.name.split("/").pop() ?? b.name}`);
+      // An archive's results.json is not a step's blob: no step names it.
+      if (b.name !== RESULTS_BLOB && b.text.toLowerCase().includes(q)) files.push(`blobs/${b.name.split("/").pop() ?? b.name}`);
     });
   return files;
 }
