@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { evalScenario, parseEvalArgs } from "@/cli/eval";
 import { main } from "@/cli/reverie";
 import { readArchive } from "@/lib/archive";
 import { parseEvalResults } from "@/lib/eval/results";
@@ -188,4 +189,26 @@ describe("reverie eval --seed, --vary and --out", () => {
     writeFileSync(join(dir, "a-file"), "x");
     expect((await run([...base, "--out", join(dir, "a-file")])).err).toContain("is a file, not a folder");
   }, 60_000);
+});
+
+describe("reverie eval stopped (Ctrl-C)", () => {
+  it("scores, prints and writes what was played", async () => {
+    const args = parseEvalArgs([file("short.json", SCENARIO), "--base-url", server.url, "--model", "scripted", "--seed", "3", "--out", join(dir, "out-stopped"), "--json"]);
+    if (args === "help" || "problem" in args) throw new Error("bad arguments");
+    const stop = new AbortController();
+    const out: string[] = [];
+    // Stopped once the play is past its first simulated hour, as a person's Ctrl-C would.
+    const err = (s: string) => {
+      const h = /: ([\d.]+) of 2 simulated h/.exec(s);
+      if (h && Number(h[1]) >= 1) stop.abort();
+    };
+    const code = await evalScenario(args, { out: (s) => void out.push(s), err }, "usage", stop.signal);
+    expect(code).toBe(0);
+    const printed = JSON.parse(out.join(""));
+    expect(printed.complete).toBe(false);
+    expect(printed.simulated_h).toBeGreaterThanOrEqual(1);
+    expect(printed.simulated_h).toBeLessThan(2);
+    const written = parseEvalResults(readFileSync(join(dir, "out-stopped", "results.json"), "utf8"));
+    expect(written.ok && written.results.complete).toBe(false);
+  }, 120_000);
 });
