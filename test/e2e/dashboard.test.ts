@@ -91,7 +91,13 @@ describe("the dashboard", () => {
       const newest = (bucket: string) => table.locator(`[data-testid="usage-row"][data-bucket="${bucket}"] [data-testid="usage-usd"]`).first().textContent();
       const spendHour = () => page.getByTestId("spend-hour").textContent();
       await expect.poll(spendHour, { timeout: 10_000 }).toMatch(/^\$0\.0\d*[1-9]/);
-      await expect.poll(async () => [await newest("hour"), await newest("day")], { timeout: 10_000 }).toEqual([await spendHour(), await page.getByTestId("spend-day").textContent()]);
+      // Both sides are read on each try: the mind keeps spending (an idle wake every 2 s), so a figure read once goes stale.
+      const agree = async () => {
+        const line = [await spendHour(), await page.getByTestId("spend-day").textContent()];
+        const shown = [await newest("hour"), await newest("day")];
+        return shown.join() === line.join() ? "the same" : `table ${shown.join(" ")}, spend line ${line.join(" ")}`;
+      };
+      await expect.poll(agree, { timeout: 10_000 }).toBe("the same");
       await expect(page.getByTestId("usage-burn").textContent()).resolves.toBe(await page.getByTestId("burn-rate").textContent());
       // Both charts of each span are drawn (uPlot's canvas), hidden from screen readers.
       for (const id of ["usage-chart-tokens-hour", "usage-chart-usd-hour", "usage-chart-tokens-day", "usage-chart-usd-day"]) {
