@@ -8,7 +8,7 @@ import type { PacingConfig } from "@/lib/trajectory/schema";
 import { inputClass } from "../settings/ModelFields";
 import { pacingSentence } from "./pacing-words";
 
-const FIELDS: { name: keyof PacingConfig; label: string; min: number; max: number; step: string }[] = [
+const FIELDS: { name: "base_s" | "cap_s" | "ticks_per_level"; label: string; min: number; max: number; step: string }[] = [
   { name: "base_s", label: "First pause (s)", min: 1, max: 3600, step: "any" },
   { name: "cap_s", label: "Longest pause (s)", min: 1, max: 86400, step: "any" },
   { name: "ticks_per_level", label: "Idle wakes per level", min: 1, max: 100, step: "1" },

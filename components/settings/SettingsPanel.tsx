@@ -35,7 +35,8 @@ export function SettingsPanel({ mind }: { mind: Mind }) {
     const parsed = minds.checkSettings({
       model: withProxyPrice(model.settings, proxy),
       budget: budget.ok ? budget.budget : mind.budget,
-      pacing: { base_s: num("base_s"), cap_s: num("cap_s"), ticks_per_level: num("ticks_per_level") },
+      // Quiet hours have no fields here yet: saving the rest keeps them as they are.
+      pacing: { base_s: num("base_s"), cap_s: num("cap_s"), ticks_per_level: num("ticks_per_level"), ...(mind.pacing.quiet ? { quiet: mind.pacing.quiet } : {}) },
       max_iterations: num("max_iterations"),
       summary_model: String(f.get("summary_model") ?? ""),
       permissions: perms.ok ? perms.permissions : mind.permissions,

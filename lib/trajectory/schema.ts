@@ -133,10 +133,35 @@ export const AlarmStep = kind("alarm", {
 });
 
 /** Pacing, limits and model, as the human set them; written whenever they change. */
+const QUIET_RANGE = /^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$/;
+function knownZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+/** Quiet hours: stretches of the mind's local day with no spontaneous wake (lib/mind/quiet-hours.ts). */
+export const QuietHours = z.object({
+  /** An IANA time zone, e.g. Europe/Berlin. */
+  tz: z.string().refine(knownZone, "not a known time zone (e.g. Europe/Berlin, America/New_York, UTC)"),
+  /** Local ranges, start-end in 24-hour HH:MM; one that ends before it starts runs past midnight. */
+  ranges: z
+    .array(z.string().regex(QUIET_RANGE, 'a range is "HH:MM-HH:MM", e.g. "22:00-07:00"').refine((r) => r.slice(0, 5) !== r.slice(6), "a range must not start and end at the same minute"))
+    .min(1)
+    .max(8),
+  /** Whether a due alarm wakes the mind inside quiet hours (default yes). */
+  alarms: z.boolean().default(true),
+});
+export type QuietHours = z.infer<typeof QuietHours>;
+
 export const PacingConfig = z.object({
   base_s: z.number().positive(),
   cap_s: z.number().positive(),
   ticks_per_level: z.number().int().positive(),
+  /** Absent: the mind may wake at any hour. */
+  quiet: QuietHours.optional(),
 });
 export type PacingConfig = z.infer<typeof PacingConfig>;
 /** A mind's spend caps in USD per UTC hour and per UTC day: the human's, like pacing. */

@@ -9,6 +9,7 @@ import { TriggerQueue, type Subscription } from "../dispatch";
 import type { AlarmClock } from "../alarm-clock";
 import type { Journal } from "../journal";
 import { afterWake, delaySeconds, failureDelaySeconds, RESTED, type PacingState } from "../pacing";
+import { outsideQuietS } from "../quiet-hours";
 import type { Clock, ContextPort, ModelPort, ShellPort } from "../ports";
 import type { PacingSnapshot } from "../state";
 import { taskText, type WakeTask } from "../prompt";
@@ -193,10 +194,19 @@ export class InnerLife {
         this.pacing = afterWake(this.pacing, { reactive, didWork: outcome.didWork }, deps.pacing);
         delay = delaySeconds(this.pacing.level, deps.pacing);
       }
-      if (this.queue.size > 0) delay = 0;
       // The next alarm ends the wait when it is due sooner (not a retry's backoff or a spend pause: those hold).
-      const alarms = paused || lastError !== undefined ? undefined : deps.alarms;
-      if (alarms) delay = alarms.waitS(delay);
+      let alarms = paused || lastError !== undefined ? undefined : deps.alarms;
+      // Quiet hours: no spontaneous wake inside them (a message still wakes the mind). An alarm rings
+      // through them unless its human said not; then one due inside them waits for their end too.
+      const quiet = deps.pacing.quiet;
+      if (quiet) {
+        if (alarms && !quiet.alarms) delay = alarms.waitS(delay);
+        const outside = outsideQuietS(deps.clock.now(), delay, quiet);
+        if (outside > delay && !quiet.alarms) alarms = undefined;
+        delay = outside;
+      }
+      if (this.queue.size > 0) delay = 0;
+      if (alarms && (!quiet || quiet.alarms)) delay = alarms.waitS(delay);
       this.reportPacing();
       deps.onStatus(paused ? { state: "paused", reason: "budget", ...paused } : { state: "waiting", nextWakeAt: deps.clock.now() + delay * 1000, level: this.pacing.level, lastError });
       // The host keeps the wait (the server's wake queue): the loop ends here, and the mind is started again when it is due.
