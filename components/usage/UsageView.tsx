@@ -92,7 +92,7 @@ function Charts({ series }: { series: { hour: UsageSeries; day: UsageSeries } })
 
 function ForecastLine({ forecast, capS }: { forecast: Forecast | null; capS: number }) {
   if (!forecast) return <p className="text-sm text-stone-500 dark:text-stone-400">Forecast: …</p>;
-  const pace = `one idle wake every ${capS} s, ${Number(forecast.wakesPerHour.toFixed(2))} an hour`;
+  const pace = `one idle wake every ${capS} s, ${Number(forecast.wakesPerHour.toFixed(2))} an hour${forecast.quietHoursPerDay > 0 ? `, none in its ${Number(forecast.quietHoursPerDay.toFixed(2))} quiet hours a day` : ""}`;
   const basis =
     forecast.basis === "history"
       ? `from the average of its last ${forecast.samples} idle wake${forecast.samples === 1 ? "" : "s"} (${usd(forecast.wakeUsd ?? 0)} each)`

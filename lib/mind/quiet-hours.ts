@@ -73,3 +73,20 @@ export function outsideQuietS(nowMs: number, delayS: number, q: QuietHours): num
   const until = quietUntil(wakeAt, q);
   return until === null ? delayS : Math.max(delayS, Math.ceil((until - nowMs) / 1000));
 }
+
+/** Minutes of a local day inside any range (a day without a daylight-saving shift). */
+export function quietMinutesPerDay(q: QuietHours): number {
+  const day = new Uint8Array(DAY_MIN);
+  for (const r of q.ranges) {
+    const from = minutesOf(r.slice(0, 5));
+    const to = minutesOf(r.slice(6));
+    for (let m = from; m !== to; m = (m + 1) % DAY_MIN) day[m] = 1;
+  }
+  return day.reduce((a, b) => a + b, 0);
+}
+
+/** "22:00–07:00 (Europe/Berlin)": the ranges as a person reads them. */
+export function quietWords(q: QuietHours): string {
+  return `${q.ranges.map((r) => r.replace("-", "–")).join(", ")} (${q.tz})`;
+}
+

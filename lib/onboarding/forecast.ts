@@ -4,6 +4,7 @@
 import { LEAN_BUDGET } from "../context/lean";
 import type { RunSpan, Timeline } from "../trajectory/timeline";
 import type { BudgetConfig, PacingConfig } from "../trajectory/schema";
+import { quietMinutesPerDay } from "../mind/quiet-hours";
 
 /**
  * A typical idle wake when the mind has none on record yet: one call, its
@@ -26,6 +27,8 @@ export interface Forecast {
   /** What one idle wake costs, USD (null when unknown). */
   wakeUsd: number | null;
   wakesPerHour: number;
+  /** Hours of its day the mind makes no wake of its own (its quiet hours); 0 without them. */
+  quietHoursPerDay: number;
   hourUsd: number | null;
   dayUsd: number | null;
   /** Whether the caps would stop the mind before the hour or day is out at this rate. */
@@ -48,12 +51,15 @@ export function forecast(input: ForecastInput): Forecast {
   const basis: ForecastBasis = n > 0 ? "history" : input.typicalWakeUsd !== undefined ? "price" : "unknown";
   const wakeUsd = basis === "history" ? input.idleWakes.reduce((t, u) => t + u, 0) / n : basis === "price" ? (input.typicalWakeUsd ?? null) : null;
   const hourUsd = wakeUsd === null ? null : wakeUsd * wakesPerHour;
-  const dayUsd = hourUsd === null ? null : hourUsd * 24;
+  // Quiet hours have no idle wakes: a day costs only its waking hours.
+  const quietHoursPerDay = input.pacing.quiet ? quietMinutesPerDay(input.pacing.quiet) / 60 : 0;
+  const dayUsd = hourUsd === null ? null : hourUsd * (24 - quietHoursPerDay);
   return {
     basis,
     samples: basis === "history" ? n : 0,
     wakeUsd,
     wakesPerHour,
+    quietHoursPerDay,
     hourUsd,
     dayUsd,
     overHourCap: hourUsd !== null && input.budget !== undefined && hourUsd > input.budget.hour_usd,

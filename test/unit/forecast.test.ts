@@ -27,6 +27,7 @@ describe("forecast", () => {
       samples: 0,
       wakeUsd: typical,
       wakesPerHour: 12,
+      quietHoursPerDay: 0,
       hourUsd: typical * 12,
       dayUsd: typical * 12 * 24,
       overHourCap: false,
@@ -40,6 +41,7 @@ describe("forecast", () => {
       samples: 2,
       wakeUsd: 0.02,
       wakesPerHour: 60,
+      quietHoursPerDay: 0,
       hourUsd: 0.02 * 60,
       dayUsd: 0.02 * 60 * 24,
       overHourCap: true,
@@ -47,8 +49,16 @@ describe("forecast", () => {
     });
   });
 
+  it("quiet hours have no idle wakes: a day costs its waking hours only, ranges that overlap counted once", () => {
+    const quiet = { tz: "Europe/Berlin", ranges: ["22:00-07:00", "06:00-08:00"], alarms: true };
+    const f = forecast({ pacing: { ...DEFAULT_PACING, cap_s: 60, quiet }, idleWakes: [0.01], budget: { hour_usd: 1, day_usd: 20 } });
+    expect(f.quietHoursPerDay).toBe(10);
+    expect(f.hourUsd).toBeCloseTo(0.6);
+    expect(f.dayUsd).toBeCloseTo(0.6 * 14);
+  });
+
   it("no idle wake on record and no price: unknown, and no figure made up", () => {
-    expect(forecast({ pacing: DEFAULT_PACING, idleWakes: [] })).toEqual({ basis: "unknown", samples: 0, wakeUsd: null, wakesPerHour: 12, hourUsd: null, dayUsd: null, overHourCap: false, overDayCap: false });
+    expect(forecast({ pacing: DEFAULT_PACING, idleWakes: [] })).toEqual({ basis: "unknown", samples: 0, wakeUsd: null, wakesPerHour: 12, quietHoursPerDay: 0, hourUsd: null, dayUsd: null, overHourCap: false, overDayCap: false });
   });
 });
 

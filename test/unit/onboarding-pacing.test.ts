@@ -45,6 +45,13 @@ describe("the pacing in plain words", () => {
     expect([shortDuration(5), shortDuration(90), shortDuration(300), shortDuration(5400)]).toEqual(["5 s", "1.5 min", "5 min", "1.5 h"]);
   });
 
+  it("says the quiet hours, when the mind has them", () => {
+    expect(pacingSentence({ ...DEFAULT_PACING, quiet: { tz: "Europe/Berlin", ranges: ["22:00-07:00"], alarms: true } })).toMatch(
+      /a message or real work brings it back to no pause\. It makes no wake of its own in its quiet hours, 22:00–07:00 \(Europe\/Berlin\) \(alarms still ring\); a message still wakes it\.$/,
+    );
+    expect(pacingSentence({ ...DEFAULT_PACING, quiet: { tz: "UTC", ranges: ["12:00-13:00", "23:00-06:00"], alarms: false } })).toContain("in its quiet hours, 12:00–13:00, 23:00–06:00 (UTC); a message still wakes it.");
+  });
+
   it("fields that cannot be a pacing are each named, in plain words", () => {
     expect(readPacingFields(form({ base_s: "5", cap_s: "300", ticks_per_level: "3" }))).toEqual({ ok: true, pacing: DEFAULT_PACING });
     expect(readPacingFields(form({ base_s: "", cap_s: "-1", ticks_per_level: "1.5" }))).toEqual({
