@@ -1,6 +1,6 @@
 "use client";
 // A mind's settings (its page's Settings tab), changed only by its human: the
-// model, the pacing, the iteration limit, the spend caps and the permissions.
+// model, the pacing and its quiet hours, the iteration limit, the spend caps and the permissions.
 // Saving records a `config` step and restarts the loop; the recent ones are listed below the form.
 import { useState, type FormEvent } from "react";
 import { settingsProblems, type Provider } from "@/lib/llm/settings";
@@ -14,6 +14,8 @@ import { priceProblems, readBudgetFields, withProxyPrice } from "./money-form";
 import { useProxyOffer } from "./money-hooks";
 import { PricesEditor } from "./PricesEditor";
 import { ConfigHistory } from "./ConfigHistory";
+import { QuietHoursFields } from "./QuietHoursFields";
+import { readQuietFields } from "./quiet-form";
 
 // The running tab's worker sees the `config` step and restarts with the new settings.
 export function SettingsPanel({ mind }: { mind: Mind }) {
@@ -32,16 +34,17 @@ export function SettingsPanel({ mind }: { mind: Mind }) {
     const perms = readPermissionFields(f);
     const model = readModelFields(f, provider, savedKey);
     const budget = readBudgetFields(f);
+    const quiet = readQuietFields(f);
     const parsed = minds.checkSettings({
       model: withProxyPrice(model.settings, proxy),
       budget: budget.ok ? budget.budget : mind.budget,
-      // Quiet hours have no fields here yet: saving the rest keeps them as they are.
-      pacing: { base_s: num("base_s"), cap_s: num("cap_s"), ticks_per_level: num("ticks_per_level"), ...(mind.pacing.quiet ? { quiet: mind.pacing.quiet } : {}) },
+      // Quiet hours that do not check keep the saved ones here; their problems are listed below.
+      pacing: { base_s: num("base_s"), cap_s: num("cap_s"), ticks_per_level: num("ticks_per_level"), ...(quiet.ok ? (quiet.quiet ? { quiet: quiet.quiet } : {}) : mind.pacing.quiet ? { quiet: mind.pacing.quiet } : {}) },
       max_iterations: num("max_iterations"),
       summary_model: String(f.get("summary_model") ?? ""),
       permissions: perms.ok ? perms.permissions : mind.permissions,
     });
-    const permProblems = [...model.problems, ...(perms.ok ? [] : perms.problems), ...(budget.ok ? [] : budget.problems)];
+    const permProblems = [...model.problems, ...(perms.ok ? [] : perms.problems), ...(budget.ok ? [] : budget.problems), ...(quiet.ok ? [] : quiet.problems)];
     if (!parsed.success) return setErrors([...parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`), ...permProblems]);
     const problems = [...settingsProblems(parsed.data.model), ...priceProblems(parsed.data.model, prices ?? {})];
     if (parsed.data.pacing.cap_s < parsed.data.pacing.base_s) problems.push("The longest pause cannot be shorter than the first one.");
@@ -79,6 +82,7 @@ export function SettingsPanel({ mind }: { mind: Mind }) {
           {num("ticks_per_level", "Idle wakes per level", mind.pacing.ticks_per_level, 1, 100)}
           {num("max_iterations", "Steps per run", mind.max_iterations, 1, 100)}
         </fieldset>
+        <QuietHoursFields initial={mind.pacing.quiet} />
         <PermissionsFields initial={mind.permissions} />
         {errors.length > 0 && (
           <ul role="alert" data-testid="settings-errors" className="rounded bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">

@@ -8,12 +8,9 @@ import { pacingPlan, pacingProblems, pacingSentence, shortDuration } from "@/com
 import { BUILT_IN_PRICES } from "@/lib/llm/prices";
 import { TYPICAL_IDLE_WAKE } from "@/lib/onboarding/forecast";
 import { afterWake, DEFAULT_PACING, delaySeconds, RESTED } from "@/lib/mind/pacing";
+import { formOf } from "./helpers/form";
 
-const form = (fields: Record<string, string>) => {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) f.set(k, v);
-  return f;
-};
+const form = formOf;
 
 describe("the pacing in plain words", () => {
   it("Headlong's defaults: pauses from the 3rd quiet wake, 5 s doubling every 3 wakes, 5 min after about 16 min", () => {

@@ -1,0 +1,35 @@
+"use client";
+// Quiet hours in Settings: stretches of the mind's local day with no wake of
+// its own (a message still wakes it; alarms ring through unless unticked).
+import { useState } from "react";
+import type { QuietHours } from "@/lib/trajectory/schema";
+import { inputClass } from "./ModelFields";
+import { QUIET_ALARMS_FIELD, QUIET_ON_FIELD, QUIET_RANGES_FIELD, QUIET_TZ_FIELD, rangesText } from "./quiet-form";
+
+/** This browser's own zone, for a mind that has none yet. */
+const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+
+export function QuietHoursFields({ initial }: { initial: QuietHours | undefined }) {
+  const [on, setOn] = useState(initial !== undefined);
+  return (
+    <fieldset className="grid gap-3 sm:grid-cols-3">
+      <legend className="mb-1 text-sm font-medium">Quiet hours</legend>
+      <label className="flex items-center gap-2 text-sm sm:col-span-3">
+        <input type="checkbox" name={QUIET_ON_FIELD} defaultChecked={on} onChange={(e) => setOn(e.currentTarget.checked)} data-testid="settings-quiet-on" />
+        No wakes of its own at these hours (a message still wakes it)
+      </label>
+      <label className="block text-sm">
+        Time zone
+        <input name={QUIET_TZ_FIELD} type="text" disabled={!on} defaultValue={initial?.tz ?? browserZone()} className={inputClass} data-testid="settings-quiet-tz" />
+      </label>
+      <label className="block text-sm">
+        Hours (HH:MM-HH:MM, commas between)
+        <input name={QUIET_RANGES_FIELD} type="text" disabled={!on} defaultValue={rangesText(initial)} className={inputClass} data-testid="settings-quiet-ranges" />
+      </label>
+      <label className="flex items-center gap-2 self-end text-sm">
+        <input type="checkbox" name={QUIET_ALARMS_FIELD} disabled={!on} defaultChecked={initial?.alarms ?? true} data-testid="settings-quiet-alarms" />
+        Alarms still ring
+      </label>
+    </fieldset>
+  );
+}
