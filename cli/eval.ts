@@ -40,7 +40,7 @@ interface Planned {
 }
 
 /** The runs the arguments ask for, each scenario checked with its settings; or every problem, named. */
-function plan(doc: unknown, args: EvalArgs, file: string): Planned[] | string[] {
+function plan(doc: unknown, args: EvalArgs, file: string): { runs: Planned[] } | { problems: string[] } {
   const variants: { label: string; extra: [string, unknown][] }[] = args.vary
     ? args.vary.values.map((v) => ({ label: `${args.vary?.path}=${typeof v === "string" ? v : JSON.stringify(v)}`, extra: [[args.vary?.path as string, v]] }))
     : [{ label: "", extra: [] }];
@@ -54,7 +54,7 @@ function plan(doc: unknown, args: EvalArgs, file: string): Planned[] | string[] 
     if (checked.ok) out.push({ label, set: Object.fromEntries(all), scenario: checked.scenario });
     else problems.push(`${file}${label ? ` with ${label}` : ""} is not a scenario:`, ...checked.errors.map((e) => `  ${e}`));
   }
-  return problems.length ? problems : out;
+  return problems.length ? { problems } : { runs: out };
 }
 
 export async function evalScenario(args: EvalArgs, io: Out, usage: string, signal?: AbortSignal): Promise<number> {
@@ -66,9 +66,9 @@ export async function evalScenario(args: EvalArgs, io: Out, usage: string, signa
     io.err(`reverie: ${code === "ENOENT" ? `no such file: ${args.file}` : `${args.file} is not JSON: ${e instanceof Error ? e.message : String(e)}`}\n`);
     return 2;
   }
-  const runs = plan(doc, args, args.file);
-  if (typeof runs[0] === "string") {
-    io.err(`reverie: ${(runs as string[]).join("\n")}\n`);
+  const planned = plan(doc, args, args.file);
+  if ("problems" in planned) {
+    io.err(`reverie: ${planned.problems.join("\n")}\n`);
     return 2;
   }
   const apiKey = args.apiKeyEnv ? process.env[args.apiKeyEnv] : undefined;
@@ -83,7 +83,7 @@ export async function evalScenario(args: EvalArgs, io: Out, usage: string, signa
   const model = modelPort(await createModelSource(settings), modelLabel(settings), { price, ...(args.seed !== undefined ? { seed: args.seed } : {}) });
 
   const played: { run: EvalRun; state: PlayedScenario["state"] }[] = [];
-  for (const { label, set, scenario } of runs as Planned[]) {
+  for (const { label, set, scenario } of planned.runs) {
     if (signal?.aborted) break;
     const started = Date.now();
     const name = label ? `${scenario.name} (${label})` : scenario.name;
@@ -101,19 +101,22 @@ export async function evalScenario(args: EvalArgs, io: Out, usage: string, signa
     played.push({ run: runResults(p, { model: modelLabel(settings), seed: args.seed ?? null, label, set, wallS: (Date.now() - started) / 1000 }), state: p.state });
   }
   const all = played.map((p) => p.run);
-  if (!all.length) {
+  if (!all[0]) {
     io.err("reverie: stopped before anything was played\n");
     return 130;
   }
+  const [first] = all;
+  // A --vary run's results, all of them whole: printed with --json, and DIR/results.json with --out.
+  const summary = args.vary ? { format: EVAL_RESULTS_FORMAT, version: 1, scenario: first.scenario, variants: all } : undefined;
   if (args.out) {
-    const where = await writeEvalOut(args.out, played.map((p) => ({ state: p.state, results: resultsFile(p.run, all) })), args.vary ? { format: EVAL_RESULTS_FORMAT, version: 1, scenario: all[0]?.scenario, variants: all } : undefined);
+    const where = await writeEvalOut(args.out, played.map((p) => ({ state: p.state, results: resultsFile(p.run, all) })), summary);
     if (typeof where === "object") {
       io.err(`reverie: ${where.problem}\n`);
       return 2;
     }
     io.err(`wrote ${where}\n`);
   }
-  if (args.json) io.out(`${JSON.stringify(args.vary ? { format: EVAL_RESULTS_FORMAT, version: 1, scenario: all[0]?.scenario, variants: all } : resultsFile(all[0] as EvalRun, all), null, 2)}\n`);
-  else io.out(args.vary ? variantsTable(all) : runTable(all[0] as EvalRun));
+  if (args.json) io.out(`${JSON.stringify(summary ?? resultsFile(first, all), null, 2)}\n`);
+  else io.out(summary ? variantsTable(all) : runTable(first));
   return 0;
 }

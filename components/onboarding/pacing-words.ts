@@ -4,15 +4,10 @@
 // what the mind does.
 import { afterWake, delaySeconds, RESTED } from "@/lib/mind/pacing";
 import { quietWords } from "@/lib/mind/quiet-hours";
+import { shortDuration } from "@/lib/trajectory/figures";
 import type { PacingConfig } from "@/lib/trajectory/schema";
 
-/** 5 s, 1.5 min, 2 h: one decimal at most. */
-export function shortDuration(s: number): string {
-  const one = (n: number) => String(Math.round(n * 10) / 10);
-  if (s < 60) return `${one(s)} s`;
-  if (s < 3600) return `${one(s / 60)} min`;
-  return `${one(s / 3600)} h`;
-}
+export { shortDuration };
 
 export interface PacingPlan {
   /** The quiet wakes before the first pause. */

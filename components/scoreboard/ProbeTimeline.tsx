@@ -11,10 +11,10 @@ import { axisTicks, densityBuckets, formatHours, markStep, placeProbes, stackMar
 const MIN_GAP = 1.5;
 const ROW_PX = 18;
 
-export function ProbeTimeline({ results: r, askedH, stepHref }: { results: EvalResults; askedH: ReadonlyMap<string, number>; stepHref: (stepId: string) => string }) {
+export function ProbeTimeline({ results: r, stepHref }: { results: EvalResults; stepHref: (stepId: string) => string }) {
   const span = Math.max(r.duration_h, r.simulated_h, 1e-9);
   const x = (h: number) => Math.min(100, Math.max(0, (h / span) * 100));
-  const { placed, unplaced } = useMemo(() => placeProbes(r.probes, askedH), [r.probes, askedH]);
+  const { placed, unplaced } = useMemo(() => placeProbes(r.probes), [r.probes]);
   const rows = stackMarks(placed.map((p) => x(p.h)), MIN_GAP);
   const height = (Math.max(0, ...rows) + 1) * ROW_PX + 4;
   const density = useMemo(() => wakeDensity(r.wakes, span, densityBuckets(span)), [r.wakes, span]);

@@ -6,16 +6,13 @@
 // evidence links open their steps in the Trajectory tab.
 import type { EvalResults } from "@/lib/eval/results";
 import { formatHours, passCount } from "@/lib/eval/scoreboard";
-import type { StepSource } from "@/lib/trajectory/source";
 import { MetricsTable } from "./MetricsTable";
 import { ProbeTable } from "./ProbeTable";
 import { ProbeTimeline } from "./ProbeTimeline";
 import { TokensByHour } from "./TokensByHour";
-import { useAskedHours } from "./useAskedHours";
 import { VariantsTable } from "./VariantsTable";
 
-export function Scoreboard({ archiveId, results, source }: { archiveId: string; results: EvalResults; source: StepSource }) {
-  const askedH = useAskedHours(source, results.start, results.probes);
+export function Scoreboard({ archiveId, results }: { archiveId: string; results: EvalResults }) {
   const stepHref = (stepId: string) => `/view/${archiveId}?step=${encodeURIComponent(stepId)}`;
   return (
     // tabIndex: the panel scrolls, and the keyboard needs a way to scroll it.
@@ -28,7 +25,7 @@ export function Scoreboard({ archiveId, results, source }: { archiveId: string; 
         <ProbeTable probes={results.probes} stepHref={stepHref} />
       </Section>
       <Section title="The run on its simulated timeline">
-        <ProbeTimeline results={results} askedH={askedH} stepHref={stepHref} />
+        <ProbeTimeline results={results} stepHref={stepHref} />
       </Section>
       <Section title="Tokens per simulated hour">
         <TokensByHour start={results.start} tokens={results.tokens_by_hour} />

@@ -38,8 +38,8 @@ export function SettingsPanel({ mind }: { mind: Mind }) {
     const parsed = minds.checkSettings({
       model: withProxyPrice(model.settings, proxy),
       budget: budget.ok ? budget.budget : mind.budget,
-      // Quiet hours that do not check keep the saved ones here; their problems are listed below.
-      pacing: { base_s: num("base_s"), cap_s: num("cap_s"), ticks_per_level: num("ticks_per_level"), ...(quiet.ok ? (quiet.quiet ? { quiet: quiet.quiet } : {}) : mind.pacing.quiet ? { quiet: mind.pacing.quiet } : {}) },
+      // Quiet hours that do not check are listed with the other problems below, and nothing is saved.
+      pacing: { base_s: num("base_s"), cap_s: num("cap_s"), ticks_per_level: num("ticks_per_level"), ...(quiet.ok && quiet.quiet ? { quiet: quiet.quiet } : {}) },
       max_iterations: num("max_iterations"),
       summary_model: String(f.get("summary_model") ?? ""),
       permissions: perms.ok ? perms.permissions : mind.permissions,

@@ -20,5 +20,11 @@ export function readQuietFields(f: FormData): { ok: true; quiet?: QuietHours } |
     .filter(Boolean);
   const parsed = QuietHours.safeParse({ tz: String(f.get(QUIET_TZ_FIELD) ?? "").trim(), ranges, alarms: f.get(QUIET_ALARMS_FIELD) !== null });
   if (parsed.success) return { ok: true, quiet: parsed.data };
-  return { ok: false, problems: parsed.error.issues.map((i) => `Quiet hours: ${i.path[0] === "ranges" ? (ranges.length ? `${ranges[Number(i.path[1])] ?? "the ranges"}: ` : "") : ""}${i.path[0] === "ranges" && !ranges.length ? "give at least one range, e.g. 22:00-07:00" : i.message}`) };
+  const problem = (i: (typeof parsed.error.issues)[number]) => {
+    if (i.path[0] !== "ranges") return i.message;
+    if (!ranges.length) return "give at least one range, e.g. 22:00-07:00";
+    // Named as typed: "22:00-7:00: a range is …".
+    return `${ranges[Number(i.path[1])] ?? "the ranges"}: ${i.message}`;
+  };
+  return { ok: false, problems: parsed.error.issues.map((i) => `Quiet hours: ${problem(i)}`) };
 }

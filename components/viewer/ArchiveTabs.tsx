@@ -7,7 +7,8 @@
 // keeps the reader's place, as the mind page's stream does, and the
 // scoreboard is small (it is read once) and keeps its chart.
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useId, useRef, type KeyboardEvent, type ReactNode } from "react";
+import { useId, type ReactNode } from "react";
+import { TabList } from "../tabs/TabList";
 
 const TABS = [
   { key: "trajectory", label: "Trajectory" },
@@ -23,52 +24,18 @@ export function ArchiveTabs({ trajectory, scoreboard }: { trajectory: ReactNode;
   const asked = params.get("tab");
   const tab: Tab = !scoreboard ? "trajectory" : asked === "trajectory" || asked === "scoreboard" ? asked : params.has("step") ? "trajectory" : "scoreboard";
   const id = useId();
-  const list = useRef<HTMLDivElement>(null);
 
   const setTab = (t: Tab) => {
     // From the address bar as it is now: the viewer may have changed it since this render.
     const next = new URLSearchParams(window.location.search);
     next.set("tab", t);
-    const qs = next.toString();
-    router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
-  };
-
-  // Arrow keys move between the tabs (and choose them), as the ARIA tabs pattern has it.
-  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
-    const at = TABS.findIndex((t) => t.key === tab);
-    const next = e.key === "ArrowRight" ? at + 1 : e.key === "ArrowLeft" ? at - 1 : e.key === "Home" ? 0 : e.key === "End" ? TABS.length - 1 : null;
-    if (next === null) return;
-    e.preventDefault();
-    const t = TABS[(next + TABS.length) % TABS.length];
-    if (!t) return;
-    setTab(t.key);
-    list.current?.querySelector<HTMLElement>(`[data-tab="${t.key}"]`)?.focus();
+    router.replace(`${pathname}?${next}`, { scroll: false });
   };
 
   const panel = (key: Tab) => (scoreboard ? { role: "tabpanel", id: `${id}-${key}`, "aria-labelledby": `${id}-${key}-tab`, hidden: tab !== key } : {});
   return (
     <>
-      {scoreboard && (
-        <div ref={list} role="tablist" aria-label="Archive views" onKeyDown={onKeyDown} className="flex shrink-0 gap-1 border-b border-stone-200 dark:border-stone-800">
-          {TABS.map((t) => (
-            <button
-              key={t.key}
-              type="button"
-              role="tab"
-              id={`${id}-${t.key}-tab`}
-              data-tab={t.key}
-              data-testid={`tab-${t.key}`}
-              aria-selected={tab === t.key}
-              aria-controls={`${id}-${t.key}`}
-              tabIndex={tab === t.key ? 0 : -1}
-              onClick={() => setTab(t.key)}
-              className={`-mb-px shrink-0 whitespace-nowrap border-b-2 px-3 py-1 text-sm min-h-10 sm:min-h-0 ${tab === t.key ? "border-indigo-500 font-medium" : "border-transparent text-stone-500 dark:text-stone-400 hover:text-stone-800 dark:hover:text-stone-200"}`}
-            >
-              {t.label}
-            </button>
-          ))}
-        </div>
-      )}
+      {scoreboard && <TabList tabs={TABS} tab={tab} onTab={setTab} idBase={id} label="Archive views" className="flex shrink-0 gap-1 border-b border-stone-200 dark:border-stone-800" />}
       <div {...panel("trajectory")} className={tab === "trajectory" ? "flex min-h-0 flex-1 flex-col" : "hidden"}>
         {trajectory}
       </div>

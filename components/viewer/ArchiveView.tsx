@@ -42,7 +42,7 @@ export function ArchiveView({ id }: { id: string }) {
         </p>
       )}
       <Suspense fallback={<p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}>
-        <ArchiveTabs trajectory={<TrajectoryViewer source={source} />} scoreboard={results?.ok ? <Scoreboard archiveId={id} results={results.results} source={source} /> : null} />
+        <ArchiveTabs trajectory={<TrajectoryViewer source={source} />} scoreboard={results?.ok ? <Scoreboard archiveId={id} results={results.results} /> : null} />
       </Suspense>
     </main>
   );

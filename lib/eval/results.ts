@@ -18,6 +18,8 @@ export const EvalProbe = z.object({
   pass: z.boolean(),
   /** Simulated hours from the start when it was decided; null when decided by nothing happening. */
   at_h: NullableNum,
+  /** When its person's message came (simulated hours), where the timeline places a probe decided by nothing happening; null for a probe of the whole run. */
+  asked_h: NullableNum,
   /** Step ids that show it: the person's message first, then the mind's steps. */
   evidence: z.array(z.string()),
   why: z.string(),

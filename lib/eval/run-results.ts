@@ -27,7 +27,7 @@ export function runResults(p: Played & { reachedH: number }, meta: RunMeta): Eva
     complete: p.reachedH >= p.scenario.duration_h,
     wall_s: Math.round(meta.wallS * 10) / 10,
     mind_id: p.steps.find((s) => s.type === "trajectory")?.step_id ?? "",
-    probes: probes.map(({ id, kind, pass, at_h, evidence, why }) => ({ id, kind, pass, at_h, evidence, why })),
+    probes: probes.map(({ id, kind, pass, at_h, asked_h, evidence, why }) => ({ id, kind, pass, at_h, asked_h, evidence, why })),
     metrics: scoreMetrics(p, probes),
     tokens_by_hour: tokensByHour(p),
     wakes: wakeLog(p),

@@ -26,6 +26,12 @@ export interface FileWrite {
   text: string;
 }
 
+/** A model call: when it started (simulated ms) and how long it really took (ms). */
+export interface Call {
+  atMs: number;
+  ms: number;
+}
+
 export interface Played {
   scenario: Scenario;
   /** The simulated start, ms. */
@@ -37,8 +43,8 @@ export interface Played {
   files: FileWrite[];
   /** Model calls made, counted at the model (the summarizer's leave no step); absent: the steps that carry a call's usage. */
   modelCalls?: number;
-  /** Each model call: when it started (simulated ms) and how long it really took. */
-  calls?: { atMs: number; ms: number }[];
+  /** Each model call, in the order made: when it started (simulated ms) and how long it really took. */
+  calls?: Call[];
 }
 
 export interface ProbeResult {
@@ -47,6 +53,8 @@ export interface ProbeResult {
   pass: boolean;
   /** Simulated hours from the start when it was decided (passed, or failed by something seen); null when decided by nothing happening. */
   at_h: number | null;
+  /** When its person's message came (simulated hours); null for a probe of the whole run. */
+  asked_h: number | null;
   /** The steps that show it. */
   evidence: string[];
   /** Why, in a line. */
@@ -93,6 +101,7 @@ export function scoreProbes(p: Played): ProbeResult[] {
       kind: probe.kind,
       pass,
       at_h: decidedAt === null ? null : hoursAt(p, decidedAt),
+      asked_h: hoursAt(p, sent),
       evidence: [msg.step_id, ...evidence.map((s) => s.step_id)],
       why,
     });
@@ -139,13 +148,14 @@ export function scoreProbes(p: Played): ProbeResult[] {
         kind: "once",
         pass: twice.length === 0,
         at_h: twice.length ? hoursAt(p, Math.min(...twice.map((r) => atMs(r[1] as Message)))) : null,
+        asked_h: null,
         evidence: twice.flat().map((m) => m.step_id),
         why: twice.length ? `${twice.length} message(s) answered more than once` : "every message answered at most once",
       });
     } else {
       const until = probe.within_h === undefined ? Infinity : p.startMs + probe.within_h * H;
       const usd = spend(p.steps, until);
-      out.push({ id: probe.id, kind: "budget", pass: usd < probe.max_usd, at_h: null, evidence: [], why: `spent $${usd.toFixed(4)} of $${probe.max_usd}` });
+      out.push({ id: probe.id, kind: "budget", pass: usd < probe.max_usd, at_h: null, asked_h: null, evidence: [], why: `spent $${usd.toFixed(4)} of $${probe.max_usd}` });
     }
   }
   return out;
@@ -183,6 +193,8 @@ const onlyFinal = (cmd: string) => cmd.split("\n").every((l) => !l.trim() || /^\
 export function wakeLog(p: Played): WakeLine[] {
   const out: WakeLine[] = [];
   const wakes = p.steps.map((s, i) => ({ s, i })).filter(({ s }) => s.type === "wake");
+  const calls = p.calls ?? [];
+  let c = 0;
   wakes.forEach(({ s: wake, i }, w) => {
     const end = wakes[w + 1]?.i ?? p.steps.length;
     const part = p.steps.slice(i, end);
@@ -195,7 +207,10 @@ export function wakeLog(p: Played): WakeLine[] {
         : part.some((x) => isKind(x, "thought"))
           ? "think"
           : "idle";
-    const modelMs = (p.calls ?? []).filter((c) => c.atMs >= from && c.atMs < until).reduce((a, c) => a + c.ms, 0);
+    // Calls and wakes are both in time order: one pass over the calls for the whole log.
+    while (c < calls.length && (calls[c] as Call).atMs < from) c++;
+    let modelMs = 0;
+    for (let k = c; k < calls.length && (calls[k] as Call).atMs < until; k++) modelMs += (calls[k] as Call).ms;
     const execS = part.reduce((a, x) => a + (isKind(x, "shell-output") ? (x.exec_s ?? 0) : 0), 0);
     out.push({ at_h: hoursAt(p, from), reason: String((wake as { reason?: unknown }).reason ?? ""), mode, tokens: part.reduce((a, x) => a + tokensOf(x), 0), model_s: Math.round(modelMs) / 1000, exec_s: Math.round(execS * 1000) / 1000 });
   });

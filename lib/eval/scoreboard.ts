@@ -2,6 +2,8 @@
 // places: each metric's figure and what it means, the simulated week's axis,
 // where probes sit on it, how dense the wakes were, and the variants of a
 // --vary run side by side. Pure: the components only lay these out.
+import { thousands as groupThousands } from "../archive/limits";
+import { shortDuration, usd } from "../trajectory/figures";
 import type { EvalMetrics, EvalProbe, EvalResults, EvalVariant, EvalWake } from "./results";
 
 export type MetricName = keyof EvalMetrics;
@@ -29,20 +31,13 @@ export const METRICS: readonly MetricInfo[] = [
   { name: "errors_by_reason", means: "Error steps the mind recorded, by reason." },
 ];
 
-const thousands = (n: number) => Math.round(n).toLocaleString("en");
+const thousands = (n: number) => groupThousands(Math.round(n));
 
 /** Seconds as a person reads a wait: 12.3 s, 4.2 min, 1.5 h. */
-export function formatSeconds(s: number): string {
-  if (s < 60) return `${Math.round(s * 10) / 10} s`;
-  if (s < 3600) return `${Math.round(s / 6) / 10} min`;
-  return `${Math.round(s / 360) / 10} h`;
-}
+export const formatSeconds = shortDuration;
 
 /** Dollars as the usage view writes them, with a bare $0 for nothing spent. */
-export function formatUsd(n: number): string {
-  if (n === 0) return "$0";
-  return `$${n < 0.01 ? n.toFixed(4) : n.toFixed(2)}`;
-}
+export const formatUsd = (n: number) => (n === 0 ? "$0" : usd(n));
 
 const percent = (r: number) => `${Math.round(r * 1000) / 10}%`;
 
@@ -127,16 +122,16 @@ export interface PlacedProbe {
 
 /**
  * Where each probe sits: when it was decided, or, for one decided by nothing
- * happening, when it was asked (`askedH`, by probe id, read from its
- * message). A probe with neither (a budget) is left for the list beside.
+ * happening, when it was asked (its message's hour). A probe with neither (a
+ * budget) is left for the list beside.
  */
-export function placeProbes(probes: readonly EvalProbe[], askedH: ReadonlyMap<string, number>): { placed: PlacedProbe[]; unplaced: EvalProbe[] } {
+export function placeProbes(probes: readonly EvalProbe[]): { placed: PlacedProbe[]; unplaced: EvalProbe[] } {
   const placed: PlacedProbe[] = [];
   const unplaced: EvalProbe[] = [];
   for (const probe of probes) {
-    const asked = askedH.get(probe.id);
+    const asked = probe.asked_h;
     if (probe.at_h !== null) placed.push({ probe, h: probe.at_h, decided: true });
-    else if (asked !== undefined) placed.push({ probe, h: asked, decided: false });
+    else if (asked !== null) placed.push({ probe, h: asked, decided: false });
     else unplaced.push(probe);
   }
   return { placed, unplaced };
@@ -218,9 +213,3 @@ export function variantRows(variants: readonly EvalVariant[]): VariantRow[] {
 
 /** Whether a variant is this archive's own run (a --vary run lists itself among its variants; labels tell them apart). */
 export const isThisRun = (v: EvalVariant, r: EvalResults) => v.label === r.label;
-
-/** A step's time as simulated hours from the run's start (ISO both); null when either is not a time. */
-export function simHours(start: string, ts: string): number | null {
-  const h = (Date.parse(ts) - Date.parse(start)) / 3_600_000;
-  return Number.isFinite(h) ? Math.round(h * 1000) / 1000 : null;
-}

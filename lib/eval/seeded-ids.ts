@@ -5,8 +5,8 @@
 // distinct and repeatable, not unguessable.
 import type { Ids } from "../mind/ports";
 
-/** mulberry32: 32 bits of state, a full period, good enough spread for ids. */
-export function mulberry32(seed: number): () => number {
+/** mulberry32: 32 bits of state, a full period, good enough spread for ids; each call 32 bits as an unsigned integer. */
+export function mulberry32u(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -20,7 +20,7 @@ export function mulberry32(seed: number): () => number {
 const hex8 = (n: number) => n.toString(16).padStart(8, "0");
 
 export function seededIds(seed: number): Ids {
-  const next = mulberry32(seed);
+  const next = mulberry32u(seed);
   return {
     uuid() {
       const h = hex8(next()) + hex8(next()) + hex8(next()) + hex8(next());

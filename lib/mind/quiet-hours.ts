@@ -5,8 +5,6 @@
 // instant in, the wait that ends outside the quiet in.
 import type { QuietHours } from "../trajectory/schema";
 
-export { QuietHours } from "../trajectory/schema";
-
 const MINUTE = 60_000;
 const DAY_MIN = 24 * 60;
 const formatters = new Map<string, Intl.DateTimeFormat>();

@@ -17,24 +17,20 @@ import { readArchive } from "../../lib/archive/read";
 import { parseEvalResults, type EvalResults } from "../../lib/eval/results";
 import { METRICS } from "../../lib/eval/scoreboard";
 import { startModelServer, type ModelServer } from "../fixtures/model-server";
+import { SHORT_MEMORY } from "../unit/helpers/eval-example";
 import { scan } from "./axe-scan";
 import { launchChromium } from "./browser";
 
 const baseUrl = inject("baseUrl");
 
 const SCENARIO = {
-  name: "a short memory",
-  start: "2026-01-05T08:00:00Z",
+  ...SHORT_MEMORY,
   duration_h: 3,
-  people: ["Ada", "Bo"],
-  persona: "You keep a small team's memory.",
-  settings: { pacing: { base_s: 60, cap_s: 900 } },
   events: [
-    { at_h: 0.2, from: "Ada", message: "My cat is called Miso." },
-    { at_h: 1, from: "Bo", message: "What is Ada's cat called?", probe: { id: "cat", kind: "recall", within_h: 0.1, expect: "miso" } },
+    ...SHORT_MEMORY.events,
     // Never told, so answered without it: a probe that fails.
     { at_h: 1.5, from: "Bo", message: "What is my dog called?", probe: { id: "dog", kind: "recall", within_h: 0.1, expect: "rex" } },
-    // Not answered, as asked: it passes by nothing happening, so results.json gives it no time.
+    // Not answered, as asked: it passes by nothing happening, so it has no time of its own and sits where it was asked (asked_h).
     { at_h: 2, from: "Ada", message: "No need to answer this: the printer is fixed.", probe: { id: "quiet", kind: "no-reply", within_h: 0.25 } },
   ],
   probes: [{ id: "spend", kind: "budget", max_usd: 1 }],

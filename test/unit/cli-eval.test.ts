@@ -11,19 +11,9 @@ import { main } from "@/cli/reverie";
 import { readArchive } from "@/lib/archive";
 import { parseEvalResults } from "@/lib/eval/results";
 import { startModelServer, type ModelServer } from "../fixtures/model-server";
+import { SHORT_MEMORY } from "./helpers/eval-example";
 
-const SCENARIO = {
-  name: "a short memory",
-  start: "2026-01-05T08:00:00Z",
-  duration_h: 2,
-  people: ["Ada", "Bo"],
-  persona: "You keep a small team's memory.",
-  settings: { pacing: { base_s: 60, cap_s: 900 } },
-  events: [
-    { at_h: 0.2, from: "Ada", message: "My cat is called Miso." },
-    { at_h: 1, from: "Bo", message: "What is Ada's cat called?", probe: { id: "cat", kind: "recall", within_h: 0.1, expect: "miso" } },
-  ],
-};
+const SCENARIO = SHORT_MEMORY;
 
 let server: ModelServer;
 let dir: string;

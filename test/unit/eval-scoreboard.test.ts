@@ -3,7 +3,7 @@
 // how wakes are bucketed, and the variants' side-by-side rows.
 import { describe, expect, it } from "vitest";
 import type { EvalMetrics } from "@/lib/eval/results";
-import { axisTicks, densityBuckets, formatHours, formatMetric, formatSeconds, formatUsd, isThisRun, markStep, METRICS, placeProbes, simHours, stackMarks, variantRows, wakeDensity } from "@/lib/eval/scoreboard";
+import { axisTicks, densityBuckets, formatHours, formatMetric, formatSeconds, formatUsd, isThisRun, markStep, METRICS, placeProbes, stackMarks, variantRows, wakeDensity } from "@/lib/eval/scoreboard";
 import { makeResults, withVariants } from "../fixtures/eval-results";
 
 const R = makeResults({ message: "m", answer: "a", other: "o" });
@@ -51,11 +51,6 @@ describe("the axis", () => {
     expect(axisTicks(24 * 20).map((t) => t.h)).toEqual([0, 48, 96, 144, 192, 240, 288, 336, 384, 432]);
     expect(axisTicks(0)).toEqual([{ h: 0, label: "0 h" }]);
   });
-
-  it("a step's time in simulated hours from the start", () => {
-    expect(simHours("2026-01-05T08:00:00Z", "2026-01-05T09:30:00.000Z")).toBe(1.5);
-    expect(simHours("2026-01-05T08:00:00Z", "not a time")).toBeNull();
-  });
 });
 
 describe("wakes", () => {
@@ -73,15 +68,15 @@ describe("wakes", () => {
 
 describe("probes on the timeline", () => {
   it("sits each where it was decided, one decided by nothing where it was asked, and lists one with no time", () => {
-    const { placed, unplaced } = placeProbes(R.probes, new Map([["quiet", 3.5]]));
+    const { placed, unplaced } = placeProbes(R.probes);
     expect(placed.map((p) => [p.probe.id, p.h, p.decided])).toEqual([
       ["hello", 1.25, true],
       ["cat", 5.5, true],
       ["quiet", 3.5, false],
     ]);
     expect(unplaced.map((p) => p.id)).toEqual(["spend"]);
-    // Before its message's time is read, it waits beside the others.
-    expect(placeProbes(R.probes, new Map()).unplaced.map((p) => p.id)).toEqual(["quiet", "spend"]);
+    // Without its message's time, it waits beside the others.
+    expect(placeProbes(R.probes.map((p) => ({ ...p, asked_h: null }))).unplaced.map((p) => p.id)).toEqual(["quiet", "spend"]);
   });
 
   it("puts marks closer than the gap on rows of their own, in the order given", () => {

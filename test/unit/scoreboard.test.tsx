@@ -7,13 +7,10 @@ import { describe, expect, it } from "vitest";
 import { Scoreboard } from "@/components/scoreboard/Scoreboard";
 import type { EvalResults } from "@/lib/eval/results";
 import { METRICS } from "@/lib/eval/scoreboard";
-import type { StepSource } from "@/lib/trajectory/source";
 import { makeResults, withVariants } from "../fixtures/eval-results";
 
 const R = makeResults({ message: "msg-1", answer: "ans-1", other: "oth-1" });
-// Server-rendered: nothing is read from it (the effect that would does not run).
-const source = { trajectories: async () => [] } as unknown as StepSource;
-const html = (r: EvalResults) => renderToStaticMarkup(<Scoreboard archiveId="arch-1" results={r} source={source} />);
+const html = (r: EvalResults) => renderToStaticMarkup(<Scoreboard archiveId="arch-1" results={r} />);
 
 /** Every element with this test id, as its opening tag. */
 const tags = (out: string, testId: string) => out.match(new RegExp(`<[a-z]+ [^>]*data-testid="${testId}"[^>]*>`, "g")) ?? [];
@@ -50,12 +47,15 @@ describe("Scoreboard", () => {
     expect(tags(out, "probe-evidence").map((t) => attr(t, "href"))).toEqual(["/view/arch-1?step=msg-1", "/view/arch-1?step=ans-1", "/view/arch-1?step=oth-1", "/view/arch-1?step=ans-1", "/view/arch-1?step=oth-1"]);
   });
 
-  it("puts the probes with a time on the timeline (the rest beside it), each mark linking to the step that decided it", () => {
+  it("puts the probes with a time on the timeline (the run's own beside it), each mark linking to the step that decided it", () => {
     expect(tags(out, "probe-mark").map((t) => [attr(t, "data-probe-id"), attr(t, "data-pass"), attr(t, "data-at-h"), attr(t, "href")])).toEqual([
       ["hello", "true", "1.25", "/view/arch-1?step=ans-1"],
       ["cat", "false", "5.5", "/view/arch-1?step=ans-1"],
+      // Decided by nothing happening: a ring where its message came (asked_h), linking to the message.
+      ["quiet", "true", "3.5", "/view/arch-1?step=oth-1"],
     ]);
-    expect(out).toMatch(/data-testid="probes-untimed"[^>]*>Over the whole run, with no time of their own: <span[^>]*>quiet passed \(no answer within 1 h\)/);
+    expect(attr(tags(out, "probe-mark")[2]!, "data-decided")).toBe("false");
+    expect(out).toMatch(/data-testid="probes-untimed"[^>]*>Over the whole run, with no time of their own: <span[^>]*>spend passed \(spent \$0\.0000 of \$1\)/);
     expect(attr(tags(out, "wake-density")[0]!, "data-wakes")).toBe("48");
   });
 

@@ -197,16 +197,18 @@ export class InnerLife {
       // The next alarm ends the wait when it is due sooner (not a retry's backoff or a spend pause: those hold).
       let alarms = paused || lastError !== undefined ? undefined : deps.alarms;
       // Quiet hours: no spontaneous wake inside them (a message still wakes the mind). An alarm rings
-      // through them unless its human said not; then one due inside them waits for their end too.
+      // through them, unless its human said not (`held`): then one due inside them waits for their end
+      // too, and the wait that runs to their end does not listen for alarms.
       const quiet = deps.pacing.quiet;
+      const held = quiet?.alarms === false;
+      if (alarms && held) delay = alarms.waitS(delay);
       if (quiet) {
-        if (alarms && !quiet.alarms) delay = alarms.waitS(delay);
         const outside = outsideQuietS(deps.clock.now(), delay, quiet);
-        if (outside > delay && !quiet.alarms) alarms = undefined;
+        if (held && outside > delay) alarms = undefined;
         delay = outside;
       }
       if (this.queue.size > 0) delay = 0;
-      if (alarms && (!quiet || quiet.alarms)) delay = alarms.waitS(delay);
+      if (alarms && !held) delay = alarms.waitS(delay);
       this.reportPacing();
       deps.onStatus(paused ? { state: "paused", reason: "budget", ...paused } : { state: "waiting", nextWakeAt: deps.clock.now() + delay * 1000, level: this.pacing.level, lastError });
       // The host keeps the wait (the server's wake queue): the loop ends here, and the mind is started again when it is due.

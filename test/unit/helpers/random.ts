@@ -1,11 +1,8 @@
-// A small seeded generator (mulberry32), so a failing randomized test names its seed and replays.
+// A small seeded generator (mulberry32, the one seeded step ids use), so a failing randomized test names its seed and replays.
+import { mulberry32u } from "@/lib/eval/seeded-ids";
+
+/** Numbers in [0, 1) from the seed. */
 export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32u(seed);
+  return () => next() / 4294967296;
 }
