@@ -90,3 +90,41 @@ describe("quiet hours, on the real mind", () => {
     expect(wakes.filter((w) => w.reason === "scheduled").length).toBeGreaterThan(40);
   }, 120_000);
 });
+
+describe("quiet hours and alarms", () => {
+  /** A FAKE model whose inner life sets one alarm for 23:00 UTC on its first wake, then idles. */
+  const alarmSetter = (): ModelPort => {
+    let set = false;
+    return {
+      name: "scripted",
+      async complete(req) {
+        const usage = { input_tokens: 100, output_tokens: 10, usd: 0.0001 };
+        if (req.instructions.includes("NO_REPLY") || req.instructions.includes("writing your own memory")) return { ok: true, text: "NO_REPLY", usage };
+        if (!set) {
+          set = true;
+          return { ok: true, text: "```bash\nalarm at 23:00 check the oven\nFINAL=done\n```", usage };
+        }
+        return { ok: true, text: "```bash\nFINAL=idle\n```", usage };
+      },
+    };
+  };
+  const play = async (alarms: boolean) => {
+    const r = checkScenario({
+      name: "an alarm at night",
+      start: "2026-01-05T20:00:00Z",
+      duration_h: 14,
+      people: ["Ada"],
+      persona: "You keep a small team's notes.",
+      settings: { pacing: { base_s: 60, cap_s: 1800, quiet: { tz: "UTC", ranges: ["22:00-07:00"], alarms } } },
+      events: [],
+    });
+    if (!r.ok) throw new Error(r.errors.join("\n"));
+    const played = await playScenario({ scenario: r.scenario, model: alarmSetter(), fixedCallS: 2 });
+    return played.steps.filter((s) => s.type === "wake" && (s as { reason?: unknown }).reason === "alarm").map((s) => s.ts.slice(11, 16));
+  };
+
+  it("an alarm rings through quiet hours by default, and waits for their end when its human said not", async () => {
+    expect(await play(true)).toEqual(["23:00"]);
+    expect(await play(false)).toEqual(["07:00"]);
+  }, 120_000);
+});
