@@ -2,6 +2,7 @@
 // The links this browser made, newest first: what each shows, its URL, whether
 // it is revoked, and for an invite, who has written through it.
 import type { LinkInfo } from "@/lib/share/api";
+import { DEFAULT_INVITE_ROLE, ROLE_WORDS } from "@/lib/share/roles";
 import type { LocalLink } from "@/lib/share/sync-engine";
 
 const KIND_LABEL = { snapshot: "snapshot", live: "live", invite: "invite" } as const;
@@ -14,9 +15,14 @@ export function LinkList({ links, server, onRevoke, disabled }: { links: LocalLi
       {links.map((l) => {
         const info = byId.get(l.id);
         const revoked = l.revoked_at ?? info?.revoked_at ?? null;
+        const role = l.kind === "invite" ? (l.role ?? info?.role ?? DEFAULT_INVITE_ROLE) : null;
         return (
-          <li key={l.id} data-testid="share-link-item" data-link-kind={l.kind} data-revoked={revoked ? "true" : "false"} className="flex flex-wrap items-center gap-2">
-            <span className="rounded bg-stone-100 px-1 dark:bg-stone-800">{KIND_LABEL[l.kind]}{l.kind === "snapshot" && l.at_seq !== null ? ` @${l.at_seq}` : ""}</span>
+          <li key={l.id} data-testid="share-link-item" data-link-kind={l.kind} data-role={role ?? undefined} data-revoked={revoked ? "true" : "false"} className="flex flex-wrap items-center gap-2">
+            <span className="rounded bg-stone-100 px-1 dark:bg-stone-800" title={role ? `Its holder may ${ROLE_WORDS[role]}.` : undefined}>
+              {KIND_LABEL[l.kind]}
+              {role ? ` · ${role}` : ""}
+              {l.kind === "snapshot" && l.at_seq !== null ? ` @${l.at_seq}` : ""}
+            </span>
             <span className={`min-w-0 max-w-full truncate font-mono ${revoked ? "text-stone-600 dark:text-stone-400 line-through" : ""}`} title={l.url}>
               {l.url}
             </span>

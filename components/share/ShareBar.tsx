@@ -1,9 +1,11 @@
 "use client";
 // Sharing a mind, on its page: sync on or off and what it is doing, links to
-// create (a snapshot at this step, a live view, an invite to talk), and every
+// create (a snapshot at this step, a live view, an invite to talk as a guest,
+// member or operator), and every
 // link this browser made, newest first, with who is talking through invites.
 import { useEffect, useState } from "react";
 import type { LinkInfo, LinkKind } from "@/lib/share/api";
+import { DEFAULT_INVITE_ROLE, InviteRole, ROLE_WORDS } from "@/lib/share/roles";
 import { useShareActions, useSyncStatus } from "@/lib/store/view/hooks";
 import { CopyField } from "./CopyField";
 import { SyncStatusLine } from "./SyncStatusLine";
@@ -18,6 +20,7 @@ export function ShareBar({ mindId }: { mindId: string }) {
   const status = useSyncStatus(mindId);
   const actions = useShareActions(mindId);
   const [mode, setMode] = useState<"snapshot" | "live">("live");
+  const [role, setRole] = useState<InviteRole>(DEFAULT_INVITE_ROLE);
   const [shareUrl, setShareUrl] = useState<string | null>(null);
   const [inviteUrl, setInviteUrl] = useState<string | null>(null);
   const [busy, setBusy] = useState<LinkKind | "sync" | null>(null);
@@ -63,7 +66,7 @@ export function ShareBar({ mindId }: { mindId: string }) {
   };
   const createInvite = async () => {
     setInviteUrl(null);
-    const url = await run("invite", () => actions.create("invite"));
+    const url = await run("invite", () => actions.create("invite", role));
     if (url) setInviteUrl(url);
   };
 
@@ -100,6 +103,22 @@ export function ShareBar({ mindId }: { mindId: string }) {
           {busy === mode ? "Creating…" : "Create link"}
         </button>
         {shareUrl && <CopyField testId="share-link" label="Share link" value={shareUrl} />}
+        <label className="flex items-center gap-1" title={ROLE_WORDS[role]}>
+          Invite as
+          <select
+            data-testid="invite-role"
+            aria-label="What the invite's holder may do"
+            value={role}
+            onChange={(e) => setRole(InviteRole.catch(DEFAULT_INVITE_ROLE).parse(e.target.value))}
+            className="rounded border border-stone-300 bg-white px-1 py-0.5 dark:border-stone-700 dark:bg-stone-900"
+          >
+            {InviteRole.options.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </label>
         <button type="button" data-testid="invite-create" className={btn} disabled={busy !== null} onClick={() => void createInvite()}>
           {busy === "invite" ? "Creating…" : "Create invite"}
         </button>

@@ -1,12 +1,16 @@
 "use client";
 // A mind shown through a link (/s/<token>): its name, a read-only banner, the
-// same trajectory viewer over the server, and for an invite, a box to write
-// to the mind under a name. Unknown and revoked links look the same.
+// same trajectory viewer over the server (a guest's: the conversation only),
+// and for an invite, what its role may do, that the mind keeps no secrets, a
+// box to write to the mind under a name, and an operator's pause, resume and
+// stop. Unknown and revoked links look the same.
 import Link from "next/link";
 import { Suspense, useState } from "react";
 import { MessageBox } from "../mind/MessageBox";
 import { TrajectoryViewer } from "../viewer/TrajectoryViewer";
 import { useGuestMessaging, useSharedLink } from "./use-shared-link";
+import { OperatorControls } from "./OperatorControls";
+import { DEFAULT_INVITE_ROLE, NO_SECRETS, ROLE_WORDS } from "@/lib/share/roles";
 import type { ShareClient } from "@/lib/share/client";
 
 export function LinkNotFound() {
@@ -41,13 +45,16 @@ export function SharedView({ token }: { token: string }) {
   if (link.state === "loading") return <p className="px-4 py-16 text-center text-sm text-stone-500 dark:text-stone-400">Loading…</p>;
 
   const { shared } = link;
+  const role = shared.role ?? DEFAULT_INVITE_ROLE;
   const revoked = link.revoked || revokedHere;
   const banner =
     shared.kind === "snapshot"
       ? `A snapshot of ${shared.name}'s thought stream, up to step ${shared.at_seq ?? shared.last_seq}. Read-only.`
       : shared.kind === "live"
         ? `${shared.name}'s thought stream, live. Read-only.`
-        : `${shared.name}'s thought stream, live. You are invited to write to ${shared.name}; you cannot change anything else.`;
+        : shared.role === "guest"
+          ? `${shared.name}'s conversations with people, live. You are invited to write to ${shared.name} as a guest.`
+          : `${shared.name}'s thought stream, live. You are invited to write to ${shared.name} as ${shared.role === "operator" ? "an operator" : "a member"}.`;
 
   return (
     <main className="mx-auto flex h-app max-w-5xl flex-col gap-3 px-4 py-3">
@@ -58,7 +65,12 @@ export function SharedView({ token }: { token: string }) {
         <p data-testid="share-banner" data-link-kind={shared.kind} className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900 dark:bg-amber-950 dark:text-amber-200">
           {banner}
         </p>
-        {!revoked && (
+        {shared.kind === "invite" && (
+          <p data-testid="invite-may" data-role={role} className="text-xs text-stone-600 dark:text-stone-400">
+            With this invite you may {ROLE_WORDS[role]}.
+          </p>
+        )}
+        {!revoked && (shared.kind !== "invite" || role !== "guest") && (
           <Link href={`/replay/s/${token}`} data-testid="replay-link" className="self-start text-sm text-indigo-700 underline dark:text-indigo-300">
             Replay from the first step
           </Link>
@@ -74,7 +86,11 @@ export function SharedView({ token }: { token: string }) {
             <TrajectoryViewer source={link.source} />
           </Suspense>
           {shared.kind === "invite" && (
-            <footer className="border-t border-stone-200 pt-3 dark:border-stone-800">
+            <footer className="flex flex-col gap-2 border-t border-stone-200 pt-3 dark:border-stone-800">
+              {role === "operator" && <OperatorControls client={link.client} mindName={shared.name} />}
+              <p data-testid="no-secrets" className="text-xs text-stone-600 dark:text-stone-400">
+                {NO_SECRETS}
+              </p>
               <GuestBox client={link.client} mindName={shared.name} onRevoked={() => setRevokedHere(true)} />
             </footer>
           )}

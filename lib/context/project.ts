@@ -58,7 +58,8 @@ export function renderStep(step: Step, selfName: string): ChatMessage | null {
   if (isKind(step, "message")) {
     const re = step.reply_to ? ` re ${cut(step.reply_to).slice(0, 8)}` : "";
     if (step.from === selfName) return { role: "user", content: `[sent message ${step.step_id} to ${cut(step.to)}${re}]\n${cut(step.content)}` };
-    return { role: "user", content: `[message ${step.step_id} from ${cut(step.from)} to ${cut(step.to)}${re}]\n${cut(step.content)}` };
+    const tag = step.role ? ` (${cut(step.role)})` : "";
+    return { role: "user", content: `[message ${step.step_id} from ${cut(step.from)}${tag} to ${cut(step.to)}${re}]\n${cut(step.content)}` };
   }
   if (isKind(step, "wake")) return { role: "user", content: `[woke: ${step.reason}, after ${step.delay_s} s]` };
   if (isKind(step, "alarm")) return { role: "user", content: `[alarm ${cut(alarmText(step))}]` };

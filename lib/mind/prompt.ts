@@ -28,6 +28,13 @@ Your commands, besides ordinary shell tools (each takes --help):
 const PEOPLE = `
 
 People write to you as [message <id> from <name> to <you>]; your responder answers them (once per message), and you see its replies here. You may start a conversation with chat send.
+Through an invite link the sender's role is tagged: [message <id> from <name> (guest|member|operator) to <you>]. Operators may pause, resume or stop you; you see an [observation] saying who did.
+You keep no secrets: anything said to you may be shared with everyone who talks to you, and everyone who talks to you is told so.
+When nothing needs doing, say so in a sentence and set FINAL=idle: you will be woken again later.`;
+/** The people part before roles existed: runs recorded then are still split into their parts. */
+const PEOPLE_BEFORE_ROLES = `
+
+People write to you as [message <id> from <name> to <you>]; your responder answers them (once per message), and you see its replies here. You may start a conversation with chat send.
 When nothing needs doing, say so in a sentence and set FINAL=idle: you will be woken again later.`;
 
 /** The standing instructions in their parts (persona, how to act, commands, people, skills); joined, they are the instructions. */
@@ -97,7 +104,8 @@ export function firstLookParts(instructions: string): SystemPart[] | undefined {
  */
 export function splitInstructions(text: string): SystemPart[] {
   const how = text.indexOf(HOW_TO_ACT);
-  const people = how < 0 ? -1 : text.indexOf(PEOPLE, how + HOW_TO_ACT.length);
+  const peopleText = text.includes(PEOPLE) ? PEOPLE : PEOPLE_BEFORE_ROLES;
+  const people = how < 0 ? -1 : text.indexOf(peopleText, how + HOW_TO_ACT.length);
   const look = how < 0 ? text.indexOf(FIRST_LOOK) : -1;
   if (look >= 0) {
     const lookParts: SystemPart[] = [
@@ -112,8 +120,8 @@ export function splitInstructions(text: string): SystemPart[] {
     { kind: "persona", text: text.slice(0, how) },
     { kind: "how-to-act", text: HOW_TO_ACT },
     { kind: "commands", text: text.slice(how + HOW_TO_ACT.length, people) },
-    { kind: "people", text: PEOPLE },
-    { kind: "skills", text: text.slice(people + PEOPLE.length) },
+    { kind: "people", text: peopleText },
+    { kind: "skills", text: text.slice(people + peopleText.length) },
   ];
   return parts.filter((p) => p.text);
 }

@@ -11,6 +11,7 @@
 import * as z from "zod";
 import { TierLine } from "../context/rollups";
 import { PacingSnapshot, ShellState } from "../mind/state";
+import { ControlAction, InviteRole } from "./roles";
 
 export const TOKEN_BYTES = 32;
 /** A token as it travels: base64url of TOKEN_BYTES random bytes (43 characters). */
@@ -173,9 +174,22 @@ export const BlobName = z.string().regex(/^[^\0]{1,300}$/).refine((s) => !s.spli
 export const LinkKind = z.enum(["snapshot", "live", "invite"]);
 export type LinkKind = z.infer<typeof LinkKind>;
 
-/** POST /api/sync/minds/<mind>/links → 201 CreatedLink. A snapshot shows steps up to at_seq (default: the server's last_seq). */
-export const CreateLink = z.object({ kind: LinkKind, at_seq: z.number().int().nonnegative().optional(), label: z.string().max(100).optional() });
-export const CreatedLink = z.object({ id: z.string(), kind: LinkKind, token: Token, path: z.string(), at_seq: z.number().int().nonnegative().nullable() });
+/**
+ * POST /api/sync/minds/<mind>/links → 201 CreatedLink. A snapshot shows steps up to at_seq (default: the server's last_seq).
+ * An invite carries a role (lib/share/roles.ts; default member); other kinds none (400 if given one).
+ */
+export const CreateLink = z
+  .object({ kind: LinkKind, at_seq: z.number().int().nonnegative().optional(), label: z.string().max(100).optional(), role: InviteRole.optional() })
+  .refine((l) => l.kind === "invite" || l.role === undefined, "only an invite carries a role");
+export const CreatedLink = z.object({
+  id: z.string(),
+  kind: LinkKind,
+  token: Token,
+  path: z.string(),
+  at_seq: z.number().int().nonnegative().nullable(),
+  /** An invite's role; null for other kinds (and absent from an older server). */
+  role: InviteRole.nullable().default(null),
+});
 export type CreatedLink = z.infer<typeof CreatedLink>;
 
 /** GET /api/sync/minds/<mind>/links → 200 {links: LinkInfo[]} (no tokens: the server keeps only hashes). */
@@ -183,6 +197,7 @@ export const Guest = z.object({ name: z.string(), messages: z.number().int(), la
 export const LinkInfo = z.object({
   id: z.string(),
   kind: LinkKind,
+  role: InviteRole.nullable().default(null),
   label: z.string().nullable(),
   at_seq: z.number().int().nullable(),
   created_at: z.string(),
@@ -200,14 +215,22 @@ export type LinkInfo = z.infer<typeof LinkInfo>;
  * step with its id has been uploaded, so a crash between fetch and upload
  * neither loses nor duplicates it.
  */
-export const Inbound = z.object({ id: z.string(), from: z.string(), content: z.string(), created_at: z.string(), link: z.string() });
+export const Inbound = z.object({ id: z.string(), from: z.string(), content: z.string(), created_at: z.string(), link: z.string(), role: InviteRole.optional() });
 export type Inbound = z.infer<typeof Inbound>;
+/** An operator's control request, delivered like a message (a step with its id records it, once); the mind's home obeys it. */
+export const InboundControl = z.object({ id: z.string(), from: z.string(), action: ControlAction, created_at: z.string(), link: z.string() });
+export type InboundControl = z.infer<typeof InboundControl>;
+/** The inbox: messages and control requests not yet delivered, oldest first (controls absent from an older server). */
+export const InboxContent = z.object({ messages: z.array(Inbound), controls: z.array(InboundControl).default([]) });
+export type InboxContent = z.infer<typeof InboxContent>;
 
 // ---- links (anyone holding /s/<token>) -----------------------------------
 
 /** GET /api/share/<token> → 200 SharedMind; 404 not_found (unknown or revoked) with no content beyond the error. */
 export const SharedMind = z.object({
   kind: LinkKind,
+  /** An invite's role (what its holder may do: lib/share/roles.ts); null for other kinds. */
+  role: InviteRole.nullable().default(null),
   name: z.string(),
   /** A snapshot's last step; null for live and invite links. */
   at_seq: z.number().int().nullable(),
@@ -252,6 +275,15 @@ export const GuestMessage = z.object({
   content: z.string().trim().min(1).max(INVITE_LIMITS.messageChars),
 });
 export type GuestMessage = z.infer<typeof GuestMessage>;
+
+/**
+ * POST /api/share/<token>/control {action, from?} → 202 {id}: an operator's
+ * pause, resume or stop; the mind's home (tab or server) obeys it and records
+ * who asked as a step. Any other link: 403 forbidden. A resume of a mind that
+ * was stopped (not paused): 409 stopped (only its owner starts it again).
+ */
+export const ControlRequest = z.object({ action: ControlAction, from: GuestMessage.shape.from.optional() });
+export type ControlRequest = z.infer<typeof ControlRequest>;
 
 export const sharePath = (token: string) => `/s/${token}`;
 

@@ -7,7 +7,7 @@ import {
   CreatedLink,
   CreatedMind,
   GapError,
-  Inbound,
+  InboxContent,
   LinkInfo,
   Located,
   SearchHits,
@@ -27,6 +27,7 @@ import {
   type TiersWrite,
   type Upload,
 } from "./api";
+import type { ControlAction, InviteRole } from "./roles";
 
 export type FetchPort = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -108,7 +109,7 @@ export function syncClient(fetch: FetchPort, base = "") {
       const headers = auth(token, { "content-type": "text/plain; charset=utf-8", ...(epoch !== undefined ? { "x-reverie-epoch": String(epoch) } : {}) });
       await call(fetch, `${mindUrl(mind)}/blobs/${blobPath(name)}`, { method: "PUT", headers, body: text });
     },
-    async createLink(mind: string, token: string, link: { kind: LinkKind; at_seq?: number; label?: string }) {
+    async createLink(mind: string, token: string, link: { kind: LinkKind; at_seq?: number; label?: string; role?: InviteRole }) {
       const res = await call(fetch, `${mindUrl(mind)}/links`, { method: "POST", headers: auth(token, { "content-type": "application/json" }), body: JSON.stringify(link) });
       return json(res, CreatedLink);
     },
@@ -119,7 +120,7 @@ export function syncClient(fetch: FetchPort, base = "") {
       await call(fetch, `${mindUrl(mind)}/links/${encodeURIComponent(id)}`, { method: "DELETE", headers: auth(token) });
     },
     async inbox(mind: string, token: string) {
-      return json(await call(fetch, `${mindUrl(mind)}/inbox`, { headers: auth(token) }), z.object({ messages: z.array(Inbound) })).then((r) => r.messages);
+      return json(await call(fetch, `${mindUrl(mind)}/inbox`, { headers: auth(token) }), InboxContent);
     },
     // The mind's state beyond its steps (lib/share/state-sync.ts).
     async mindState(mind: string, token: string) {
@@ -181,6 +182,11 @@ export function shareClient(fetch: FetchPort, token: string, base = "") {
     },
     async send(from: string, content: string) {
       const res = await call(fetch, `${url}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ from, content }) });
+      return json(res, z.object({ id: z.string() }));
+    },
+    /** An operator's pause, resume or stop, under the name they write as. */
+    async control(action: ControlAction, from: string) {
+      const res = await call(fetch, `${url}/control`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ action, ...(from.trim() ? { from: from.trim() } : {}) }) });
       return json(res, z.object({ id: z.string() }));
     },
   };

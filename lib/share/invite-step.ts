@@ -1,14 +1,35 @@
-// A guest's message as a step of the mind, the same in whichever home
-// delivers it (the tab's inbox pass, or the server runner's). Pure.
+// What comes in through an invite link, as steps of the mind, the same in
+// whichever home delivers it (the tab's inbox pass, or the server runner's).
+// Each step's id is the request's, so it is appended (and uploaded) once. Pure.
 import { stampStep } from "../trajectory/schema";
-import type { Inbound } from "./api";
+import type { Inbound, InboundControl } from "./api";
+import type { ControlAction } from "./roles";
 
 /**
- * The step a guest's message becomes: its id is the message's, so it is
- * appended (and uploaded) once. A guest who took the mind's own name is
- * marked as a guest, so nobody reads their words as the mind's.
+ * The step a guest's message becomes, tagged with the sender's role. A guest
+ * who took the mind's own name is marked as a guest, so nobody reads their
+ * words as the mind's.
  */
 export function inviteStep(msg: Inbound, to: string, now: number) {
   const from = msg.from.trim().toLowerCase() === to.trim().toLowerCase() ? `${msg.from} (guest)` : msg.from;
-  return stampStep({ type: "message", source: "invite", from, to, content: msg.content, step_id: msg.id.toLowerCase() }, { id: msg.id, now });
+  return stampStep({ type: "message", source: "invite", from, to, content: msg.content, ...(msg.role ? { role: msg.role } : {}), step_id: msg.id.toLowerCase() }, { id: msg.id, now });
+}
+
+const DONE: Record<ControlAction, string> = {
+  pause: "paused you: you think no more until an operator resumes you or your owner starts you",
+  resume: "resumed you",
+  stop: "stopped you: only your owner can start you again",
+};
+
+/** The observation an operator's control request becomes: the mind reads who did what (source `control`). */
+export function controlStep(c: InboundControl, now: number) {
+  return stampStep(
+    { type: "observation", source: "control", action: c.action, by: c.from, role: "operator", content: `${c.from} (operator) ${DONE[c.action]}, from an invite link.`, step_id: c.id.toLowerCase() },
+    { id: c.id, now },
+  );
+}
+
+/** What the home does about a batch of newly recorded control requests: the newest one decides (an older pause was undone by a later resume). */
+export function netControl(delivered: readonly InboundControl[]): ControlAction | null {
+  return delivered.at(-1)?.action ?? null;
 }

@@ -5,7 +5,8 @@
 // a closed tab or a second tab picks up where the server is. Over ports: the
 // local mind (lib/store/sync/sync.ts), the HTTP client, the saved state, a clock.
 import type { Clock } from "../mind/ports";
-import { SYNC_LIMITS, type Inbound, type SyncQuota, type WireStep, type WireTrajectory } from "./api";
+import { SYNC_LIMITS, type Inbound, type InboundControl, type SyncQuota, type WireStep, type WireTrajectory } from "./api";
+import type { InviteRole } from "./roles";
 import { ApiRequestError, type SyncClient } from "./client";
 import { scrubber, scrubStepJson } from "./scrub";
 import { pullMindState, pushMindState, type LocalState, type StateResult } from "./state-sync";
@@ -30,11 +31,14 @@ export interface LocalMind {
   seqOf(stepId: string): Promise<number | undefined>;
   /** Append a guest's message as a `message` step with the message's id; false when that step is already there. */
   deliver(msg: Inbound, to: string, now: number): Promise<boolean>;
+  /** Record an operator's control request as a step with its id and obey it here (pause and stop: not running; resume: running); false when already recorded. */
+  control(c: InboundControl, now: number): Promise<boolean>;
 }
 
 export interface LocalLink {
   id: string;
   kind: "snapshot" | "live" | "invite";
+  role?: InviteRole;
   /** The link's whole URL: the server keeps only its token's hash, so this browser is the only place it lives. */
   url: string;
   at_seq: number | null;
@@ -244,11 +248,13 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
   async function inboxPass(): Promise<number> {
     const rec = await state.get();
     if (!rec?.server_mind || !rec.write_token) return 0;
-    const messages = await client.inbox(rec.server_mind, rec.write_token);
-    if (messages.length === 0) return 0;
+    const { messages, controls } = await client.inbox(rec.server_mind, rec.write_token);
+    if (messages.length === 0 && controls.length === 0) return 0;
     const name = await local.name();
     let delivered = 0;
     for (const m of messages) if (await local.deliver(m, name, clock.now())) delivered++;
+    // In the order they were asked: the last one's effect is what stays.
+    for (const c of controls) if (await local.control(c, clock.now())) delivered++;
     return delivered;
   }
 
@@ -276,7 +282,7 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
     enable: () => serial(register),
     /** Upload what the server does not have yet; resolves with the steps it added. */
     push: () => serial(uploadPass),
-    /** Fetch guests' messages and append the new ones as `message` steps; resolves with how many. */
+    /** Fetch guests' messages and operators' control requests, and record the new ones as steps (obeying the controls); resolves with how many. */
     pullInbox: () => serial(inboxPass),
     /** Send the server the mind's state beyond its steps (state-sync.ts pushMindState). */
     pushState: () => serial(statePass),

@@ -92,6 +92,8 @@ export const MessageStep = kind("message", {
   from: z.string(),
   to: z.string(),
   reply_to: StepId.optional(),
+  /** Through an invite link: the sender's role there (guest, member, operator), so the mind knows whose word it is. */
+  role: z.string().optional(),
 });
 export const ForkStep = kind("fork", { child: StepId, child_ref: z.string() });
 export const MergeStep = kind("merge", {

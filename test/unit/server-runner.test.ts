@@ -138,6 +138,37 @@ for (const engine of engines) {
       expect((await steps(m.mind)).length).toBe(count);
     });
 
+    it("an operator's pause ends its stretch on the server and is recorded with who asked; it stays put until a resume wakes it", async () => {
+      const m = await keptAlive("Hal");
+      const operator = await newLink(app, m, "invite", { role: "operator" });
+      hold = true;
+      await runner.wakes().now(m.mind, "scheduled");
+      await until("a run under way", async () => (await steps(m.mind)).some((s) => s.type === "shellm-run"));
+      const paused = await app.call("POST", `/api/share/${operator.token}/control`, { body: { action: "pause", from: "Cy" } });
+      expect(paused.status).toBe(202);
+      const { id } = (await paused.json()) as { id: string };
+      await until("the stretch ended", async () => !runner.hostedMinds().some((h) => h.mind === m.mind));
+      hold = false;
+      const all = await steps(m.mind);
+      const recorded = all.filter((s) => s.step_id === id);
+      expect(recorded).toEqual([expect.objectContaining({ type: "observation", source: "control", action: "pause", by: "Cy", content: expect.stringMatching(/^Cy \(operator\) paused you/) })]);
+      const run = all.find((s) => s.type === "shellm-run");
+      expect(all.some((s) => s.run_id === run?.step_id && (s.type === "error" || s.type === "final"))).toBe(true);
+      // Paused: a due wake is dropped, nothing is written.
+      await runner.wakes().now(m.mind, "scheduled");
+      await new Promise((r) => setTimeout(r, 1500));
+      expect((await steps(m.mind)).length).toBe(all.length);
+      // Resumed: the server's own route would queue the wake (the test's app has no runner hooks); it thinks again and records the resume.
+      expect((await app.call("POST", `/api/share/${operator.token}/control`, { body: { action: "resume", from: "Cy" } })).status).toBe(202);
+      await runner.wakes().now(m.mind, "scheduled");
+      const after = await until("a wake after the resume", async () => {
+        const now = await steps(m.mind);
+        const resumed = now.findIndex((s) => s.type === "observation" && s.action === "resume");
+        return resumed >= 0 && now.slice(resumed).some((s) => s.type === "wake") && now;
+      });
+      expect(after.filter((s) => s.source === "control").map((s) => s.action)).toEqual(["pause", "resume"]);
+    });
+
     it("reverie minds lists the kept minds: where each lives, its epoch, its spend today on the server", async () => {
       const m = await keptAlive("Fay");
       await sql.query("INSERT INTO mind_usage (mind, step_id, ts_ms, usd) VALUES ($1, 'u1', $2, 0.25), ($1, 'u2', $3, 1)", [m.mind, Date.now(), Date.now() - 2 * 86_400_000]);

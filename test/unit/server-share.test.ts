@@ -81,7 +81,7 @@ for (const engine of engines) {
       await upload(app, m, 4, [thought(5, "Thought number 5")], { trajectories });
       const get = async (path: string) => app.call("GET", `/api/share/${snap.token}${path}`);
       // The fork's first step is seq 3: its name is past the snapshot.
-      expect(await (await get("")).json()).toEqual({ kind: "snapshot", name: "Ada", at_seq: 2, last_seq: 2, trajectories: [trajectories[0]] });
+      expect(await (await get("")).json()).toEqual({ kind: "snapshot", role: null, name: "Ada", at_seq: 2, last_seq: 2, trajectories: [trajectories[0]] });
       const seqs = async (path: string) => (await (await get(path)).json()).steps.map((s: { seq: number }) => s.seq);
       expect(await seqs("/steps?after=0")).toEqual([1, 2]);
       expect(await seqs("/steps?before=99")).toEqual([1, 2]);

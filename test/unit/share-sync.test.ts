@@ -7,7 +7,7 @@ import type { Sql } from "@/lib/server/db/sql";
 import { OfflineError, shareClient, syncClient, type FetchPort } from "@/lib/share/client";
 import { syncEngine, wakeSource, type SyncEngine } from "@/lib/share/sync-engine";
 import type { ReverieDb } from "@/lib/store/db/db";
-import { createMind } from "@/lib/store/minds/minds";
+import { createMind, getMind, setRunning } from "@/lib/store/minds/minds";
 import { appendStep, putBlob, rowsAfter } from "@/lib/store/steps/steps";
 import { getSync, inviteStep, localMind, pendingSteps, syncState } from "@/lib/store/sync/sync";
 import { stampStep, type Step } from "@/lib/trajectory/schema";
@@ -102,7 +102,7 @@ describe.each(engines)("sync engine against the sharing routes ($name)", (engine
     expect(served.some((s) => s.json.includes(HELD_KEY))).toBe(false);
     expect(await shareClient(fetchPort, link.token, BASE).blob("blobs/out-1.txt")).toBe("long output with [redacted]");
     const shared = await shareClient(fetchPort, link.token, BASE).mind();
-    expect(shared).toEqual({ kind: "live", name: "Ada", at_seq: null, last_seq: rec?.last_seq, trajectories: [{ traj: mindId, name: "Ada", dir: "" }] });
+    expect(shared).toEqual({ kind: "live", role: null, name: "Ada", at_seq: null, last_seq: rec?.last_seq, trajectories: [{ traj: mindId, name: "Ada", dir: "" }] });
   });
 
   it("is idempotent, fails offline without losing anything, and resumes from the server's last_seq", async () => {
@@ -155,13 +155,39 @@ describe.each(engines)("sync engine against the sharing routes ($name)", (engine
     expect(await engine.pullInbox()).toBe(1);
     expect(await engine.pullInbox()).toBe(0); // still in the inbox until uploaded, but already a step here
     const msgs = (await rowsAfter(db, mindId, 0)).filter((r) => r.type === "message").map((r) => JSON.parse(r.json) as Step);
-    expect(msgs).toEqual([{ type: "message", step_id: id, ts: new Date(clock.now()).toISOString(), source: "invite", from: "Gwen", to: "Ada", content: "hello Ada" }]);
+    expect(msgs).toEqual([{ type: "message", step_id: id, ts: new Date(clock.now()).toISOString(), source: "invite", from: "Gwen", to: "Ada", content: "hello Ada", role: "member" }]);
 
-    expect(await sync.inbox(mind, write)).toHaveLength(1);
+    expect((await sync.inbox(mind, write)).messages).toHaveLength(1);
     await engine.push();
-    expect(await sync.inbox(mind, write)).toEqual([]);
+    expect(await sync.inbox(mind, write)).toEqual({ messages: [], controls: [] });
     const links = await sync.links(mind, write);
     expect(links.find((l) => l.id === invite.id)?.guests).toEqual([{ name: "Gwen", messages: 1, last_at: expect.any(String) }]);
+  });
+
+  it("records an operator's pause and resume as observations naming who asked, once each, and obeys them through the mind's running flag", async () => {
+    const engine = makeEngine();
+    await engine.push();
+    await setRunning(db, mindId, true);
+    const { mind, token: write } = await token();
+    const sync = syncClient(fetchPort, BASE);
+    const operator = shareClient(fetchPort, (await sync.createLink(mind, write, { kind: "invite", role: "operator" })).token, BASE);
+    const { id: paused } = await operator.control("pause", "Cy");
+    expect(await engine.pullInbox()).toBe(1);
+    expect(await engine.pullInbox()).toBe(0);
+    expect((await getMind(db, mindId))?.running).toBe(false);
+    const observed = () => rowsAfter(db, mindId, 0).then((rows) => rows.filter((r) => r.type === "observation").map((r) => JSON.parse(r.json) as Step & { content: string }));
+    expect(await observed()).toEqual([
+      { type: "observation", step_id: paused, ts: new Date(clock.now()).toISOString(), source: "control", action: "pause", by: "Cy", role: "operator", content: expect.stringMatching(/^Cy \(operator\) paused you/) },
+    ]);
+    await operator.control("resume", "");
+    expect(await engine.pullInbox()).toBe(1);
+    expect((await getMind(db, mindId))?.running).toBe(true);
+    expect((await observed()).map((s) => s.content)).toEqual([expect.stringMatching(/^Cy \(operator\) paused/), expect.stringMatching(/^an operator \(operator\) resumed you/)]);
+    await engine.push();
+    expect((await sync.inbox(mind, write)).controls).toEqual([]);
+    // A guest may not.
+    const guest = shareClient(fetchPort, (await sync.createLink(mind, write, { kind: "invite", role: "guest" })).token, BASE);
+    await expect(guest.control("pause", "Bo")).rejects.toMatchObject({ status: 403, code: "forbidden" });
   });
 
   it("run: saves the error while offline, backs off, and catches up once online", async () => {

@@ -244,6 +244,27 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX sync_steps_type ON sync_steps (mind, traj, type, seq)`,
     ],
   },
+  {
+    version: 10,
+    name: "roles on invites, and operators' control requests",
+    statements: [
+      // What an invite's holder may do (lib/share/roles.ts); invites made before roles could read everything and talk: members.
+      `ALTER TABLE share_links ADD COLUMN role TEXT CHECK (role IN ('guest', 'member', 'operator'))`,
+      `UPDATE share_links SET role = 'member' WHERE kind = 'invite'`,
+      // Set by an operator's pause (its name), cleared by a resume, a stop, or the owner's Start: only a paused mind may be resumed from a link.
+      `ALTER TABLE sync_minds ADD COLUMN paused_by TEXT`,
+      // Queued like guests' messages until the mind's home uploads a step with the request's id (it records who asked).
+      `CREATE TABLE mind_controls (
+        id TEXT PRIMARY KEY,
+        mind TEXT NOT NULL REFERENCES sync_minds (id),
+        link TEXT NOT NULL REFERENCES share_links (id),
+        from_name TEXT NOT NULL,
+        action TEXT NOT NULL CHECK (action IN ('pause', 'resume', 'stop')),
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX mind_controls_mind_time ON mind_controls (mind, created_at)`,
+    ],
+  },
 ];
 
 // Any fixed number: every process migrating the same database takes this lock first.

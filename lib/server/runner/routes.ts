@@ -77,7 +77,8 @@ export function runnerRoutes(deps: RunnerRouteDeps) {
     halt: route({
       POST: asMind(async (sql, mind, request) => {
         const body = await readJson(request, Halt, SMALL_BODY);
-        await sql.query("UPDATE sync_minds SET halted_at = CASE WHEN $2 THEN COALESCE(halted_at, now()) ELSE NULL END WHERE id = $1", [mind, body.halted]);
+        // An operator's pause (paused_by) outlives the tab's own halt that carries it out; a Start from the owner ends it.
+        await sql.query("UPDATE sync_minds SET halted_at = CASE WHEN $2 THEN COALESCE(halted_at, now()) ELSE NULL END, paused_by = CASE WHEN $2 THEN paused_by ELSE NULL END WHERE id = $1", [mind, body.halted]);
         const now = await home(sql, mind);
         // Started again with no tab holding it: the runner may take it at once.
         if (!body.halted && now.keep_alive && deps.config().kind === "ok") await deps.keepAliveChanged(sql, mind, true, now.lease?.live ? new Date(now.lease.expires_at) : undefined);

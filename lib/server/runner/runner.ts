@@ -18,9 +18,10 @@ import { hostname } from "node:os";
 import type { Clock, ModelPort } from "../../mind/ports";
 import type { MindSettings } from "../../store/minds/mind-record";
 import type { HostBoundNetwork } from "./network";
-import { inviteStep } from "../../share/invite-step";
+import { controlStep, inviteStep } from "../../share/invite-step";
 import type { Sql } from "../db/sql";
 import { inbox } from "../sharing/invite-messages";
+import { pendingControls } from "../sharing/controls";
 import { acquireLease, LEASE_WANTED_CHANNEL, releaseLease } from "../state/lease";
 import { hostMind, type HostedMind } from "./hosted-mind";
 import { openWakeQueue, type Wake, type WakeQueue, type WakeQueueOptions } from "./wakes";
@@ -217,15 +218,20 @@ export class Runner {
     return true;
   }
 
-  /** Guests' messages not yet in the mind's trajectory, appended as `message` steps under its lease. */
+  /**
+   * Guests' messages and operators' control requests not yet in the mind's trajectory, appended as steps under its
+   * lease. A control was obeyed on the server when it was asked (a pause or stop halts the mind: the poll ends its
+   * stretch); this records who asked, before the stretch ends.
+   */
   private async deliverInbox(hosted: HostedMind): Promise<void> {
     const { sql } = this.opts;
     const [row] = await sql.query<{ settings: string | null }>("SELECT settings FROM sync_minds WHERE id = $1", [hosted.mindId]);
     const name = (row?.settings ? (JSON.parse(row.settings) as { name?: string }).name : undefined) ?? "mind";
     const waiting = await inbox(sql, hosted.mindId);
-    if (!waiting.length) return;
-    const steps = waiting.map((m) => inviteStep(m, name, this.clock.now()));
-    await hosted.deliver(steps).catch((e: unknown) => this.log(`runner: ${hosted.mindId}: could not deliver ${steps.length} message(s): ${String(e)}`));
+    const controls = await pendingControls(sql, hosted.mindId);
+    if (!waiting.length && !controls.length) return;
+    const steps = [...waiting.map((m) => inviteStep(m, name, this.clock.now())), ...controls.map((c) => controlStep(c, this.clock.now()))];
+    await hosted.deliver(steps).catch((e: unknown) => this.log(`runner: ${hosted.mindId}: could not deliver ${steps.length} message(s) and control request(s): ${String(e)}`));
   }
 
   /** Every poll: renew leases (a third of their life), hand over to tabs that asked, stop halted minds, deliver messages. */
@@ -248,6 +254,18 @@ export class Runner {
         const mine = new Map(held.map((r) => [r.mind, Number(r.epoch)]));
         for (const h of this.hosted.values()) if (mine.get(h.mindId) !== h.epoch) void h.stop();
       }
+      // What came in first, so an operator's pause is recorded before the stretch it ends.
+      const mail = await sql.query<{ mind: string }>(
+        `SELECT DISTINCT g.mind FROM guest_messages g WHERE g.mind = ANY($1::text[])
+         AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = g.mind AND s.step_id = g.id)
+         UNION SELECT DISTINCT c.mind FROM mind_controls c WHERE c.mind = ANY($1::text[])
+         AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = c.mind AND s.step_id = c.id)`,
+        [minds],
+      );
+      for (const { mind } of mail) {
+        const h = this.hosted.get(mind);
+        if (h) await this.deliverInbox(h);
+      }
       const ending = await sql.query<{ mind: string; wanted: boolean }>(
         `SELECT l.mind, l.wanted_at IS NOT NULL AS wanted FROM mind_leases l JOIN sync_minds m ON m.id = l.mind
          WHERE l.holder = $1 AND l.mind = ANY($2::text[]) AND (l.wanted_at IS NOT NULL OR m.halted_at IS NOT NULL OR NOT m.keep_alive)`,
@@ -259,15 +277,6 @@ export class Runner {
         this.log(`runner: ${mind}: handing over (a tab asked for it, or it was stopped)`);
         if (wanted) this.askedFor.add(mind);
         void h.stop();
-      }
-      const mail = await sql.query<{ mind: string }>(
-        `SELECT DISTINCT g.mind FROM guest_messages g WHERE g.mind = ANY($1::text[])
-         AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = g.mind AND s.step_id = g.id)`,
-        [minds],
-      );
-      for (const { mind } of mail) {
-        const h = this.hosted.get(mind);
-        if (h) await this.deliverInbox(h);
       }
     } catch (e) {
       this.log(`runner: poll failed: ${e instanceof Error ? e.message : String(e)}`);

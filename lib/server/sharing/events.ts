@@ -24,7 +24,8 @@ export function frame(event: LiveEvent): string {
   return event.kind === "step" ? `event: ${STEP_EVENT}\nid: ${event.step.seq}\ndata: ${JSON.stringify(event.step)}\n\n` : `event: ${REVOKED_EVENT}\ndata: {}\n\n`;
 }
 
-export function eventStream(hub: LiveHub, link: { id: string; mind: string }, after: number, signal: AbortSignal, opts: StreamOptions = {}): Response {
+/** `readable`: the steps this link's holder may see (a guest: the conversation); the others are not sent. */
+export function eventStream(hub: LiveHub, link: { id: string; mind: string }, after: number, signal: AbortSignal, opts: StreamOptions = {}, readable: (json: string) => boolean = () => true): Response {
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
   const maxQueued = opts.maxQueuedBytes ?? 8 * 1024 * 1024;
   const maxPerLink = opts.maxPerLink ?? MAX_STREAMS_PER_LINK;
@@ -75,6 +76,7 @@ export function eventStream(hub: LiveHub, link: { id: string; mind: string }, af
           .subscribe(link.mind, after, {
             link: link.id,
             send(event) {
+              if (event.kind === "step" && !readable(event.step.json)) return;
               push(frame(event));
               if (event.kind === "revoked") finish();
             },

@@ -4,6 +4,7 @@ import "server-only";
 // many server instances share the database.
 import { randomUUID } from "node:crypto";
 import { INVITE_LIMITS, type GuestMessage, type Inbound } from "@/lib/share/api";
+import { can, type InviteRole } from "@/lib/share/roles";
 import type { ResolvedLink } from "./links";
 import type { Sql } from "../db/sql";
 import { HttpError } from "./sync-http";
@@ -12,7 +13,7 @@ import { SYNC_CHANNEL } from "./sync-store";
 const WINDOW_S = 60;
 
 export async function postGuestMessage(sql: Sql, link: ResolvedLink, msg: GuestMessage): Promise<{ id: string }> {
-  if (link.kind !== "invite") throw new HttpError(403, "read_only", "this link is read-only; only an invite link can send messages");
+  if (!can(link.holder, "talk")) throw new HttpError(403, "read_only", "this link is read-only; only an invite link can send messages");
   return sql.transaction(async (tx) => {
     // Serialises one link's senders so two instances cannot both take the last slot.
     const [l] = await tx.query<{ revoked: boolean }>("SELECT revoked_at IS NOT NULL AS revoked FROM share_links WHERE id = $1 FOR UPDATE", [link.id]);
@@ -35,11 +36,11 @@ export async function postGuestMessage(sql: Sql, link: ResolvedLink, msg: GuestM
 
 /** Messages not yet delivered: no step with the message's id has been uploaded. */
 export async function inbox(sql: Sql, mind: string): Promise<Inbound[]> {
-  const rows = await sql.query<{ id: string; from_name: string; content: string; created_at: Date; link: string }>(
-    `SELECT g.id, g.from_name, g.content, g.created_at, g.link FROM guest_messages g
+  const rows = await sql.query<{ id: string; from_name: string; content: string; created_at: Date; link: string; role: InviteRole | null }>(
+    `SELECT g.id, g.from_name, g.content, g.created_at, g.link, l.role FROM guest_messages g JOIN share_links l ON l.id = g.link
      WHERE g.mind = $1 AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = g.mind AND s.step_id = g.id)
      ORDER BY g.created_at, g.id`,
     [mind],
   );
-  return rows.map((r) => ({ id: r.id, from: r.from_name, content: r.content, created_at: new Date(r.created_at).toISOString(), link: r.link }));
+  return rows.map((r) => ({ id: r.id, from: r.from_name, content: r.content, created_at: new Date(r.created_at).toISOString(), link: r.link, ...(r.role ? { role: r.role } : {}) }));
 }

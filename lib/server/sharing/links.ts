@@ -4,6 +4,7 @@ import "server-only";
 // and the digest is compared in constant time before it counts.
 import { randomUUID } from "node:crypto";
 import { sharePath, Token, type CreatedLink, type LinkInfo, type LinkKind } from "@/lib/share/api";
+import { DEFAULT_INVITE_ROLE, type Holder, type InviteRole } from "@/lib/share/roles";
 import type { Sql } from "../db/sql";
 import { HttpError, notFound } from "./sync-http";
 import { QUOTA_VARS } from "./quotas";
@@ -13,7 +14,7 @@ import { hashToken, newToken, tokenMatches } from "./tokens";
 const iso = (v: unknown): string => new Date(v as string | Date).toISOString();
 
 /** `maxLinks`: links (revoked ones too: each is a row) one mind may have made. */
-export async function createLink(sql: Sql, mind: string, req: { kind: LinkKind; at_seq?: number; label?: string }, maxLinks: number): Promise<CreatedLink> {
+export async function createLink(sql: Sql, mind: string, req: { kind: LinkKind; at_seq?: number; label?: string; role?: InviteRole }, maxLinks: number): Promise<CreatedLink> {
   const [m] = await sql.query<{ last_seq: string | number; links: number }>("SELECT last_seq, (SELECT count(*)::int FROM share_links WHERE mind = $1) AS links FROM sync_minds WHERE id = $1", [mind]);
   if (!m) throw new HttpError(404, "not_found", "no such mind");
   if (m.links >= maxLinks) {
@@ -25,15 +26,16 @@ export async function createLink(sql: Sql, mind: string, req: { kind: LinkKind; 
     atSeq = req.at_seq ?? last;
     if (atSeq > last) throw new HttpError(400, "invalid", `at_seq ${atSeq} is beyond the synced steps (the server has up to ${last}); sync first`);
   }
+  const role = req.kind === "invite" ? (req.role ?? DEFAULT_INVITE_ROLE) : null;
   const id = randomUUID();
   const token = newToken();
-  await sql.query("INSERT INTO share_links (id, mind, kind, token_hash, at_seq, label) VALUES ($1, $2, $3, $4, $5, $6)", [id, mind, req.kind, hashToken(token), atSeq, req.label ?? null]);
-  return { id, kind: req.kind, token, path: sharePath(token), at_seq: atSeq };
+  await sql.query("INSERT INTO share_links (id, mind, kind, token_hash, at_seq, label, role) VALUES ($1, $2, $3, $4, $5, $6, $7)", [id, mind, req.kind, hashToken(token), atSeq, req.label ?? null, role]);
+  return { id, kind: req.kind, token, path: sharePath(token), at_seq: atSeq, role };
 }
 
 export async function listLinks(sql: Sql, mind: string): Promise<LinkInfo[]> {
-  const links = await sql.query<{ id: string; kind: LinkKind; label: string | null; at_seq: string | number | null; created_at: Date; revoked_at: Date | null }>(
-    "SELECT id, kind, label, at_seq, created_at, revoked_at FROM share_links WHERE mind = $1 ORDER BY created_at, id",
+  const links = await sql.query<{ id: string; kind: LinkKind; role: InviteRole | null; label: string | null; at_seq: string | number | null; created_at: Date; revoked_at: Date | null }>(
+    "SELECT id, kind, role, label, at_seq, created_at, revoked_at FROM share_links WHERE mind = $1 ORDER BY created_at, id",
     [mind],
   );
   const guests = await sql.query<{ link: string; from_name: string; messages: number; last_at: Date }>(
@@ -43,6 +45,7 @@ export async function listLinks(sql: Sql, mind: string): Promise<LinkInfo[]> {
   return links.map((l) => ({
     id: l.id,
     kind: l.kind,
+    role: l.role,
     label: l.label,
     at_seq: l.at_seq === null ? null : Number(l.at_seq),
     created_at: iso(l.created_at),
@@ -64,6 +67,8 @@ export interface ResolvedLink {
   id: string;
   mind: string;
   kind: LinkKind;
+  /** What its holder may do (lib/share/roles.ts). */
+  holder: Holder;
   /** A snapshot's bound; null for live and invite. */
   at_seq: number | null;
   name: string;
@@ -75,13 +80,14 @@ export interface ResolvedLink {
 export async function resolveLink(sql: Sql, token: string): Promise<ResolvedLink> {
   if (!Token.safeParse(token).success) throw notFound();
   const digest = hashToken(token);
-  const [row] = await sql.query<{ id: string; mind: string; kind: LinkKind; at_seq: string | number | null; token_hash: Uint8Array; revoked_at: Date | null; name: string; last_seq: string | number }>(
-    `SELECT l.id, l.mind, l.kind, l.at_seq, l.token_hash, l.revoked_at, m.name, m.last_seq
+  const [row] = await sql.query<{ id: string; mind: string; kind: LinkKind; role: InviteRole | null; at_seq: string | number | null; token_hash: Uint8Array; revoked_at: Date | null; name: string; last_seq: string | number }>(
+    `SELECT l.id, l.mind, l.kind, l.role, l.at_seq, l.token_hash, l.revoked_at, m.name, m.last_seq
      FROM share_links l JOIN sync_minds m ON m.id = l.mind WHERE l.token_hash = $1`,
     [digest],
   );
   if (!tokenMatches(token, row?.token_hash) || !row || row.revoked_at) throw notFound();
   const atSeq = row.at_seq === null ? null : Number(row.at_seq);
   const last = Number(row.last_seq);
-  return { id: row.id, mind: row.mind, kind: row.kind, at_seq: atSeq, name: row.name, last_seq: atSeq === null ? last : Math.min(atSeq, last) };
+  const holder: Holder = row.kind === "invite" ? { kind: "invite", role: row.role ?? DEFAULT_INVITE_ROLE } : { kind: row.kind };
+  return { id: row.id, mind: row.mind, kind: row.kind, holder, at_seq: atSeq, name: row.name, last_seq: atSeq === null ? last : Math.min(atSeq, last) };
 }

@@ -8,6 +8,7 @@ import {
   CreateMind,
   FilesRead,
   FilesWrite,
+  ControlRequest,
   GuestMessage,
   LeaseRequest,
   RecordWrite,
@@ -20,10 +21,12 @@ import {
 import { readFiles, writeFiles } from "./state-files";
 import { readTiers, sealTiers, stateSummary, writeRecord } from "./state-record";
 import { inbox, postGuestMessage } from "./invite-messages";
+import { pendingControls, postControl } from "./controls";
+import { can, type Capability } from "@/lib/share/roles";
 import { eventStream, type StreamOptions } from "./events";
 import { createLink, listLinks, resolveLink, revokeLink } from "./links";
 import type { LiveHub } from "./live";
-import { locateStep, readBlob, readSteps, searchSteps } from "./reads";
+import { locateStep, readableBy, readBlob, readSteps, searchSteps } from "./reads";
 import { SqlUnavailableError, type Sql } from "../db/sql";
 import { apiError, HttpError, json, noContent, notFound, param, readBody, readJson, route, type Params } from "./sync-http";
 import { authorizeMind, createMind, ownSteps, putBlob, readTrajectories, syncState, uploadSteps } from "./sync-store";
@@ -36,7 +39,7 @@ import { DEFAULT_QUOTAS, type SyncQuotas } from "./quotas";
 export interface RunnerHooks {
   /** A home took, renewed or let go a mind's lease (it would lapse at `expiresAt`). */
   leaseChanged(sql: Sql, mind: string, expiresAt: Date): Promise<void>;
-  /** A guest wrote to the mind through an invite. */
+  /** A guest wrote to the mind through an invite, or an operator resumed it: wake it now. */
   guestMessage(sql: Sql, mind: string): Promise<void>;
 }
 
@@ -101,9 +104,11 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
     return fn(d, mind, request, params);
   };
 
-  const viaLink = (fn: (d: SharingDeps, link: Awaited<ReturnType<typeof resolveLink>>, request: Request, params: Params) => Promise<Response>) => async (request: Request, params: Params) => {
+  /** Runs `fn` for the link the token opens, once its holder may do `cap` (lib/share/roles.ts: the one table of who may do what). */
+  const viaLink = (cap: Capability, fn: (d: SharingDeps, link: Awaited<ReturnType<typeof resolveLink>>, request: Request, params: Params) => Promise<Response>) => async (request: Request, params: Params) => {
     const d = await deps();
     const link = await resolveLink(d.sql, param(params, "token"));
+    if (!can(link.holder, cap)) throw forbidden(link.holder, cap);
     return fn(d, link, request, params);
   };
 
@@ -192,7 +197,7 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
         return noContent();
       }),
     }),
-    inbox: r({ GET: asMind(async (d, mind) => json({ messages: await inbox(d.sql, mind) })) }),
+    inbox: r({ GET: asMind(async (d, mind) => json({ messages: await inbox(d.sql, mind), controls: await pendingControls(d.sql, mind) })) }),
 
     // The mind's state beyond its steps (lib/share/api.ts, "the mind's state"): every write fenced and counted like an upload.
     state: r({ GET: asMind(async (d, mind) => json(await stateSummary(d.sql, mind))) }),
@@ -210,37 +215,52 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
     record: r({ PUT: asMind(async (d, mind, request) => json(await writeRecord(d.sql, mind, await readJson(request, RecordWrite, SYNC_LIMITS.recordBytes), d.quotas ?? DEFAULT_QUOTAS))) }),
 
     shared: r({
-      GET: viaLink(async (d, link) => {
-        const body: SharedMind = { kind: link.kind, name: link.name, at_seq: link.at_seq, last_seq: link.last_seq, trajectories: await readTrajectories(d.sql, link.mind, link.at_seq) };
+      GET: viaLink("conversation", async (d, link) => {
+        const body: SharedMind = { kind: link.kind, role: link.holder.kind === "invite" ? link.holder.role : null, name: link.name, at_seq: link.at_seq, last_seq: link.last_seq, trajectories: await readTrajectories(d.sql, link.mind, link.at_seq) };
         return json(body);
       }),
     }),
-    sharedSteps: r({ GET: viaLink(async (d, link, request) => json(await readSteps(d.sql, link, new URL(request.url)))) }),
-    sharedLocate: r({ GET: viaLink(async (d, link, _request, params) => json(await locateStep(d.sql, link, param(params, "step")))) }),
-    sharedSearch: r({ GET: viaLink(async (d, link, request) => json(await searchSteps(d.sql, link, new URL(request.url)))) }),
+    sharedSteps: r({ GET: viaLink("conversation", async (d, link, request) => json(await readSteps(d.sql, link, new URL(request.url)))) }),
+    sharedLocate: r({ GET: viaLink("conversation", async (d, link, _request, params) => json(await locateStep(d.sql, link, param(params, "step")))) }),
+    sharedSearch: r({ GET: viaLink("conversation", async (d, link, request) => json(await searchSteps(d.sql, link, new URL(request.url)))) }),
     sharedBlobs: r({
-      GET: viaLink(async (d, link, _request, params) => {
+      GET: viaLink("stream", async (d, link, _request, params) => {
         const text = await readBlob(d.sql, link.mind, validBlobName(params));
         return new Response(text, { headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
       }),
     }),
     sharedEvents: r({
-      GET: viaLink(async (d, link, request) => {
+      GET: viaLink("conversation", async (d, link, request) => {
         // A snapshot does not move: there is nothing to follow.
         if (link.kind === "snapshot") throw notFound();
-        return eventStream(d.live, link, resumeFrom(request, new URL(request.url)), request.signal, d.stream);
+        return eventStream(d.live, link, resumeFrom(request, new URL(request.url)), request.signal, d.stream, (json) => readableBy(link, json));
       }),
     }),
     sharedMessages: r({
-      POST: viaLink(async (d, link, request) => {
-        if (link.kind !== "invite") throw new HttpError(403, "read_only", "this link is read-only; only an invite link can send messages");
+      POST: viaLink("talk", async (d, link, request) => {
         const posted = await postGuestMessage(d.sql, link, await readJson(request, GuestMessage, SMALL_BODY));
         // A mind kept alive on the server is woken there; one in a tab reads its inbox itself.
         await d.runner?.guestMessage(d.sql, link.mind).catch((e: unknown) => console.error(`runner: could not wake ${link.mind}: ${String(e)}`));
         return json(posted, 202);
       }),
     }),
+    sharedControl: r({
+      POST: viaLink("control", async (d, link, request) => {
+        const done = await postControl(d.sql, link, await readJson(request, ControlRequest, SMALL_BODY));
+        // On the server: a pause or stop ends a hosted stretch at the runner's next poll (the mind is halted); a resume wakes it.
+        if (done.action === "resume") await d.runner?.guestMessage(d.sql, link.mind).catch((e: unknown) => console.error(`runner: could not wake ${link.mind}: ${String(e)}`));
+        return json(done, 202);
+      }),
+    }),
   };
+}
+
+/** A link asked for what its holder may not do: 403 forbidden, saying what it may. A read-only link asked to talk keeps its older code, read_only. */
+function forbidden(holder: Parameters<typeof can>[0], cap: Capability): HttpError {
+  if (cap === "talk") return new HttpError(403, "read_only", "this link is read-only; only an invite link can send messages");
+  const who = holder.kind === "invite" ? `${holder.role === "operator" ? "an" : "a"} ${holder.role}'s invite` : `a ${holder.kind} link`;
+  const what = cap === "control" ? "pause, resume or stop the mind (only an operator's invite may)" : cap === "stream" ? "read the mind's whole stream (a guest reads its conversations)" : "do this";
+  return new HttpError(403, "forbidden", `${who} may not ${what}`);
 }
 
 export type SharingRoutes = ReturnType<typeof sharingRoutes>;
@@ -267,6 +287,7 @@ const PATTERNS: [RegExp, keyof SharingRoutes, string[]][] = [
   [/^\/api\/share\/([^/]+)\/blobs\/(.+)$/, "sharedBlobs", ["token", "name"]],
   [/^\/api\/share\/([^/]+)\/events$/, "sharedEvents", ["token"]],
   [/^\/api\/share\/([^/]+)\/messages$/, "sharedMessages", ["token"]],
+  [/^\/api\/share\/([^/]+)\/control$/, "sharedControl", ["token"]],
 ];
 
 /** A fetch over the sharing routes, as Next would route them (path segments decoded), for in-process use. */

@@ -3,7 +3,8 @@
 // the log, when it last synced and why it last failed, and the links this
 // browser made (their URLs live only here). And the engine's view of the
 // mind's own rows, blobs and keys.
-import { inviteStep } from "../../share/invite-step";
+import { controlStep, inviteStep } from "../../share/invite-step";
+import { InviteRole } from "../../share/roles";
 import Dexie from "dexie";
 import * as z from "zod";
 import type { Clock } from "../../mind/ports";
@@ -19,6 +20,8 @@ import { localState } from "./state";
 const LocalLinkRow = z.object({
   id: z.string(),
   kind: z.enum(["snapshot", "live", "invite"]),
+  /** An invite's role (absent: made before roles, a member's). */
+  role: InviteRole.optional(),
   url: z.string(),
   at_seq: z.number().int().nullable(),
   created_at: z.string(),
@@ -104,6 +107,17 @@ export function localMind(db: ReverieDb, mindId: string): LocalMind {
         return true;
       });
     },
+    async control(c, now) {
+      const step = controlStep(c, now);
+      return db.transaction("rw", db.steps, db.minds, async () => {
+        if (await db.steps.get({ mind_id: mindId, step_id: step.step_id })) return false;
+        await appendStep(db, mindId, step);
+        // Obeyed as the owner's Start and Stop are: the tab that runs the mind follows its `running` flag (and halts it on the server too).
+        const mind = await getMind(db, mindId);
+        if (mind) await db.minds.put({ id: mindId, json: { ...mind, running: c.action === "resume" } });
+        return true;
+      });
+    },
   };
 }
 
@@ -130,7 +144,7 @@ export interface ShareActions {
   /** Turn sync on (creating the server's mind the first time) or off. */
   setEnabled(on: boolean): Promise<void>;
   /** Sync what is pending, then make a link; resolves with its URL (kept in this browser, newest first). */
-  create(kind: LinkKind): Promise<string>;
+  create(kind: LinkKind, role?: InviteRole): Promise<string>;
   revoke(id: string): Promise<void>;
   /** The server's list: every link's state and, for invites, who has written through it. */
   serverLinks(): Promise<LinkInfo[]>;
@@ -160,14 +174,15 @@ export function browserSync(db: ReverieDb, mindId: string): BrowserSync {
       if (on) await engine.enable();
       else await state.update((r) => ({ ...r, enabled: false }));
     },
-    async create(kind) {
+    async create(kind, role) {
       await engine.enable();
       await engine.push();
       const { mind, token } = await credentials();
       const rec = await getSync(db, mindId);
-      const link = await client.createLink(mind, token, { kind, ...(kind === "snapshot" ? { at_seq: rec?.last_seq ?? 0 } : {}) });
+      const link = await client.createLink(mind, token, { kind, ...(kind === "snapshot" ? { at_seq: rec?.last_seq ?? 0 } : {}), ...(kind === "invite" && role ? { role } : {}) });
       const url = new URL(link.path, location.origin).toString();
-      await state.update((r) => ({ ...r, links: [{ id: link.id, kind: link.kind, url, at_seq: link.at_seq, created_at: new Date().toISOString() }, ...r.links] }));
+      const made = { id: link.id, kind: link.kind, ...(link.role ? { role: link.role } : {}), url, at_seq: link.at_seq, created_at: new Date().toISOString() };
+      await state.update((r) => ({ ...r, links: [made, ...r.links] }));
       return url;
     },
     async revoke(id) {

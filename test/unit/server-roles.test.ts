@@ -1,0 +1,182 @@
+// Roles on both engines, through the real route handlers: every /api/share
+// route against every kind of link holder (snapshot, live, and an invite as
+// guest, member and operator), checked against one expected table; what a
+// guest reads (the conversation, by every read); operators' pause, resume and
+// stop, their queue in the inbox and the rules that keep a stopped mind
+// stopped; and that a refused request changes nothing.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { INVITE_LIMITS } from "@/lib/share/api";
+import type { Sql } from "@/lib/server/db/sql";
+import { engines } from "./server-databases";
+import { dump, instance, newLink, newMind, sseReader, thought, upload, type App } from "./server-sync-harness";
+
+type HolderName = "snapshot" | "live" | "guest" | "member" | "operator";
+const HOLDERS: HolderName[] = ["snapshot", "live", "guest", "member", "operator"];
+
+/** What each holder gets from each route: the status, and for a refusal its code. */
+const EXPECTED: Record<string, Record<HolderName, number | [number, string]>> = {
+  "GET ": { snapshot: 200, live: 200, guest: 200, member: 200, operator: 200 },
+  "GET /steps": { snapshot: 200, live: 200, guest: 200, member: 200, operator: 200 },
+  "GET /locate/<thought>": { snapshot: 200, live: 200, guest: [404, "not_found"], member: 200, operator: 200 },
+  "GET /locate/<message>": { snapshot: 200, live: 200, guest: 200, member: 200, operator: 200 },
+  "GET /search": { snapshot: 200, live: 200, guest: 200, member: 200, operator: 200 },
+  "GET /blobs/blobs/out.txt": { snapshot: 200, live: 200, guest: [403, "forbidden"], member: 200, operator: 200 },
+  "GET /events": { snapshot: [404, "not_found"], live: 200, guest: 200, member: 200, operator: 200 },
+  "POST /messages": { snapshot: [403, "read_only"], live: [403, "read_only"], guest: 202, member: 202, operator: 202 },
+  "POST /control": { snapshot: [403, "forbidden"], live: [403, "forbidden"], guest: [403, "forbidden"], member: [403, "forbidden"], operator: 202 },
+};
+
+function message(seq: number, from: string, content: string) {
+  const id = randomUUID();
+  return { seq, traj: "root", id, json: JSON.stringify({ type: "message", step_id: id, ts: new Date(Date.UTC(2026, 11, 1, 0, 0, seq)).toISOString(), source: "chat", from, to: "Ada", content }) };
+}
+
+for (const engine of engines) {
+  describe.skipIf(engine.skip)(`roles on ${engine.name}`, { timeout: 120_000 }, () => {
+    let sql: Sql;
+    let remove: () => Promise<void>;
+    let app: App;
+    beforeAll(async () => {
+      const db = await engine.fresh();
+      remove = db.remove;
+      sql = await db.open();
+      app = instance(sql, { pollMs: 200 });
+    }, 120_000);
+    afterAll(async () => {
+      await app?.close();
+      await sql?.close();
+      await remove?.();
+    }, 60_000);
+
+    /** A mind whose steps are a thought, a person's message (the word "garden" in both) and a thought, a blob, and one link per holder. */
+    async function sharedMind() {
+      const m = await newMind(app, "Ada");
+      const steps = [thought(1, "The garden needs water."), message(2, "Bo", "How is the garden?"), thought(3, "Bo asked about the garden.")];
+      expect((await upload(app, m, 0, steps)).status).toBe(200);
+      expect((await app.call("PUT", `/api/sync/minds/${m.mind}/blobs/blobs/out.txt`, { token: m.token, body: "a long output" })).status).toBe(204);
+      const links = {} as Record<HolderName, { id: string; token: string; role: string | null }>;
+      links.snapshot = await newLink(app, m, "snapshot");
+      links.live = await newLink(app, m, "live");
+      for (const role of ["guest", "member", "operator"] as const) links[role] = await newLink(app, m, "invite", { role });
+      return { m, steps, links };
+    }
+
+    it("answers every share route for every holder as the one table says, and a refusal changes nothing", async () => {
+      const { m, steps, links } = await sharedMind();
+      const got: Record<string, Record<HolderName, number | [number, string]>> = {};
+      for (const route of Object.keys(EXPECTED)) {
+        got[route] = {} as Record<HolderName, number | [number, string]>;
+        for (const h of HOLDERS) {
+          const [method, rawPath] = route.split(" ") as [string, string];
+          const path = rawPath.replace("<thought>", steps[0]!.id).replace("<message>", steps[1]!.id) + (rawPath === "/search" ? "?q=garden" : "");
+          const body = rawPath === "/messages" ? { from: "Cy", content: `hello from a ${h}` } : rawPath === "/control" ? { action: "pause", from: "Cy" } : undefined;
+          const abort = new AbortController();
+          const before = method === "POST" ? await dump(sql) : undefined;
+          const res = await app.call(method, `/api/share/${links[h].token}${path}`, { body, signal: abort.signal });
+          if (res.status < 300) got[route][h] = res.status;
+          else {
+            got[route][h] = [res.status, ((await res.json()) as { error: { code: string } }).error.code];
+            // Refused: not a row changed.
+            if (before) expect(await dump(sql), `${route} as ${h}`).toEqual(before);
+          }
+          abort.abort();
+          await res.body?.cancel().catch(() => undefined);
+          // The operator paused it: resume, so the next holder finds it as it was.
+          if (rawPath === "/control" && res.status === 202) expect((await app.call("POST", `/api/share/${links[h].token}/control`, { body: { action: "resume" } })).status).toBe(202);
+        }
+      }
+      expect(got).toEqual(EXPECTED);
+      // And the links say what they are.
+      const listed = (await (await app.call("GET", `/api/sync/minds/${m.mind}/links`, { token: m.token })).json()).links as { id: string; role: string | null }[];
+      expect(HOLDERS.map((h) => listed.find((l) => l.id === links[h].id)?.role)).toEqual([null, null, "guest", "member", "operator"]);
+      expect(HOLDERS.map((h) => links[h].role)).toEqual([null, null, "guest", "member", "operator"]);
+      for (const h of HOLDERS) expect((await (await app.call("GET", `/api/share/${links[h].token}`)).json()).role).toBe(links[h].role);
+    });
+
+    it("shows a guest the conversation and nothing else, by every read and on the live stream", async () => {
+      const { m, steps, links } = await sharedMind();
+      const guest = links.guest.token;
+      const seqs = async (path: string) => ((await (await app.call("GET", `/api/share/${guest}${path}`)).json()).steps as { seq: number }[]).map((s) => s.seq);
+      expect(await seqs("/steps")).toEqual([2]);
+      expect(await seqs("/steps?before=99")).toEqual([2]);
+      expect(await seqs("/steps?traj=root&after=0")).toEqual([2]);
+      expect(((await (await app.call("GET", `/api/share/${guest}/search?q=garden`)).json()).hits as { id: string }[]).map((h) => h.id)).toEqual([steps[1]!.id]);
+      // A member reads all three.
+      expect(((await (await app.call("GET", `/api/share/${links.member.token}/steps`)).json()).steps as unknown[]).length).toBe(3);
+
+      const res = await app.call("GET", `/api/share/${guest}/events?after=0`);
+      const stream = sseReader(res);
+      await stream.waitFor(1);
+      // Live: a thought, then the mind's reply to Bo; the guest's stream carries only the reply.
+      await upload(app, m, 3, [thought(4, "Time to answer Bo."), message(5, "Ada", "The garden is fine.")]);
+      const [first, second] = await stream.waitFor(2);
+      await stream.cancel();
+      expect([first, second].map((e) => JSON.parse(e!.data).seq)).toEqual([2, 5]);
+      expect(stream.events.every((e) => JSON.parse(e.data).json.includes('"type":"message"'))).toBe(true);
+    });
+
+    it("queues an operator's pause, resume and stop for the mind's home, halts it on the server, and keeps a stopped mind stopped", async () => {
+      const { m, links } = await sharedMind();
+      const op = links.operator.token;
+      const control = (action: string, from?: string) => app.call("POST", `/api/share/${op}/control`, { body: { action, ...(from ? { from } : {}) } });
+      const flags = async () => (await sql.query<{ halted: boolean; paused_by: string | null }>("SELECT halted_at IS NOT NULL AS halted, paused_by FROM sync_minds WHERE id = $1", [m.mind]))[0];
+      const inbox = async () => (await (await app.call("GET", `/api/sync/minds/${m.mind}/inbox`, { token: m.token })).json()) as { messages: unknown[]; controls: { id: string; from: string; action: string; link: string }[] };
+
+      for (const bad of [{}, { action: "reboot" }, { action: "pause", from: "Bo\u0007" }]) expect((await app.call("POST", `/api/share/${op}/control`, { body: bad })).status).toBe(400);
+      const paused = await control("pause", " Cy ");
+      expect(paused.status).toBe(202);
+      const { id: pauseId } = await paused.json();
+      expect(await flags()).toEqual({ halted: true, paused_by: "Cy" });
+      expect((await control("resume")).status).toBe(202);
+      expect(await flags()).toEqual({ halted: false, paused_by: null });
+      expect((await control("stop", "Cy")).status).toBe(202);
+      expect(await flags()).toEqual({ halted: true, paused_by: null });
+      // Stopped, not paused: only its owner starts it again.
+      for (const action of ["resume", "pause"]) {
+        const refused = await control(action);
+        expect(refused.status).toBe(409);
+        expect((await refused.json()).error.code).toBe("stopped");
+      }
+      expect((await inbox()).controls.map((c) => [c.from, c.action, c.link])).toEqual([
+        ["Cy", "pause", links.operator.id],
+        ["an operator", "resume", links.operator.id],
+        ["Cy", "stop", links.operator.id],
+      ]);
+      // The owner's Start (the halt route) ends the stop; an operator may pause it again.
+      expect((await app.call("POST", `/api/sync/minds/${m.mind}/halt`, { token: m.token, body: { halted: false } })).status).toBeLessThan(500);
+      await sql.query("UPDATE sync_minds SET halted_at = NULL, paused_by = NULL WHERE id = $1", [m.mind]);
+      expect((await control("pause", "Cy")).status).toBe(202);
+      // A request is delivered once a step with its id is uploaded.
+      const recorded = { seq: 4, traj: "root", json: JSON.stringify({ type: "observation", step_id: pauseId, ts: new Date().toISOString(), source: "control", content: "Cy (operator) paused you" }) };
+      expect((await upload(app, m, 3, [recorded])).status).toBe(200);
+      expect((await inbox()).controls.map((c) => c.id)).not.toContain(pauseId);
+      expect((await inbox()).controls).toHaveLength(3);
+    });
+
+    it("rate-limits an operator's control requests like messages, and tags each message in the inbox with its sender's role", async () => {
+      const { m, links } = await sharedMind();
+      for (let i = 0; i < INVITE_LIMITS.perMinute; i++) expect((await app.call("POST", `/api/share/${links.operator.token}/control`, { body: { action: i % 2 ? "resume" : "pause" } })).status).toBe(202);
+      const limited = await app.call("POST", `/api/share/${links.operator.token}/control`, { body: { action: "pause" } });
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+
+      for (const h of ["guest", "member", "operator"] as const) await app.call("POST", `/api/share/${links[h].token}/messages`, { body: { from: `${h} Bo`, content: "hi" } });
+      const inbox = (await (await app.call("GET", `/api/sync/minds/${m.mind}/inbox`, { token: m.token })).json()) as { messages: { from: string; role: string }[] };
+      expect(inbox.messages.map((x) => [x.from, x.role])).toEqual([
+        ["guest Bo", "guest"],
+        ["member Bo", "member"],
+        ["operator Bo", "operator"],
+      ]);
+      // A role belongs to invites only.
+      for (const kind of ["snapshot", "live"]) expect((await app.call("POST", `/api/sync/minds/${m.mind}/links`, { token: m.token, body: { kind, role: "operator" } })).status).toBe(400);
+      expect((await app.call("POST", `/api/sync/minds/${m.mind}/links`, { token: m.token, body: { kind: "invite", role: "owner" } })).status).toBe(400);
+      // An invite made before roles (no role in its row) is a member's.
+      const old = await newLink(app, m, "invite");
+      expect(old.role).toBe("member");
+      await sql.query("UPDATE share_links SET role = NULL WHERE id = $1", [old.id]);
+      expect((await (await app.call("GET", `/api/share/${old.token}`)).json()).role).toBe("member");
+      expect((await app.call("POST", `/api/share/${old.token}/control`, { body: { action: "pause" } })).status).toBe(403);
+    });
+  });
+}
