@@ -3,7 +3,7 @@
 // mind's own pacing rules (lib/mind/pacing), so the words cannot drift from
 // what the mind does.
 import { afterWake, delaySeconds, RESTED } from "@/lib/mind/pacing";
-import { quietWords } from "@/lib/mind/quiet-hours";
+import { quietMessagesWords, quietWords } from "@/lib/mind/quiet-hours";
 import { shortDuration } from "@/lib/trajectory/figures";
 import type { PacingConfig } from "@/lib/trajectory/schema";
 
@@ -62,7 +62,7 @@ export function pacingSentence(p: PacingConfig): string {
       ? `: ${shortDuration(p.cap_s)} each time`
       : `: ${shortDuration(p.base_s)} at first, twice as long ${every}, up to ${shortDuration(p.cap_s)} (after about ${roughDuration(plan.secondsToCap)} of quiet)`;
   const perHour = Math.round(plan.wakesPerHourAtCap * 10) / 10;
-  const quiet = p.quiet ? ` It makes no wake of its own in its quiet hours, ${quietWords(p.quiet)}${p.quiet.alarms ? " (alarms still ring)" : ""}; a message still wakes it.` : "";
+  const quiet = p.quiet ? ` It makes no wake of its own in its quiet hours, ${quietWords(p.quiet)}${p.quiet.alarms ? " (alarms still ring)" : ""}; ${quietMessagesWords(p.quiet)}.` : "";
   return `${from}${growth}. Then at most ${perHour} wake${perHour === 1 ? "" : "s"} an hour; a message or real work brings it back to no pause.${quiet}`;
 }
 

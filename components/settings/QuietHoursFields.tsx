@@ -1,10 +1,11 @@
 "use client";
 // Quiet hours in Settings: stretches of the mind's local day with no wake of
-// its own (a message still wakes it; alarms ring through unless unticked).
+// its own (alarms ring through unless unticked; a message is answered at once,
+// or held until they end, as chosen).
 import { useState } from "react";
 import type { QuietHours } from "@/lib/trajectory/schema";
 import { inputClass } from "./ModelFields";
-import { QUIET_ALARMS_FIELD, QUIET_ON_FIELD, QUIET_RANGES_FIELD, QUIET_TZ_FIELD, rangesText } from "./quiet-form";
+import { QUIET_ALARMS_FIELD, QUIET_MESSAGES_FIELD, QUIET_ON_FIELD, QUIET_RANGES_FIELD, QUIET_TZ_FIELD, rangesText } from "./quiet-form";
 
 /** This browser's own zone, for a mind that has none yet. */
 const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
@@ -16,7 +17,7 @@ export function QuietHoursFields({ initial }: { initial: QuietHours | undefined 
       <legend className="mb-1 text-sm font-medium">Quiet hours</legend>
       <label className="flex items-center gap-2 text-sm sm:col-span-3">
         <input type="checkbox" name={QUIET_ON_FIELD} defaultChecked={on} onChange={(e) => setOn(e.currentTarget.checked)} data-testid="settings-quiet-on" />
-        No wakes of its own at these hours (a message still wakes it)
+        No wakes of its own at these hours
       </label>
       <label className="block text-sm">
         Time zone
@@ -29,6 +30,13 @@ export function QuietHoursFields({ initial }: { initial: QuietHours | undefined 
       <label className="flex items-center gap-2 self-end text-sm">
         <input type="checkbox" name={QUIET_ALARMS_FIELD} disabled={!on} defaultChecked={initial?.alarms ?? true} data-testid="settings-quiet-alarms" />
         Alarms still ring
+      </label>
+      <label className="block text-sm sm:col-span-3">
+        Messages in quiet hours
+        <select name={QUIET_MESSAGES_FIELD} disabled={!on} defaultValue={initial?.messages ?? "answer"} className={inputClass} data-testid="settings-quiet-messages">
+          <option value="answer">answered at once</option>
+          <option value="hold">held until the quiet hours end</option>
+        </select>
       </label>
     </fieldset>
   );

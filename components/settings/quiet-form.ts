@@ -1,5 +1,6 @@
 // Quiet hours as a person types them (Settings): on or off, a time zone,
-// ranges ("22:00-07:00, 12:30-13:30") and whether alarms ring through. Pure,
+// ranges ("22:00-07:00, 12:30-13:30"), whether alarms ring through and whether
+// messages are answered at once or held until the quiet hours end. Pure,
 // checked by the same schema the mind's config step is (QuietHours).
 import { QuietHours } from "@/lib/trajectory/schema";
 
@@ -7,6 +8,7 @@ export const QUIET_ON_FIELD = "quiet_on";
 export const QUIET_TZ_FIELD = "quiet_tz";
 export const QUIET_RANGES_FIELD = "quiet_ranges";
 export const QUIET_ALARMS_FIELD = "quiet_alarms";
+export const QUIET_MESSAGES_FIELD = "quiet_messages";
 
 /** The ranges as one line: "22:00-07:00, 12:30-13:30". */
 export const rangesText = (q: QuietHours | undefined) => q?.ranges.join(", ") ?? "22:00-07:00";
@@ -18,7 +20,14 @@ export function readQuietFields(f: FormData): { ok: true; quiet?: QuietHours } |
     .split(/[,;\s]+/)
     .map((r) => r.replace(/[–—]/g, "-").trim())
     .filter(Boolean);
-  const parsed = QuietHours.safeParse({ tz: String(f.get(QUIET_TZ_FIELD) ?? "").trim(), ranges, alarms: f.get(QUIET_ALARMS_FIELD) !== null });
+  const messages = f.get(QUIET_MESSAGES_FIELD);
+  const parsed = QuietHours.safeParse({
+    tz: String(f.get(QUIET_TZ_FIELD) ?? "").trim(),
+    ranges,
+    alarms: f.get(QUIET_ALARMS_FIELD) !== null,
+    // Absent (a form without the choice): the schema's default.
+    ...(messages === null ? {} : { messages: String(messages) }),
+  });
   if (parsed.success) return { ok: true, quiet: parsed.data };
   const problem = (i: (typeof parsed.error.issues)[number]) => {
     if (i.path[0] !== "ranges") return i.message;

@@ -1,11 +1,13 @@
 // One running mind: its thinkers behind the dispatcher. The inner life keeps
 // its own schedule (pacing); the responder answers each message at once, in
 // parallel, so a long inner-life run never delays a reply. Start-up recovery
-// runs once, before either thinks.
+// runs once, before either thinks. In quiet hours that hold messages, a
+// message waits at this door until they end.
 import { isKind, type BudgetConfig, type Step, type StepOf } from "../trajectory/schema";
 import { AlarmClock } from "./alarm-clock";
 import { budgetedModel, type SpendPort } from "./budget";
 import { Dispatcher, wakes } from "./dispatch";
+import { heldUntil } from "./quiet-hours";
 import type { Journal } from "./journal";
 import type { SealedPast } from "../context/sealed-past";
 import type { ModelPort, TierStorePort } from "./ports";
@@ -42,6 +44,8 @@ export class Mind {
   private readonly dispatcher: Dispatcher;
   private readonly stopController = new AbortController();
   private done: Promise<void> | null = null;
+  /** Messages held for the end of the quiet stretch (pacing.quiet.messages "hold"), oldest first. */
+  private held: StepOf<"message">[] = [];
 
   constructor(private readonly deps: MindDeps) {
     const capped = (m: ModelPort) => (deps.budget ? budgetedModel(m, deps.budget.caps, deps.budget.spend, deps.clock) : m);
@@ -105,8 +109,10 @@ export class Mind {
     }
     void this.summarizer?.start();
     if (this.deps.summaries?.readBeforeFirstWake) await this.summarizer?.load();
-    for (const m of unanswered) this.dispatcher.offer(m);
-    const messages = unanswered.filter((m): m is StepOf<"message"> => isKind(m, "message") && wakes(this.innerLife.subscription, m));
+    // Found unanswered at start inside quiet hours that hold messages: they wait for the stretch's end like new ones.
+    const admitted = unanswered.filter((m) => !this.hold(m));
+    for (const m of admitted) this.dispatcher.offer(m);
+    const messages = admitted.filter((m): m is StepOf<"message"> => isKind(m, "message") && wakes(this.innerLife.subscription, m));
     const first: FirstWake = messages.length ? { reason: "message", messages } : resume ? { reason: "resume", waitedS } : { reason: "start" };
     await this.innerLife.start(first);
     await this.dispatcher.settled();
@@ -120,9 +126,43 @@ export class Mind {
 
   /** A step appeared in the trajectory (from this tab, another tab, or the mind itself). */
   notify(step: Step): void {
+    this.summarizer?.poke();
+    if (this.hold(step)) return;
     this.dispatcher.offer(step);
     if (wakes(this.innerLife.subscription, step)) this.innerLife.offer(step);
-    this.summarizer?.poke();
+  }
+
+  /**
+   * Quiet hours that hold messages: a person's message arriving inside them
+   * is kept here, short of both thinkers, so neither the responder answers it
+   * nor the inner life wakes for it; at the stretch's end it is handed to
+   * them as if it had just come (each reaches the responder once, which
+   * claims it). One door for both, so the two cannot disagree about a
+   * message. True when `step` was held. A host that put the mind away
+   * meanwhile (its wait handed off) finds the message unanswered at its next
+   * start, which is the stretch's end at the latest.
+   */
+  private hold(step: Step): boolean {
+    if (!isKind(step, "message") || step.from === this.deps.selfName) return false;
+    const until = heldUntil(this.deps.clock.now(), this.deps.pacing.quiet);
+    if (until === null) return false;
+    if (this.held.some((m) => m.step_id === step.step_id)) return true;
+    this.held.push(step);
+    // Every message held now waits for the same stretch's end: one wait lets them all in.
+    if (this.held.length === 1) void this.release(until);
+    return true;
+  }
+
+  /** At `until` (ms, on the mind's clock), the held messages come in, unless the mind stopped first. */
+  private async release(until: number): Promise<void> {
+    const { clock } = this.deps;
+    const stopped = this.stopController.signal;
+    await clock.sleep(Math.max(0, until - clock.now()), stopped);
+    if (stopped.aborted) return;
+    const due = this.held;
+    this.held = [];
+    // Through the door again: a clock that slept past another quiet stretch's start holds them on.
+    for (const m of due) this.notify(m);
   }
 
   /** Stop at once: runs under way are cut and recorded as stopped. */

@@ -1,8 +1,9 @@
 // Quiet hours (issue 25): stretches of a mind's local day in which it makes
 // no spontaneous wake. Its human declares them with its pacing (a time zone
-// and ranges, "22:00-07:00"); a message still wakes it and is answered, and
+// and ranges, "22:00-07:00"); a message still wakes it and is answered, or
+// waits for the stretch's end when the human chose to hold messages, and
 // alarms ring through unless the human said not. Pure: the wall clock's
-// instant in, the wait that ends outside the quiet in.
+// instant in, the wait that ends outside the quiet out.
 import type { QuietHours } from "../trajectory/schema";
 
 const MINUTE = 60_000;
@@ -72,6 +73,15 @@ export function outsideQuietS(nowMs: number, delayS: number, q: QuietHours): num
   return until === null ? delayS : Math.max(delayS, Math.ceil((until - nowMs) / 1000));
 }
 
+/**
+ * When a person's message that arrives at `ms` may reach the mind: null for
+ * at once (no quiet hours now, or they answer messages), else the end of the
+ * quiet stretch, when held messages are let in.
+ */
+export function heldUntil(ms: number, q: QuietHours | undefined): number | null {
+  return q?.messages === "hold" ? quietUntil(ms, q) : null;
+}
+
 /** Minutes of a local day inside any range (a day without a daylight-saving shift). */
 export function quietMinutesPerDay(q: QuietHours): number {
   const day = new Uint8Array(DAY_MIN);
@@ -86,5 +96,15 @@ export function quietMinutesPerDay(q: QuietHours): number {
 /** "22:00–07:00 (Europe/Berlin)": the ranges as a person reads them. */
 export function quietWords(q: QuietHours): string {
   return `${q.ranges.map((r) => r.replace("-", "–")).join(", ")} (${q.tz})`;
+}
+
+/** What a message in quiet hours does: "a message still wakes it", or "messages wait until 07:00". */
+export function quietMessagesWords(q: QuietHours): string {
+  if (q.messages === "answer") return "a message still wakes it";
+  // Where a stretch ends: a range's end that no other range runs on past.
+  const ends = [...new Set(q.ranges.map((r) => r.slice(6)).filter((to) => rangeEnd(minutesOf(to), q.ranges) === null))];
+  if (ends.length === 1) return `messages wait until ${ends[0]}`;
+  // Ranges that cover the whole day end nowhere.
+  return ends.length ? `messages wait until the stretch ends (${ends.join(" or ")})` : "messages wait until the quiet hours end";
 }
 

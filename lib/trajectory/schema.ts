@@ -144,7 +144,7 @@ function knownZone(tz: string): boolean {
     return false;
   }
 }
-/** Quiet hours: stretches of the mind's local day with no spontaneous wake (lib/mind/quiet-hours.ts). */
+/** Quiet hours: stretches of the mind's local day with no spontaneous wake, and messages answered or held (lib/mind/quiet-hours.ts). */
 export const QuietHours = z.object({
   /** An IANA time zone, e.g. Europe/Berlin. */
   tz: z.string().refine(knownZone, "not a known time zone (e.g. Europe/Berlin, America/New_York, UTC)"),
@@ -155,6 +155,12 @@ export const QuietHours = z.object({
     .max(8),
   /** Whether a due alarm wakes the mind inside quiet hours (default yes). */
   alarms: z.boolean().default(true),
+  /**
+   * A person's message inside quiet hours: "answer" wakes the mind and is
+   * answered at once; "hold" waits, unanswered and waking nothing, until the
+   * quiet stretch ends. Absent in config steps written before the choice: answer.
+   */
+  messages: z.enum(["answer", "hold"], { error: 'messages are "answer" (at once) or "hold" (until the quiet hours end)' }).default("answer"),
 });
 export type QuietHours = z.infer<typeof QuietHours>;
 

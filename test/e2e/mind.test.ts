@@ -121,25 +121,27 @@ describe("a mind in a browser tab", () => {
     await page.getByTestId("mind-settings").click();
   });
 
-  it("sets quiet hours in settings: a zone it does not know is named, good ones are recorded as a config change and shown again", async () => {
+  it("sets quiet hours in settings: a zone it does not know is named, good ones (messages held) are recorded as a config change and shown again", async () => {
     const configs = await page.locator('[data-testid="step"][data-step-type="config"]').count();
     await page.getByTestId("mind-settings").click();
     await page.getByTestId("settings-quiet-on").check();
     await page.getByTestId("settings-quiet-tz").fill("Mars/Olympus");
     await page.getByTestId("settings-quiet-ranges").fill("22:00-07:00, 12:30–13:30");
+    await page.getByTestId("settings-quiet-messages").selectOption("hold");
     await page.getByTestId("settings-save").click();
     await expect(page.getByTestId("settings-errors").textContent()).resolves.toContain("Quiet hours: not a known time zone");
     await page.getByTestId("settings-quiet-tz").fill("Europe/Berlin");
     await page.getByTestId("settings-save").click();
     await page.waitForFunction((n) => document.querySelectorAll('[data-testid="step"][data-step-type="config"]').length > n, configs);
     const lines = page.getByTestId("config-change").first().getByTestId("config-change-line");
-    await expect.poll(() => lines.allTextContents()).toEqual(expect.arrayContaining(["pacing.quiet.tz: (none) → Europe/Berlin", "pacing.quiet.ranges: (none) → 22:00-07:00, 12:30-13:30", "pacing.quiet.alarms: (none) → true"]));
+    await expect.poll(() => lines.allTextContents()).toEqual(expect.arrayContaining(["pacing.quiet.tz: (none) → Europe/Berlin", "pacing.quiet.ranges: (none) → 22:00-07:00, 12:30-13:30", "pacing.quiet.alarms: (none) → true", "pacing.quiet.messages: (none) → hold"]));
     // Read back from the mind's record, as the form opens again.
     await page.getByTestId("mind-settings").click();
     await page.getByTestId("mind-settings").click();
     await expect(page.getByTestId("settings-quiet-on").isChecked()).resolves.toBe(true);
     await expect(page.getByTestId("settings-quiet-tz").inputValue()).resolves.toBe("Europe/Berlin");
     await expect(page.getByTestId("settings-quiet-ranges").inputValue()).resolves.toBe("22:00-07:00, 12:30-13:30");
+    await expect(page.getByTestId("settings-quiet-messages").inputValue()).resolves.toBe("hold");
     await page.getByTestId("mind-settings").click();
   });
 

@@ -50,7 +50,7 @@ describe("forecast", () => {
   });
 
   it("quiet hours have no idle wakes: a day costs its waking hours only, ranges that overlap counted once", () => {
-    const quiet = { tz: "Europe/Berlin", ranges: ["22:00-07:00", "06:00-08:00"], alarms: true };
+    const quiet = { tz: "Europe/Berlin", ranges: ["22:00-07:00", "06:00-08:00"], alarms: true, messages: "answer" as const };
     const f = forecast({ pacing: { ...DEFAULT_PACING, cap_s: 60, quiet }, idleWakes: [0.01], budget: { hour_usd: 1, day_usd: 20 } });
     expect(f.quietHoursPerDay).toBe(10);
     expect(f.hourUsd).toBeCloseTo(0.6);

@@ -14,7 +14,7 @@ import { DEFAULT_RUN_LIMITS } from "../../lib/mind/run";
 import { INNER_LIFE } from "../../lib/mind/thinkers/inner-life";
 import { RESPONDER } from "../../lib/mind/thinkers/responder";
 import type { MindStatus } from "../../lib/protocol";
-import { formatTs, type Step, type StepOf } from "../../lib/trajectory/schema";
+import { formatTs, QuietHours, type PacingConfig, type Step, type StepOf } from "../../lib/trajectory/schema";
 import { FakeClock, settle, until } from "./helpers/fake-clock";
 import { FakeShell, finalResult } from "./helpers/fake-shell";
 import { ROOT_TRAJ, sequentialIds } from "./helpers/memory-log";
@@ -38,7 +38,7 @@ afterEach(async () => {
   running = null;
 });
 
-function setup(opts: { initial?: Step[]; innerTurns?: Turn[] | ((n: number) => Turn | Promise<Turn>); replies?: Turn[] | ((n: number) => Turn | Promise<Turn>); shell?: (code: string, call: number) => Promise<Partial<ShellResult> | undefined> | undefined } = {}) {
+function setup(opts: { initial?: Step[]; pacing?: PacingConfig; innerTurns?: Turn[] | ((n: number) => Turn | Promise<Turn>); replies?: Turn[] | ((n: number) => Turn | Promise<Turn>); shell?: (code: string, call: number) => Promise<Partial<ShellResult> | undefined> | undefined } = {}) {
   const state = new MemoryMindState(ROOT_TRAJ);
   // The store as the tests read it (every step of the root, oldest first), and as the page writes to it.
   const store = {
@@ -74,7 +74,7 @@ function setup(opts: { initial?: Step[]; innerTurns?: Turn[] | ((n: number) => T
     clock,
     selfName: SELF,
     instructions: "You are Reverie.",
-    pacing: DEFAULT_PACING,
+    pacing: opts.pacing ?? DEFAULT_PACING,
     limits: DEFAULT_RUN_LIMITS,
     shellState: { env: {}, cwd: "/workspace" },
     onShellState: (s) => void state.saveShellState(s),
@@ -263,6 +263,51 @@ describe("Mind: start-up", () => {
     await t.start();
     expect(t.statuses).toEqual([{ state: "stopped", lastError: "Could not start (reading or writing the trajectory failed): database closed" }]);
     expect(t.inner.mock.doStreamCalls).toHaveLength(0);
+  });
+});
+
+describe("Mind: quiet hours that hold messages, across a restart", () => {
+  // T0 is midnight UTC: inside 22:00-07:00, seven hours before its end.
+  const pacing: PacingConfig = { ...DEFAULT_PACING, quiet: QuietHours.parse({ tz: "UTC", ranges: ["22:00-07:00"], messages: "hold" }) };
+  const END = T0 + 7 * 3_600_000;
+
+  it("a message held at night, still unanswered when the mind starts again inside the quiet, waits for their end; then it is answered once and wakes the inner life", async () => {
+    const mk = stepMaker({ tail: "bbbbbbbbbbbb", start: T0 });
+    const first = setup({ initial: [mk("trajectory", { name: SELF })], pacing });
+    void first.start();
+    await until(() => first.clock.sleeping.length === 1, "the first mind is asleep");
+    first.clock.advance(3_600_000);
+    const m = await first.post("Are you up?");
+    await settle();
+    // Held: no reply, no decision, no wake for it (the inner life's one wake is its start).
+    expect([first.replies(), first.decisions(), first.responder.mock.doStreamCalls]).toEqual([[], [], []]);
+    expect(first.innerWakes().map((w) => w.reason)).toEqual(["start"]);
+    // The tab closes at 01:00 and opens again at 02:00, still inside the quiet.
+    await first.mind.stop();
+    running = null;
+    const again = setup({ initial: first.store.steps, pacing });
+    again.clock.advance(2 * 3_600_000);
+    void again.start();
+    await until(() => again.innerWakes().length === 2 && again.clock.sleeping.length > 0, "the second mind is asleep");
+    await settle();
+    expect([again.replies(), again.decisions(), again.responder.mock.doStreamCalls]).toEqual([[], [], []]);
+    // Asleep until 07:00: the inner life's wait and the held message's, both to the stretch's end.
+    expect(again.clock.sleeping).toEqual([5 * 3_600_000, 5 * 3_600_000]);
+    // Each mind's start, nothing more.
+    expect(again.innerWakes().map((w) => [w.reason, w.trigger_step, w.ts])).toEqual([
+      ["start", undefined, formatTs(T0)],
+      ["start", undefined, formatTs(T0 + 2 * 3_600_000)],
+    ]);
+
+    again.clock.advance(END - again.clock.now());
+    await until(() => again.decisions().length === 1 && again.clock.sleeping.length === 1, "the message is answered and the mind asleep again");
+    expect(again.replies()).toEqual([
+      { type: "message", step_id: expect.any(String), ts: formatTs(END), from: SELF, to: "ada", content: "Answer 1.", reply_to: m.step_id, trigger_step: m.step_id, source: "chat" },
+    ]);
+    expect(again.decisions().map((d) => [d.decision, d.trigger_step, d.ts])).toEqual([["replied", m.step_id, formatTs(END)]]);
+    // The inner life's first wake of the morning is for the message.
+    expect(again.innerWakes()[2]).toMatchObject({ reason: "message", trigger_step: m.step_id, ts: formatTs(END) });
+    expect(again.responder.mock.doStreamCalls).toHaveLength(1);
   });
 });
 

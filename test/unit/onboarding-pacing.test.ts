@@ -43,10 +43,18 @@ describe("the pacing in plain words", () => {
   });
 
   it("says the quiet hours, when the mind has them", () => {
-    expect(pacingSentence({ ...DEFAULT_PACING, quiet: { tz: "Europe/Berlin", ranges: ["22:00-07:00"], alarms: true } })).toMatch(
+    expect(pacingSentence({ ...DEFAULT_PACING, quiet: { tz: "Europe/Berlin", ranges: ["22:00-07:00"], alarms: true, messages: "answer" } })).toMatch(
       /a message or real work brings it back to no pause\. It makes no wake of its own in its quiet hours, 22:00–07:00 \(Europe\/Berlin\) \(alarms still ring\); a message still wakes it\.$/,
     );
-    expect(pacingSentence({ ...DEFAULT_PACING, quiet: { tz: "UTC", ranges: ["12:00-13:00", "23:00-06:00"], alarms: false } })).toContain("in its quiet hours, 12:00–13:00, 23:00–06:00 (UTC); a message still wakes it.");
+    expect(pacingSentence({ ...DEFAULT_PACING, quiet: { tz: "UTC", ranges: ["12:00-13:00", "23:00-06:00"], alarms: false, messages: "answer" } })).toContain("in its quiet hours, 12:00–13:00, 23:00–06:00 (UTC); a message still wakes it.");
+  });
+
+  it("says when messages wait, when its human chose to hold them: at the end of the stretch, however many ranges run into it", () => {
+    expect(pacingSentence({ ...DEFAULT_PACING, quiet: { tz: "Europe/Berlin", ranges: ["22:00-07:00"], alarms: true, messages: "hold" } })).toMatch(
+      /It makes no wake of its own in its quiet hours, 22:00–07:00 \(Europe\/Berlin\) \(alarms still ring\); messages wait until 07:00\.$/,
+    );
+    expect(pacingSentence({ ...DEFAULT_PACING, quiet: { tz: "UTC", ranges: ["22:00-00:00", "00:00-06:30"], alarms: false, messages: "hold" } })).toMatch(/\(UTC\); messages wait until 06:30\.$/);
+    expect(pacingSentence({ ...DEFAULT_PACING, quiet: { tz: "UTC", ranges: ["12:00-13:00", "23:00-06:00"], alarms: false, messages: "hold" } })).toMatch(/\(UTC\); messages wait until the stretch ends \(13:00 or 06:00\)\.$/);
   });
 
   it("fields that cannot be a pacing are each named, in plain words", () => {

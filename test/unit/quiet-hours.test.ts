@@ -1,11 +1,14 @@
 // Quiet hours (issue 25, part 5): the pure arithmetic (lib/mind/quiet-hours.ts),
 // and the real mind on the simulated clock of lib/eval: no spontaneous wake
-// inside them, while a message is still answered at once.
+// inside them, while a message is still answered at once, or held until they
+// end when its human chose that.
 import { describe, expect, it } from "vitest";
 import { playScenario } from "@/lib/eval/play";
 import { checkScenario } from "@/lib/eval/scenario";
-import { outsideQuietS, quietUntil } from "@/lib/mind/quiet-hours";
+import { heldUntil, outsideQuietS, quietUntil } from "@/lib/mind/quiet-hours";
 import type { ModelPort } from "@/lib/mind/ports";
+import { INNER_LIFE } from "@/lib/mind/thinkers/inner-life";
+import { RESPONDER } from "@/lib/mind/thinkers/responder";
 import { PacingConfig, QuietHours } from "@/lib/trajectory/schema";
 
 const at = (iso: string) => Date.parse(iso);
@@ -35,6 +38,16 @@ describe("quiet hours, the arithmetic", () => {
     expect(outsideQuietS(at("2026-01-05T12:00:00Z"), 300, nights)).toBe(300);
     expect(outsideQuietS(at("2026-01-05T21:58:00Z"), 300, nights)).toBe(9 * 3600 + 2 * 60);
     expect(outsideQuietS(at("2026-01-05T23:00:00Z"), 0, nights)).toBe(8 * 3600);
+  });
+
+  it("holds a message only inside quiet hours whose human chose to hold them", () => {
+    const nights = q("UTC", ["22:00-07:00"]);
+    const held = QuietHours.parse({ tz: "UTC", ranges: ["22:00-07:00"], messages: "hold" });
+    expect(nights.messages).toBe("answer");
+    expect(heldUntil(at("2026-01-05T23:30:00Z"), nights)).toBeNull();
+    expect(heldUntil(at("2026-01-05T23:30:00Z"), undefined)).toBeNull();
+    expect(heldUntil(at("2026-01-05T23:30:00Z"), held)).toBe(at("2026-01-06T07:00:00Z"));
+    expect(heldUntil(at("2026-01-06T07:00:00Z"), held)).toBeNull();
   });
 
   it("refuses a zone it does not know and a range it cannot read, by field", () => {
@@ -88,6 +101,66 @@ describe("quiet hours, on the real mind", () => {
     const mornings = ["2026-01-06T06:00:00Z", "2026-01-07T06:00:00Z"].map(at);
     for (const m of mornings) expect(wakes.some((w) => w.at >= m && w.at < m + 60_000 && w.reason === "scheduled")).toBe(true);
     expect(wakes.filter((w) => w.reason === "scheduled").length).toBeGreaterThan(40);
+  }, 120_000);
+});
+
+describe("quiet hours that answer or hold messages, on the real mind", () => {
+  // 23:30 in Berlin (22:30 UTC), inside its quiet hours, and 13:00 the next day, outside them.
+  const NIGHT = at("2026-01-05T22:30:00Z");
+  const MORNING = at("2026-01-06T06:00:00Z");
+  const NOON = at("2026-01-06T12:00:00Z");
+  const play = async (messages: "answer" | "hold") => {
+    const r = checkScenario({
+      name: "a message at night",
+      start: "2026-01-05T20:00:00Z",
+      duration_h: 17,
+      people: ["Ada"],
+      persona: "You keep a small team's notes.",
+      settings: { pacing: { base_s: 60, cap_s: 1800, quiet: { tz: "Europe/Berlin", ranges: ["22:00-07:00"], messages } } },
+      events: [
+        { at_h: 2.5, from: "Ada", message: "Still up?" },
+        { at_h: 16, from: "Ada", message: "Lunch?" },
+      ],
+    });
+    if (!r.ok) throw new Error(r.errors.join("\n"));
+    const played = await playScenario({ scenario: r.scenario, model: idle, fixedCallS: 2 });
+    const quiet = r.scenario.settings?.pacing?.quiet;
+    if (!quiet) throw new Error("the scenario lost its quiet hours");
+    const [night, noon] = played.events.map((e) => e.stepId);
+    const wakes = played.steps.filter((s) => s.type === "wake").map((s) => ({ at: Date.parse(s.ts), source: s.source, reason: String((s as { reason?: unknown }).reason), trigger: (s as { trigger_step?: string }).trigger_step }));
+    const replies = (to: string | undefined) => played.steps.filter((s) => s.type === "message" && (s as { reply_to?: string }).reply_to === to).map((s) => Date.parse(s.ts));
+    const decisions = (to: string | undefined) => played.steps.filter((s) => s.type === "observation" && (s as { decision?: string }).decision !== undefined && (s as { trigger_step?: string }).trigger_step === to);
+    return { quiet, night, noon, wakes, inQuiet: wakes.filter((w) => quietUntil(w.at, quiet) !== null), replies, decisions };
+  };
+
+  it("answer: the message at night wakes the mind and is answered at once; the one at noon too", async () => {
+    const p = await play("answer");
+    expect(p.replies(p.night).map((t) => t - NIGHT)).toEqual([expect.any(Number)]);
+    expect(p.replies(p.night)[0]! - NIGHT).toBeLessThan(36_000);
+    // Inside the quiet: only the message's wakes, the responder's and the inner life's.
+    expect(p.inQuiet.map((w) => [w.source, w.reason, w.trigger])).toEqual([
+      [RESPONDER, "message", p.night],
+      [INNER_LIFE, "message", p.night],
+    ]);
+    expect(p.replies(p.noon)[0]! - NOON).toBeLessThan(36_000);
+  }, 120_000);
+
+  it("hold: the message at night wakes nothing and waits unanswered until 07:00 in Berlin, then the mind wakes for it and answers it once; the one at noon is answered at once", async () => {
+    const p = await play("hold");
+    // Nothing at all inside the quiet stretch: no wake of the inner life's own, and none for the message.
+    expect(p.inQuiet).toEqual([]);
+    // Answered once, in the first minute after the stretch's end, with one decision.
+    expect(p.replies(p.night)).toHaveLength(1);
+    expect(p.replies(p.night)[0]! - MORNING).toBeGreaterThanOrEqual(0);
+    expect(p.replies(p.night)[0]! - MORNING).toBeLessThan(60_000);
+    expect(p.decisions(p.night).map((d) => (d as { decision?: string }).decision)).toEqual(["replied"]);
+    // At 07:00 the responder wakes for it, and so does the inner life (its first wake of the morning, or the next if its own wait ended first).
+    const morning = p.wakes.filter((w) => w.at >= MORNING && w.at < MORNING + 60_000);
+    expect(morning.filter((w) => w.source === RESPONDER).map((w) => [w.reason, w.trigger])).toEqual([["message", p.night]]);
+    expect(morning.filter((w) => w.source === INNER_LIFE).map((w) => [w.reason, w.trigger])).toContainEqual(["message", p.night]);
+    // Outside the quiet stretch a message is answered as ever: at once.
+    expect(p.replies(p.noon)).toHaveLength(1);
+    expect(p.replies(p.noon)[0]! - NOON).toBeLessThan(36_000);
   }, 120_000);
 });
 
