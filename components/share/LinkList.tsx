@@ -5,7 +5,7 @@ import type { LinkInfo } from "@/lib/share/api";
 import { DEFAULT_INVITE_ROLE, ROLE_WORDS } from "@/lib/share/roles";
 import type { LocalLink } from "@/lib/share/sync-engine";
 
-const KIND_LABEL = { snapshot: "snapshot", live: "live", invite: "invite" } as const;
+const KIND_LABEL = { snapshot: "snapshot", live: "live", invite: "invite", alert: "alert" } as const;
 const when = (iso: string) => new Date(iso).toLocaleString();
 
 export function LinkList({ links, server, onRevoke, disabled }: { links: LocalLink[]; server: LinkInfo[] | null; onRevoke: (id: string) => void; disabled: boolean }) {

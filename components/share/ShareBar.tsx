@@ -23,6 +23,8 @@ export function ShareBar({ mindId }: { mindId: string }) {
   const [role, setRole] = useState<InviteRole>(DEFAULT_INVITE_ROLE);
   const [shareUrl, setShareUrl] = useState<string | null>(null);
   const [inviteUrl, setInviteUrl] = useState<string | null>(null);
+  const [alertName, setAlertName] = useState("");
+  const [alertUrl, setAlertUrl] = useState<string | null>(null);
   const [busy, setBusy] = useState<LinkKind | "sync" | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [server, setServer] = useState<LinkInfo[] | null>(null);
@@ -66,8 +68,14 @@ export function ShareBar({ mindId }: { mindId: string }) {
   };
   const createInvite = async () => {
     setInviteUrl(null);
-    const url = await run("invite", () => actions.create("invite", role));
+    const url = await run("invite", () => actions.create("invite", { role }));
     if (url) setInviteUrl(url);
+  };
+
+  const createAlert = async () => {
+    setAlertUrl(null);
+    const url = await run("alert", () => actions.create("alert", { label: alertName }));
+    if (url) setAlertUrl(url);
   };
 
   return (
@@ -123,6 +131,31 @@ export function ShareBar({ mindId }: { mindId: string }) {
           {busy === "invite" ? "Creating…" : "Create invite"}
         </button>
         {inviteUrl && <CopyField testId="invite-link" label="Invite link" value={inviteUrl} />}
+      </div>
+      <div className="flex flex-wrap items-center gap-2">
+        <label className="flex items-center gap-1" title="A link for CI, monitors and bots: it may only post alerts to the mind (POST /api/share/<token>/alerts), tagged as alerts in its stream">
+          Alerts from
+          <input
+            data-testid="alert-name"
+            aria-label="What posts to the alert link (its name in the stream)"
+            placeholder="CI"
+            maxLength={100}
+            value={alertName}
+            onChange={(e) => setAlertName(e.target.value)}
+            className="w-24 rounded border border-stone-300 bg-white px-1 py-0.5 dark:border-stone-700 dark:bg-stone-900"
+          />
+        </label>
+        <button type="button" data-testid="alert-create" className={btn} disabled={busy !== null} onClick={() => void createAlert()}>
+          {busy === "alert" ? "Creating…" : "Create alert link"}
+        </button>
+        {alertUrl && (
+          <>
+            <CopyField testId="alert-link" label="Alert link" value={alertUrl} />
+            <span className="text-stone-600 dark:text-stone-400">
+              post to <code className="font-mono">{`${alertUrl.replace("/s/", "/api/share/")}/alerts`}</code> {"{title, body?, severity?}"}
+            </span>
+          </>
+        )}
       </div>
       {error && (
         <p role="alert" data-testid="share-error" className="text-red-700 dark:text-red-300">

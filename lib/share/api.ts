@@ -42,6 +42,17 @@ export const SYNC_LIMITS = {
   recordBytes: 256 * 1024,
 } as const;
 
+export const ALERT_LIMITS = {
+  titleChars: 200,
+  bodyChars: 20_000,
+  /** Alerts per alert link per minute; over it, 429 with Retry-After. */
+  perMinute: 60,
+  /** Alerts from one link in a minute that reach the mind one by one; past them, the rest of that minute is one observation with the count and the titles. */
+  burst: 5,
+  /** Titles a coalesced observation lists (the count says how many more). */
+  stormTitles: 20,
+} as const;
+
 export const INVITE_LIMITS = {
   nameChars: 40,
   messageChars: 20_000,
@@ -171,7 +182,8 @@ export type Lease = z.infer<typeof Lease>;
 /** PUT /api/sync/minds/<mind>/blobs/<name> with the text as body (text/plain) → 204. Idempotent; blobs never change. */
 export const BlobName = z.string().regex(/^[^\0]{1,300}$/).refine((s) => !s.split("/").includes(".."), "no .. in a blob name");
 
-export const LinkKind = z.enum(["snapshot", "live", "invite"]);
+/** `alert`: a link that may only post alerts (CI failures, monitors, bots) into the mind's stream; it reads nothing. */
+export const LinkKind = z.enum(["snapshot", "live", "invite", "alert"]);
 export type LinkKind = z.infer<typeof LinkKind>;
 
 /**
@@ -220,8 +232,28 @@ export type Inbound = z.infer<typeof Inbound>;
 /** An operator's control request, delivered like a message (a step with its id records it, once); the mind's home obeys it. */
 export const InboundControl = z.object({ id: z.string(), from: z.string(), action: ControlAction, created_at: z.string(), link: z.string() });
 export type InboundControl = z.infer<typeof InboundControl>;
-/** The inbox: messages and control requests not yet delivered, oldest first (controls absent from an older server). */
-export const InboxContent = z.object({ messages: z.array(Inbound), controls: z.array(InboundControl).default([]) });
+export const AlertSeverity = z.enum(["info", "warning", "error", "critical"]);
+export type AlertSeverity = z.infer<typeof AlertSeverity>;
+/**
+ * An alert not yet delivered: one alert (count 1), or a storm coalesced (the
+ * alerts past ALERT_LIMITS.burst from one link within a minute: their count,
+ * their first titles, the worst severity), delivered once its minute is over.
+ */
+export const InboundAlert = z.object({
+  id: z.string(),
+  link: z.string(),
+  /** The alert link's label (what its owner named it), null when none. */
+  label: z.string().nullable(),
+  created_at: z.string(),
+  severity: AlertSeverity,
+  title: z.string(),
+  body: z.string().optional(),
+  count: z.number().int().positive(),
+  titles: z.array(z.string()),
+});
+export type InboundAlert = z.infer<typeof InboundAlert>;
+/** The inbox: messages, control requests and alerts not yet delivered, oldest first (controls and alerts absent from an older server). */
+export const InboxContent = z.object({ messages: z.array(Inbound), controls: z.array(InboundControl).default([]), alerts: z.array(InboundAlert).default([]) });
 export type InboxContent = z.infer<typeof InboxContent>;
 
 // ---- links (anyone holding /s/<token>) -----------------------------------
@@ -284,6 +316,25 @@ export type GuestMessage = z.infer<typeof GuestMessage>;
  */
 export const ControlRequest = z.object({ action: ControlAction, from: GuestMessage.shape.from.optional() });
 export type ControlRequest = z.infer<typeof ControlRequest>;
+
+/**
+ * POST /api/share/<token>/alerts {title, body?, severity?} → 202 {id,
+ * coalesced}: alert links only (any other: 403 forbidden). Over
+ * ALERT_LIMITS.perMinute: 429 with Retry-After; a body over 64 KiB: 413.
+ * `coalesced`: this alert is past the minute's burst and reaches the mind
+ * folded into one observation when the minute is over.
+ */
+export const AlertPost = z.object({
+  title: z
+    .string()
+    .trim()
+    .min(1)
+    .max(ALERT_LIMITS.titleChars)
+    .refine((s) => !/[\p{Cc}\p{Cf}]/u.test(s), "a title has no control characters"),
+  body: z.string().trim().max(ALERT_LIMITS.bodyChars).optional(),
+  severity: AlertSeverity.default("info"),
+});
+export type AlertPost = z.infer<typeof AlertPost>;
 
 export const sharePath = (token: string) => `/s/${token}`;
 

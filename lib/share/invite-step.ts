@@ -1,8 +1,8 @@
-// What comes in through an invite link, as steps of the mind, the same in
+// What comes in through an invite or alert link, as steps of the mind, the same in
 // whichever home delivers it (the tab's inbox pass, or the server runner's).
 // Each step's id is the request's, so it is appended (and uploaded) once. Pure.
 import { stampStep } from "../trajectory/schema";
-import type { Inbound, InboundControl } from "./api";
+import type { Inbound, InboundAlert, InboundControl } from "./api";
 import type { ControlAction } from "./roles";
 
 /**
@@ -32,4 +32,21 @@ export function controlStep(c: InboundControl, now: number) {
 /** What the home does about a batch of newly recorded control requests: the newest one decides (an older pause was undone by a later resume). */
 export function netControl(delivered: readonly InboundControl[]): ControlAction | null {
   return delivered.at(-1)?.action ?? null;
+}
+
+/**
+ * The observation an alert becomes (source `alert`): where it came from and
+ * how bad, so the mind tells an automated alert from a person's word; a storm
+ * says how many came and their titles.
+ */
+export function alertStep(a: InboundAlert, now: number) {
+  const from = a.label ? `the alert link "${a.label}"` : "an alert link";
+  const content =
+    a.count === 1
+      ? `Alert (${a.severity}) from ${from}: ${a.title}${a.body ? `\n${a.body}` : ""}`
+      : `Alert storm from ${from}: ${a.count} more alerts within a minute, folded into this one (worst: ${a.severity}). Titles: ${a.titles.join("; ")}${a.count > a.titles.length ? `; and ${a.count - a.titles.length} more` : ""}`;
+  return stampStep(
+    { type: "observation", source: "alert", severity: a.severity, title: a.title, count: a.count, ...(a.label ? { link_label: a.label } : {}), content, step_id: a.id.toLowerCase() },
+    { id: a.id, now },
+  );
 }

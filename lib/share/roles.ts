@@ -18,14 +18,17 @@ export type Capability =
   /** Write to the mind under a name. */
   | "talk"
   /** Pause, resume and stop the mind. */
-  | "control";
+  | "control"
+  /** Post alerts into the mind's stream (an alert link, and nothing else). */
+  | "alert";
 
 /** A link's holder: its kind, and for an invite, its role. */
-export type Holder = { kind: "snapshot" | "live" } | { kind: "invite"; role: InviteRole };
+export type Holder = { kind: "snapshot" | "live" | "alert" } | { kind: "invite"; role: InviteRole };
 
-const TABLE: Record<"snapshot" | "live" | InviteRole, readonly Capability[]> = {
+const TABLE: Record<"snapshot" | "live" | "alert" | InviteRole, readonly Capability[]> = {
   snapshot: ["conversation", "stream"],
   live: ["conversation", "stream"],
+  alert: ["alert"],
   guest: ["conversation", "talk"],
   member: ["conversation", "stream", "talk"],
   operator: ["conversation", "stream", "talk", "control"],

@@ -5,7 +5,7 @@
 // a closed tab or a second tab picks up where the server is. Over ports: the
 // local mind (lib/store/sync/sync.ts), the HTTP client, the saved state, a clock.
 import type { Clock } from "../mind/ports";
-import { SYNC_LIMITS, type Inbound, type InboundControl, type SyncQuota, type WireStep, type WireTrajectory } from "./api";
+import { SYNC_LIMITS, type Inbound, type InboundAlert, type InboundControl, type SyncQuota, type WireStep, type WireTrajectory } from "./api";
 import type { InviteRole } from "./roles";
 import { ApiRequestError, type SyncClient } from "./client";
 import { scrubber, scrubStepJson } from "./scrub";
@@ -33,12 +33,15 @@ export interface LocalMind {
   deliver(msg: Inbound, to: string, now: number): Promise<boolean>;
   /** Record an operator's control request as a step with its id and obey it here (pause and stop: not running; resume: running); false when already recorded. */
   control(c: InboundControl, now: number): Promise<boolean>;
+  /** Append an alert (or a storm of them) as an `alert` observation with its id; false when already there. */
+  alert(a: InboundAlert, now: number): Promise<boolean>;
 }
 
 export interface LocalLink {
   id: string;
-  kind: "snapshot" | "live" | "invite";
+  kind: "snapshot" | "live" | "invite" | "alert";
   role?: InviteRole;
+  label?: string;
   /** The link's whole URL: the server keeps only its token's hash, so this browser is the only place it lives. */
   url: string;
   at_seq: number | null;
@@ -117,7 +120,8 @@ export function blobRefs(json: string): string[] {
   return Object.entries(step).flatMap(([k, v]) => (k.endsWith("_ref") && typeof v === "string" && v.startsWith("blobs/") ? [v] : []));
 }
 
-export const activeInvite = (r: SyncRecord | null) => !!r?.enabled && r.links.some((l) => l.kind === "invite" && !l.revoked_at);
+/** A link through which something comes in (an invite, an alert link) is open: the inbox is read every INBOX_POLL_MS. */
+export const activeInvite = (r: SyncRecord | null) => !!r?.enabled && r.links.some((l) => (l.kind === "invite" || l.kind === "alert") && !l.revoked_at);
 
 export function syncEngine({ client, local, state, clock, mindState }: SyncDeps) {
   // Blobs never change, so one upload per name per engine is enough (a resend is harmless).
@@ -248,11 +252,12 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
   async function inboxPass(): Promise<number> {
     const rec = await state.get();
     if (!rec?.server_mind || !rec.write_token) return 0;
-    const { messages, controls } = await client.inbox(rec.server_mind, rec.write_token);
-    if (messages.length === 0 && controls.length === 0) return 0;
+    const { messages, controls, alerts } = await client.inbox(rec.server_mind, rec.write_token);
+    if (messages.length === 0 && controls.length === 0 && alerts.length === 0) return 0;
     const name = await local.name();
     let delivered = 0;
     for (const m of messages) if (await local.deliver(m, name, clock.now())) delivered++;
+    for (const a of alerts) if (await local.alert(a, clock.now())) delivered++;
     // In the order they were asked: the last one's effect is what stays.
     for (const c of controls) if (await local.control(c, clock.now())) delivered++;
     return delivered;

@@ -4,7 +4,8 @@
 // page shows only the conversation and says the mind keeps no secrets, and
 // its control request is refused while the mind keeps thinking; the
 // operator pauses the mind from their page and it pauses (the owner's page
-// shows it stopped, and who did it), then resumes it and it thinks again.
+// shows it stopped, and who did it), then resumes it and it thinks again; an
+// alert posted to an alert link reaches the stream and the model, tagged.
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserAndModelForFile } from "./browser";
@@ -110,5 +111,23 @@ describe("roles on invites", () => {
     await waitForStatus(host, RUNNING, 20_000);
     await host.locator('[data-testid="step"][data-step-type="observation"]', { hasText: "Cy (operator) resumed you" }).waitFor({ timeout: 15_000 });
     await expect.poll(() => lastWork(host), { timeout: 30_000 }).not.toBe(paused);
+  });
+
+  it("an alert posted to an alert link appears tagged in the stream and in what the model saw", async () => {
+    await host.getByTestId("alert-name").fill("CI");
+    await host.getByTestId("alert-create").click();
+    const made = await host.waitForFunction(() => (document.querySelector('[data-testid="alert-link"]') as HTMLInputElement | null)?.value || null, null, { timeout: 30_000 });
+    const token = new URL((await made.jsonValue()) as string).pathname.split("/").pop();
+    const res = await fetch(`${baseUrl}/api/share/${token}/alerts`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "build 42 failed", body: "test_garden.py::test_water FAILED", severity: "error" }) });
+    expect(res.status).toBe(202);
+    // An alert link reads nothing.
+    expect((await fetch(`${baseUrl}/api/share/${token}/steps`)).status).toBe(403);
+    const row = host.locator('[data-testid="step"][data-step-type="observation"]', { hasText: "build 42 failed" });
+    await row.waitFor({ timeout: 20_000 });
+    await expect(row.textContent()).resolves.toMatch(/alert/);
+    const seen = `[alert] Alert (error) from the alert link "CI": build 42 failed`;
+    await expect
+      .poll(() => env.model.requests.some((r) => JSON.stringify(r.messages).includes(JSON.stringify(seen).slice(1, -1))), { timeout: 30_000 })
+      .toBe(true);
   });
 });

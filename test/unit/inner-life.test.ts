@@ -13,7 +13,7 @@ import type { ShellRequest, ShellResult, ShellState } from "../../lib/mind/ports
 import { DEFAULT_RUN_LIMITS } from "../../lib/mind/run";
 import { functionStep, INNER_LIFE, InnerLife, REPEAT_WAKES, type InnerLifeDeps } from "../../lib/mind/thinkers/inner-life";
 import type { MindStatus } from "../../lib/protocol";
-import { formatTs, type PacingConfig, type Step, type StepOf } from "../../lib/trajectory/schema";
+import { formatTs, stampStep, type PacingConfig, type Step, type StepOf } from "../../lib/trajectory/schema";
 import { FakeClock, settle, until } from "./helpers/fake-clock";
 import { FakeShell, finalResult } from "./helpers/fake-shell";
 import { MemoryStepLog, sequentialIds } from "./helpers/memory-log";
@@ -451,6 +451,27 @@ describe("InnerLife: messages", () => {
     ]);
     // It does not answer: no message from the mind.
     expect(t.log.ofType("message")).toEqual([m]);
+  });
+
+  it("an alert from an alert link cuts a long sleep short (a scheduled wake at its level); another observation does not", async () => {
+    const t = setup({ pacing: { base_s: 600, cap_s: 3600, ticks_per_level: 1 } });
+    void t.start();
+    await t.asleep(1);
+    t.clock.advance(60_000);
+    await t.post(stampStep({ type: "observation", source: "system", content: "a note" }, { id: crypto.randomUUID(), now: t.clock.now() }));
+    await t.asleep(1);
+    expect(t.wakes()).toHaveLength(2);
+    const at = t.clock.now();
+    await t.post(stampStep({ type: "observation", source: "alert", content: "Alert (error) from an alert link: build 42 failed" }, { id: crypto.randomUUID(), now: at }));
+    await t.asleep(2);
+    expect(t.clock.now()).toBe(at);
+    expect(t.wakes().map((w) => [w.reason, w.delay_s])).toEqual([
+      ["start", 0],
+      ["scheduled", 0],
+      ["scheduled", 60],
+    ]);
+    // And it sleeps again after it: an alert does not keep waking the mind.
+    expect(t.clock.sleeping).toHaveLength(1);
   });
 
   it("a message at level 3 resets the pacing to level 0", async () => {

@@ -103,15 +103,16 @@ describe("a tail as model messages", () => {
     ]);
   });
 
-  it("tags a message through an invite with its sender's role, and an operator's control as an observation", () => {
+  it("tags a message through an invite with its sender's role, an operator's control as an observation, and an alert as an alert", () => {
     const mk = stepMaker();
     const guest = mk("message", { from: "Bo", to: SELF, content: "hi", source: "invite", role: "guest" });
     const operator = mk("message", { from: "Cy", to: SELF, content: "focus on the garden", source: "invite", role: "operator" });
     const paused = mk("observation", { content: "Cy (operator) paused you, from an invite link.", source: "control" });
-    expect(projectMessages([guest, operator, paused], { selfName: SELF, elided: 0 })).toEqual([
+    const alert = mk("observation", { content: 'Alert (error) from the alert link "CI": build 42 failed', source: "alert" });
+    expect(projectMessages([guest, operator, paused, alert], { selfName: SELF, elided: 0 })).toEqual([
       {
         role: "user",
-        content: `[message ${guest.step_id} from Bo (guest) to ${SELF}]\nhi\n\n[message ${operator.step_id} from Cy (operator) to ${SELF}]\nfocus on the garden\n\n[observation] Cy (operator) paused you, from an invite link.`,
+        content: `[message ${guest.step_id} from Bo (guest) to ${SELF}]\nhi\n\n[message ${operator.step_id} from Cy (operator) to ${SELF}]\nfocus on the garden\n\n[observation] Cy (operator) paused you, from an invite link.\n\n[alert] Alert (error) from the alert link "CI": build 42 failed`,
       },
     ]);
   });

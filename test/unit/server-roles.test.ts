@@ -6,25 +6,27 @@
 // stopped; and that a refused request changes nothing.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INVITE_LIMITS } from "@/lib/share/api";
+import { ALERT_LIMITS, INVITE_LIMITS } from "@/lib/share/api";
 import type { Sql } from "@/lib/server/db/sql";
 import { engines } from "./server-databases";
 import { dump, instance, newLink, newMind, sseReader, thought, upload, type App } from "./server-sync-harness";
 
-type HolderName = "snapshot" | "live" | "guest" | "member" | "operator";
-const HOLDERS: HolderName[] = ["snapshot", "live", "guest", "member", "operator"];
+type HolderName = "snapshot" | "live" | "guest" | "member" | "operator" | "alert";
+const HOLDERS: HolderName[] = ["snapshot", "live", "guest", "member", "operator", "alert"];
+const F: [number, string] = [403, "forbidden"];
 
 /** What each holder gets from each route: the status, and for a refusal its code. */
 const EXPECTED: Record<string, Record<HolderName, number | [number, string]>> = {
-  "GET ": { snapshot: 200, live: 200, guest: 200, member: 200, operator: 200 },
-  "GET /steps": { snapshot: 200, live: 200, guest: 200, member: 200, operator: 200 },
-  "GET /locate/<thought>": { snapshot: 200, live: 200, guest: [404, "not_found"], member: 200, operator: 200 },
-  "GET /locate/<message>": { snapshot: 200, live: 200, guest: 200, member: 200, operator: 200 },
-  "GET /search": { snapshot: 200, live: 200, guest: 200, member: 200, operator: 200 },
-  "GET /blobs/blobs/out.txt": { snapshot: 200, live: 200, guest: [403, "forbidden"], member: 200, operator: 200 },
-  "GET /events": { snapshot: [404, "not_found"], live: 200, guest: 200, member: 200, operator: 200 },
-  "POST /messages": { snapshot: [403, "read_only"], live: [403, "read_only"], guest: 202, member: 202, operator: 202 },
-  "POST /control": { snapshot: [403, "forbidden"], live: [403, "forbidden"], guest: [403, "forbidden"], member: [403, "forbidden"], operator: 202 },
+  "GET ": { snapshot: 200, live: 200, guest: 200, member: 200, operator: 200, alert: F },
+  "GET /steps": { snapshot: 200, live: 200, guest: 200, member: 200, operator: 200, alert: F },
+  "GET /locate/<thought>": { snapshot: 200, live: 200, guest: [404, "not_found"], member: 200, operator: 200, alert: F },
+  "GET /locate/<message>": { snapshot: 200, live: 200, guest: 200, member: 200, operator: 200, alert: F },
+  "GET /search": { snapshot: 200, live: 200, guest: 200, member: 200, operator: 200, alert: F },
+  "GET /blobs/blobs/out.txt": { snapshot: 200, live: 200, guest: F, member: 200, operator: 200, alert: F },
+  "GET /events": { snapshot: [404, "not_found"], live: 200, guest: 200, member: 200, operator: 200, alert: F },
+  "POST /messages": { snapshot: [403, "read_only"], live: [403, "read_only"], guest: 202, member: 202, operator: 202, alert: [403, "read_only"] },
+  "POST /control": { snapshot: F, live: F, guest: F, member: F, operator: 202, alert: F },
+  "POST /alerts": { snapshot: F, live: F, guest: F, member: F, operator: F, alert: 202 },
 };
 
 function message(seq: number, from: string, content: string) {
@@ -59,6 +61,7 @@ for (const engine of engines) {
       links.snapshot = await newLink(app, m, "snapshot");
       links.live = await newLink(app, m, "live");
       for (const role of ["guest", "member", "operator"] as const) links[role] = await newLink(app, m, "invite", { role });
+      links.alert = await newLink(app, m, "alert", { label: "CI" });
       return { m, steps, links };
     }
 
@@ -70,7 +73,8 @@ for (const engine of engines) {
         for (const h of HOLDERS) {
           const [method, rawPath] = route.split(" ") as [string, string];
           const path = rawPath.replace("<thought>", steps[0]!.id).replace("<message>", steps[1]!.id) + (rawPath === "/search" ? "?q=garden" : "");
-          const body = rawPath === "/messages" ? { from: "Cy", content: `hello from a ${h}` } : rawPath === "/control" ? { action: "pause", from: "Cy" } : undefined;
+          const body =
+            rawPath === "/messages" ? { from: "Cy", content: `hello from a ${h}` } : rawPath === "/control" ? { action: "pause", from: "Cy" } : rawPath === "/alerts" ? { title: `build failed (${h})` } : undefined;
           const abort = new AbortController();
           const before = method === "POST" ? await dump(sql) : undefined;
           const res = await app.call(method, `/api/share/${links[h].token}${path}`, { body, signal: abort.signal });
@@ -89,9 +93,9 @@ for (const engine of engines) {
       expect(got).toEqual(EXPECTED);
       // And the links say what they are.
       const listed = (await (await app.call("GET", `/api/sync/minds/${m.mind}/links`, { token: m.token })).json()).links as { id: string; role: string | null }[];
-      expect(HOLDERS.map((h) => listed.find((l) => l.id === links[h].id)?.role)).toEqual([null, null, "guest", "member", "operator"]);
-      expect(HOLDERS.map((h) => links[h].role)).toEqual([null, null, "guest", "member", "operator"]);
-      for (const h of HOLDERS) expect((await (await app.call("GET", `/api/share/${links[h].token}`)).json()).role).toBe(links[h].role);
+      expect(HOLDERS.map((h) => listed.find((l) => l.id === links[h].id)?.role)).toEqual([null, null, "guest", "member", "operator", null]);
+      expect(HOLDERS.map((h) => links[h].role)).toEqual([null, null, "guest", "member", "operator", null]);
+      for (const h of HOLDERS.filter((x) => x !== "alert")) expect((await (await app.call("GET", `/api/share/${links[h].token}`)).json()).role).toBe(links[h].role);
     });
 
     it("shows a guest the conversation and nothing else, by every read and on the live stream", async () => {
@@ -177,6 +181,53 @@ for (const engine of engines) {
       await sql.query("UPDATE share_links SET role = NULL WHERE id = $1", [old.id]);
       expect((await (await app.call("GET", `/api/share/${old.token}`)).json()).role).toBe("member");
       expect((await app.call("POST", `/api/share/${old.token}/control`, { body: { action: "pause" } })).status).toBe(403);
+    });
+
+    it("delivers an alert link's first alerts of a minute one by one and folds the rest into one storm, whole once its minute is over; rate limits and 413s", async () => {
+      const { m, links } = await sharedMind();
+      const post = (body: unknown) => app.call("POST", `/api/share/${links.alert.token}/alerts`, { body });
+      const pending = async () => (await (await app.call("GET", `/api/sync/minds/${m.mind}/inbox`, { token: m.token })).json()) as { alerts: { id: string; label: string; severity: string; title: string; body?: string; count: number; titles: string[] }[] };
+      for (const bad of [{}, { title: "" }, { title: "x".repeat(ALERT_LIMITS.titleChars + 1) }, { title: "bad\u0000title" }, { title: "ok", severity: "apocalyptic" }]) {
+        const res = await post(bad);
+        expect(res.status, JSON.stringify(bad)).toBe(400);
+      }
+      expect((await post({ title: "huge", body: "x".repeat(70 * 1024) })).status).toBe(413);
+      const alone: string[] = [];
+      for (let i = 1; i <= ALERT_LIMITS.burst; i++) {
+        const res = await post({ title: `build ${i} failed`, body: `log of build ${i}`, severity: "error" });
+        expect(res.status).toBe(202);
+        const got = (await res.json()) as { id: string; coalesced: boolean };
+        expect(got.coalesced).toBe(false);
+        alone.push(got.id);
+      }
+      for (let i = 1; i <= 7; i++) {
+        const res = await post({ title: `flaky test ${i}`, severity: i === 4 ? "critical" : "warning" });
+        expect(await res.json()).toMatchObject({ coalesced: true });
+      }
+      // The storm's minute is not over: only the burst is there, each whole.
+      let inbox = await pending();
+      expect(inbox.alerts.map((a) => [a.id, a.label, a.severity, a.title, a.body, a.count])).toEqual(alone.map((id, i) => [id, "CI", "error", `build ${i + 1} failed`, `log of build ${i + 1}`, 1]));
+      // Its minute over (moved by hand, not waited for): one storm, with the count, the titles and the worst severity.
+      await sql.query("UPDATE alert_storms SET closes_at = now() WHERE link = $1", [links.alert.id]);
+      inbox = await pending();
+      expect(inbox.alerts).toHaveLength(ALERT_LIMITS.burst + 1);
+      const storm = inbox.alerts.at(-1)!;
+      expect(storm).toMatchObject({ count: 7, severity: "critical", label: "CI", titles: Array.from({ length: 7 }, (_, i) => `flaky test ${i + 1}`) });
+      // People's messages keep their own queue: an alert storm never pushes one out.
+      await app.call("POST", `/api/share/${links.member.token}/messages`, { body: { from: "Bo", content: "Is the build green?" } });
+      expect(((await (await app.call("GET", `/api/sync/minds/${m.mind}/inbox`, { token: m.token })).json()) as { messages: { content: string }[] }).messages.map((x) => x.content)).toEqual(["Is the build green?"]);
+      // Delivered (a step with the storm's id uploaded): gone from the inbox.
+      const asStep = (seq: number, id: string) => ({ seq, traj: "root", json: JSON.stringify({ type: "observation", step_id: id, ts: new Date().toISOString(), source: "alert", content: "an alert" }) });
+      expect((await upload(app, m, 3, [asStep(4, storm.id), asStep(5, alone[0]!)])).status).toBe(200);
+      expect((await pending()).alerts.map((a) => a.id)).toEqual(alone.slice(1));
+      // Over the minute's limit: 429 with Retry-After, nothing stored.
+      await sql.query("UPDATE link_alerts SET created_at = now() WHERE link = $1", [links.alert.id]);
+      for (let i = ALERT_LIMITS.burst + 7; i < ALERT_LIMITS.perMinute; i++) expect((await post({ title: `more ${i}` })).status).toBe(202);
+      const before = await dump(sql);
+      const limited = await post({ title: "one too many" });
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(await dump(sql)).toEqual(before);
     });
   });
 }

@@ -76,16 +76,16 @@ export async function upload(app: App, m: { mind: string; token: string }, after
   return app.call("POST", `/api/sync/minds/${m.mind}/steps`, { token: m.token, body: { after, steps: steps.map(wire), ...extra } });
 }
 
-export async function newLink(app: App, m: { mind: string; token: string }, kind: "snapshot" | "live" | "invite", extra: Record<string, unknown> = {}): Promise<{ id: string; token: string; at_seq: number | null; role: string | null }> {
+export async function newLink(app: App, m: { mind: string; token: string }, kind: "snapshot" | "live" | "invite" | "alert", extra: Record<string, unknown> = {}): Promise<{ id: string; token: string; at_seq: number | null; role: string | null }> {
   const res = await app.call("POST", `/api/sync/minds/${m.mind}/links`, { token: m.token, body: { kind, ...extra } });
   if (res.status !== 201) throw new Error(`create link: ${res.status} ${await res.text()}`);
-  return (await res.json()) as { id: string; token: string; at_seq: number | null };
+  return (await res.json()) as { id: string; token: string; at_seq: number | null; role: string | null };
 }
 
 /** Every row of the sharing tables, to show that a refused request changed nothing. */
 export async function dump(sql: Sql): Promise<unknown> {
   const out: Record<string, unknown> = {};
-  for (const t of ["sync_minds", "sync_steps", "sync_blobs", "sync_trajectories", "share_links", "guest_messages", "mind_controls"]) {
+  for (const t of ["sync_minds", "sync_steps", "sync_blobs", "sync_trajectories", "share_links", "guest_messages", "mind_controls", "link_alerts", "alert_storms"]) {
     out[t] = await sql.query(`SELECT * FROM ${t} ORDER BY 1, 2`);
   }
   return out;

@@ -199,6 +199,7 @@ for (const engine of engines) {
       const link = await newLink(app, m, "live");
       expect(await (await app.call("GET", `/api/share/${link.token}`)).json()).toEqual({
         kind: "live",
+        role: null,
         name: "Ada",
         at_seq: null,
         last_seq: 2,

@@ -107,7 +107,12 @@ export class InnerLife {
       this.failures = deps.pacingState.failures;
     }
     this.reported = `${this.pacing.level}/${this.pacing.ticks}/${this.failures}`;
-    this.subscription = { name: INNER_LIFE, types: ["message"], accept: (s) => isKind(s, "message") && s.from !== deps.selfName };
+    // A person's message, or an alert from an alert link: either cuts the wait short (only a message rests the pacing).
+    this.subscription = {
+      name: INNER_LIFE,
+      types: ["message", "observation"],
+      accept: (s) => (isKind(s, "message") && s.from !== deps.selfName) || (s.type === "observation" && s.source === "alert"),
+    };
   }
 
   /** The shell's env and cwd as the last run left them. */
@@ -151,7 +156,8 @@ export class InnerLife {
    * once); between wakes it cuts the wait short.
    */
   offer(step: Step): void {
-    const dropped = this.queue.push(step);
+    // Only messages queue (a wake reads them all); an alert just cuts the wait short: the run sees it in its context.
+    const dropped = isKind(step, "message") ? this.queue.push(step) : null;
     if (dropped) {
       void this.deps.journal
         .append({ type: "feedback", content: `Too many messages at once: message ${dropped.step_id.slice(0, 8)} was dropped from the inner life's queue (the responder still sees it).`, source: "system" })

@@ -265,6 +265,37 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX mind_controls_mind_time ON mind_controls (mind, created_at)`,
     ],
   },
+  {
+    version: 11,
+    name: "alert links: alerts, and storms of them coalesced",
+    statements: [
+      `ALTER TABLE share_links DROP CONSTRAINT share_links_kind_check`,
+      `ALTER TABLE share_links ADD CONSTRAINT share_links_kind_check CHECK (kind IN ('snapshot', 'live', 'invite', 'alert'))`,
+      // Past a link's burst in a minute, alerts join that minute's storm, delivered as one step once the minute closes.
+      `CREATE TABLE alert_storms (
+        id TEXT PRIMARY KEY,
+        mind TEXT NOT NULL REFERENCES sync_minds (id),
+        link TEXT NOT NULL REFERENCES share_links (id),
+        opened_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        closes_at TIMESTAMPTZ NOT NULL
+      )`,
+      `CREATE INDEX alert_storms_link ON alert_storms (link, closes_at)`,
+      `CREATE INDEX alert_storms_mind ON alert_storms (mind, closes_at)`,
+      // Queued like guests' messages: one alone is delivered once a step with its id is uploaded; a storm's by the storm's id.
+      `CREATE TABLE link_alerts (
+        id TEXT PRIMARY KEY,
+        mind TEXT NOT NULL REFERENCES sync_minds (id),
+        link TEXT NOT NULL REFERENCES share_links (id),
+        storm TEXT REFERENCES alert_storms (id),
+        severity TEXT NOT NULL,
+        title TEXT NOT NULL,
+        body TEXT,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX link_alerts_link_time ON link_alerts (link, created_at)`,
+      `CREATE INDEX link_alerts_mind_time ON link_alerts (mind, created_at)`,
+    ],
+  },
 ];
 
 // Any fixed number: every process migrating the same database takes this lock first.

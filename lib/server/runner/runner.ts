@@ -18,10 +18,11 @@ import { hostname } from "node:os";
 import type { Clock, ModelPort } from "../../mind/ports";
 import type { MindSettings } from "../../store/minds/mind-record";
 import type { HostBoundNetwork } from "./network";
-import { controlStep, inviteStep } from "../../share/invite-step";
+import { alertStep, controlStep, inviteStep } from "../../share/invite-step";
 import type { Sql } from "../db/sql";
 import { inbox } from "../sharing/invite-messages";
 import { pendingControls } from "../sharing/controls";
+import { mindsWithAlerts, pendingAlerts } from "../sharing/alerts";
 import { acquireLease, LEASE_WANTED_CHANNEL, releaseLease } from "../state/lease";
 import { hostMind, type HostedMind } from "./hosted-mind";
 import { openWakeQueue, type Wake, type WakeQueue, type WakeQueueOptions } from "./wakes";
@@ -219,7 +220,7 @@ export class Runner {
   }
 
   /**
-   * Guests' messages and operators' control requests not yet in the mind's trajectory, appended as steps under its
+   * Guests' messages, alerts and operators' control requests not yet in the mind's trajectory, appended as steps under its
    * lease. A control was obeyed on the server when it was asked (a pause or stop halts the mind: the poll ends its
    * stretch); this records who asked, before the stretch ends.
    */
@@ -229,9 +230,11 @@ export class Runner {
     const name = (row?.settings ? (JSON.parse(row.settings) as { name?: string }).name : undefined) ?? "mind";
     const waiting = await inbox(sql, hosted.mindId);
     const controls = await pendingControls(sql, hosted.mindId);
-    if (!waiting.length && !controls.length) return;
-    const steps = [...waiting.map((m) => inviteStep(m, name, this.clock.now())), ...controls.map((c) => controlStep(c, this.clock.now()))];
-    await hosted.deliver(steps).catch((e: unknown) => this.log(`runner: ${hosted.mindId}: could not deliver ${steps.length} message(s) and control request(s): ${String(e)}`));
+    const alerts = await pendingAlerts(sql, hosted.mindId);
+    if (!waiting.length && !controls.length && !alerts.length) return;
+    const now = this.clock.now();
+    const steps = [...waiting.map((m) => inviteStep(m, name, now)), ...alerts.map((a) => alertStep(a, now)), ...controls.map((c) => controlStep(c, now))];
+    await hosted.deliver(steps).catch((e: unknown) => this.log(`runner: ${hosted.mindId}: could not deliver ${steps.length} inbound step(s): ${String(e)}`));
   }
 
   /** Every poll: renew leases (a third of their life), hand over to tabs that asked, stop halted minds, deliver messages. */
@@ -262,7 +265,7 @@ export class Runner {
          AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = c.mind AND s.step_id = c.id)`,
         [minds],
       );
-      for (const { mind } of mail) {
+      for (const mind of new Set([...mail.map((m) => m.mind), ...(await mindsWithAlerts(sql, minds))])) {
         const h = this.hosted.get(mind);
         if (h) await this.deliverInbox(h);
       }

@@ -8,6 +8,7 @@ import {
   CreateMind,
   FilesRead,
   FilesWrite,
+  AlertPost,
   ControlRequest,
   GuestMessage,
   LeaseRequest,
@@ -22,6 +23,7 @@ import { readFiles, writeFiles } from "./state-files";
 import { readTiers, sealTiers, stateSummary, writeRecord } from "./state-record";
 import { inbox, postGuestMessage } from "./invite-messages";
 import { pendingControls, postControl } from "./controls";
+import { pendingAlerts, postAlert } from "./alerts";
 import { can, type Capability } from "@/lib/share/roles";
 import { eventStream, type StreamOptions } from "./events";
 import { createLink, listLinks, resolveLink, revokeLink } from "./links";
@@ -197,7 +199,7 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
         return noContent();
       }),
     }),
-    inbox: r({ GET: asMind(async (d, mind) => json({ messages: await inbox(d.sql, mind), controls: await pendingControls(d.sql, mind) })) }),
+    inbox: r({ GET: asMind(async (d, mind) => json({ messages: await inbox(d.sql, mind), controls: await pendingControls(d.sql, mind), alerts: await pendingAlerts(d.sql, mind) })) }),
 
     // The mind's state beyond its steps (lib/share/api.ts, "the mind's state"): every write fenced and counted like an upload.
     state: r({ GET: asMind(async (d, mind) => json(await stateSummary(d.sql, mind))) }),
@@ -244,6 +246,14 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
         return json(posted, 202);
       }),
     }),
+    sharedAlerts: r({
+      POST: viaLink("alert", async (d, link, request) => {
+        const posted = await postAlert(d.sql, link, await readJson(request, AlertPost, SMALL_BODY));
+        // One alone reaches a mind kept alive on the server at once; a storm's fold waits for its minute (and the mind's next wake there).
+        if (!posted.coalesced) await d.runner?.guestMessage(d.sql, link.mind).catch((e: unknown) => console.error(`runner: could not wake ${link.mind}: ${String(e)}`));
+        return json(posted, 202);
+      }),
+    }),
     sharedControl: r({
       POST: viaLink("control", async (d, link, request) => {
         const done = await postControl(d.sql, link, await readJson(request, ControlRequest, SMALL_BODY));
@@ -258,8 +268,15 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
 /** A link asked for what its holder may not do: 403 forbidden, saying what it may. A read-only link asked to talk keeps its older code, read_only. */
 function forbidden(holder: Parameters<typeof can>[0], cap: Capability): HttpError {
   if (cap === "talk") return new HttpError(403, "read_only", "this link is read-only; only an invite link can send messages");
-  const who = holder.kind === "invite" ? `${holder.role === "operator" ? "an" : "a"} ${holder.role}'s invite` : `a ${holder.kind} link`;
-  const what = cap === "control" ? "pause, resume or stop the mind (only an operator's invite may)" : cap === "stream" ? "read the mind's whole stream (a guest reads its conversations)" : "do this";
+  const who = holder.kind === "invite" ? `${holder.role === "operator" ? "an" : "a"} ${holder.role}'s invite` : `${holder.kind === "alert" ? "an" : "a"} ${holder.kind} link`;
+  const what =
+    cap === "control"
+      ? "pause, resume or stop the mind (only an operator's invite may)"
+      : cap === "stream"
+        ? "read the mind's whole stream (a guest reads its conversations)"
+        : cap === "alert"
+          ? "post alerts (only an alert link may)"
+          : "read the mind: it only posts alerts, to POST /api/share/<token>/alerts {title, body?, severity?}";
   return new HttpError(403, "forbidden", `${who} may not ${what}`);
 }
 
@@ -288,6 +305,7 @@ const PATTERNS: [RegExp, keyof SharingRoutes, string[]][] = [
   [/^\/api\/share\/([^/]+)\/events$/, "sharedEvents", ["token"]],
   [/^\/api\/share\/([^/]+)\/messages$/, "sharedMessages", ["token"]],
   [/^\/api\/share\/([^/]+)\/control$/, "sharedControl", ["token"]],
+  [/^\/api\/share\/([^/]+)\/alerts$/, "sharedAlerts", ["token"]],
 ];
 
 /** A fetch over the sharing routes, as Next would route them (path segments decoded), for in-process use. */

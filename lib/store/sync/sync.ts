@@ -3,7 +3,7 @@
 // the log, when it last synced and why it last failed, and the links this
 // browser made (their URLs live only here). And the engine's view of the
 // mind's own rows, blobs and keys.
-import { controlStep, inviteStep } from "../../share/invite-step";
+import { alertStep, controlStep, inviteStep } from "../../share/invite-step";
 import { InviteRole } from "../../share/roles";
 import Dexie from "dexie";
 import * as z from "zod";
@@ -19,9 +19,11 @@ import { localState } from "./state";
 
 const LocalLinkRow = z.object({
   id: z.string(),
-  kind: z.enum(["snapshot", "live", "invite"]),
+  kind: z.enum(["snapshot", "live", "invite", "alert"]),
   /** An invite's role (absent: made before roles, a member's). */
   role: InviteRole.optional(),
+  /** What its maker named it (an alert link: the steps it brings say it). */
+  label: z.string().optional(),
   url: z.string(),
   at_seq: z.number().int().nullable(),
   created_at: z.string(),
@@ -107,6 +109,14 @@ export function localMind(db: ReverieDb, mindId: string): LocalMind {
         return true;
       });
     },
+    async alert(a, now) {
+      const step = alertStep(a, now);
+      return db.transaction("rw", db.steps, async () => {
+        if (await db.steps.get({ mind_id: mindId, step_id: step.step_id })) return false;
+        await appendStep(db, mindId, step);
+        return true;
+      });
+    },
     async control(c, now) {
       const step = controlStep(c, now);
       return db.transaction("rw", db.steps, db.minds, async () => {
@@ -144,7 +154,7 @@ export interface ShareActions {
   /** Turn sync on (creating the server's mind the first time) or off. */
   setEnabled(on: boolean): Promise<void>;
   /** Sync what is pending, then make a link; resolves with its URL (kept in this browser, newest first). */
-  create(kind: LinkKind, role?: InviteRole): Promise<string>;
+  create(kind: LinkKind, opts?: { role?: InviteRole; label?: string }): Promise<string>;
   revoke(id: string): Promise<void>;
   /** The server's list: every link's state and, for invites, who has written through it. */
   serverLinks(): Promise<LinkInfo[]>;
@@ -174,14 +184,14 @@ export function browserSync(db: ReverieDb, mindId: string): BrowserSync {
       if (on) await engine.enable();
       else await state.update((r) => ({ ...r, enabled: false }));
     },
-    async create(kind, role) {
+    async create(kind, { role, label } = {}) {
       await engine.enable();
       await engine.push();
       const { mind, token } = await credentials();
       const rec = await getSync(db, mindId);
-      const link = await client.createLink(mind, token, { kind, ...(kind === "snapshot" ? { at_seq: rec?.last_seq ?? 0 } : {}), ...(kind === "invite" && role ? { role } : {}) });
+      const link = await client.createLink(mind, token, { kind, ...(kind === "snapshot" ? { at_seq: rec?.last_seq ?? 0 } : {}), ...(kind === "invite" && role ? { role } : {}), ...(label?.trim() ? { label: label.trim() } : {}) });
       const url = new URL(link.path, location.origin).toString();
-      const made = { id: link.id, kind: link.kind, ...(link.role ? { role: link.role } : {}), url, at_seq: link.at_seq, created_at: new Date().toISOString() };
+      const made = { id: link.id, kind: link.kind, ...(link.role ? { role: link.role } : {}), ...(label?.trim() ? { label: label.trim() } : {}), url, at_seq: link.at_seq, created_at: new Date().toISOString() };
       await state.update((r) => ({ ...r, links: [made, ...r.links] }));
       return url;
     },

@@ -1,0 +1,100 @@
+import "server-only";
+// Alerts through an alert link (CI failures, monitors, bots), queued for the
+// mind's home like guests' messages. A storm never buries people's words:
+// the first ALERT_LIMITS.burst alerts from one link within a minute reach
+// the mind one by one; the rest of that minute join one storm, delivered as
+// a single observation (the count, the titles) once the minute is over, so
+// it is whole when the mind reads it. Counted in SQL under the link's row
+// lock, so it holds across server instances.
+import { randomUUID } from "node:crypto";
+import { ALERT_LIMITS, AlertSeverity, type AlertPost, type InboundAlert } from "@/lib/share/api";
+import { can } from "@/lib/share/roles";
+import type { ResolvedLink } from "./links";
+import type { Sql } from "../db/sql";
+import { HttpError } from "./sync-http";
+import { SYNC_CHANNEL } from "./sync-store";
+
+const WINDOW_S = 60;
+
+export async function postAlert(sql: Sql, link: ResolvedLink, alert: AlertPost): Promise<{ id: string; coalesced: boolean }> {
+  if (!can(link.holder, "alert")) throw new HttpError(403, "forbidden", "only an alert link may post alerts");
+  return sql.transaction(async (tx) => {
+    const [l] = await tx.query<{ revoked: boolean }>("SELECT revoked_at IS NOT NULL AS revoked FROM share_links WHERE id = $1 FOR UPDATE", [link.id]);
+    if (!l || l.revoked) throw new HttpError(404, "not_found", "no such link, or it was revoked");
+    const [w] = await tx.query<{ n: number; retry_s: number | null }>(
+      `SELECT count(*)::int AS n, ceil(extract(epoch FROM min(created_at) + make_interval(secs => $2) - now()))::int AS retry_s
+       FROM link_alerts WHERE link = $1 AND created_at > now() - make_interval(secs => $2)`,
+      [link.id, WINDOW_S],
+    );
+    const recent = w?.n ?? 0;
+    if (recent >= ALERT_LIMITS.perMinute) {
+      const retry = Math.max(1, Number(w?.retry_s ?? WINDOW_S));
+      throw new HttpError(429, "rate_limited", `this alert link may post ${ALERT_LIMITS.perMinute} alerts a minute; try again in ${retry} s`, {}, { "Retry-After": String(retry) });
+    }
+    let storm: string | null = null;
+    if (recent >= ALERT_LIMITS.burst) {
+      const [open] = await tx.query<{ id: string }>("SELECT id FROM alert_storms WHERE link = $1 AND closes_at > now() ORDER BY closes_at DESC LIMIT 1", [link.id]);
+      storm = open?.id ?? randomUUID();
+      if (!open) await tx.query("INSERT INTO alert_storms (id, mind, link, closes_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))", [storm, link.mind, link.id, WINDOW_S]);
+    }
+    const id = randomUUID();
+    await tx.query("INSERT INTO link_alerts (id, mind, link, storm, severity, title, body) VALUES ($1, $2, $3, $4, $5, $6, $7)", [id, link.mind, link.id, storm, alert.severity, alert.title, alert.body || null]);
+    await tx.query("SELECT pg_notify($1, $2)", [SYNC_CHANNEL, link.mind]);
+    return { id, coalesced: storm !== null };
+  });
+}
+
+const RANK = AlertSeverity.options;
+const worst = (a: AlertSeverity, b: AlertSeverity): AlertSeverity => (RANK.indexOf(b) > RANK.indexOf(a) ? b : a);
+
+/** Alerts not yet delivered, oldest first: each one alone, and each storm whose minute is over, folded into one. */
+export async function pendingAlerts(sql: Sql, mind: string): Promise<InboundAlert[]> {
+  const alone = await sql.query<{ id: string; link: string; label: string | null; created_at: Date; severity: AlertSeverity; title: string; body: string | null }>(
+    `SELECT a.id, a.link, l.label, a.created_at, a.severity, a.title, a.body FROM link_alerts a JOIN share_links l ON l.id = a.link
+     WHERE a.mind = $1 AND a.storm IS NULL AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = a.mind AND s.step_id = a.id)
+     ORDER BY a.created_at, a.id`,
+    [mind],
+  );
+  const stormRows = await sql.query<{ storm: string; link: string; label: string | null; opened_at: Date; severity: AlertSeverity; title: string }>(
+    `SELECT s.id AS storm, s.link, l.label, s.opened_at, a.severity, a.title FROM alert_storms s
+     JOIN share_links l ON l.id = s.link JOIN link_alerts a ON a.storm = s.id
+     WHERE s.mind = $1 AND s.closes_at <= now() AND NOT EXISTS (SELECT 1 FROM sync_steps st WHERE st.mind = s.mind AND st.step_id = s.id)
+     ORDER BY s.opened_at, s.id, a.created_at, a.id`,
+    [mind],
+  );
+  const out: InboundAlert[] = alone.map((a) => ({
+    id: a.id,
+    link: a.link,
+    label: a.label,
+    created_at: new Date(a.created_at).toISOString(),
+    severity: a.severity,
+    title: a.title,
+    ...(a.body ? { body: a.body } : {}),
+    count: 1,
+    titles: [a.title],
+  }));
+  const storms = new Map<string, InboundAlert>();
+  for (const r of stormRows) {
+    const s = storms.get(r.storm);
+    if (!s) {
+      storms.set(r.storm, { id: r.storm, link: r.link, label: r.label, created_at: new Date(r.opened_at).toISOString(), severity: r.severity, title: r.title, count: 1, titles: [r.title] });
+      continue;
+    }
+    s.count++;
+    s.severity = worst(s.severity, r.severity);
+    if (s.titles.length < ALERT_LIMITS.stormTitles) s.titles.push(r.title);
+  }
+  return [...out, ...storms.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+}
+
+/** Minds among `minds` with an alert or a closed storm to deliver (the runner's poll). */
+export async function mindsWithAlerts(sql: Sql, minds: string[]): Promise<string[]> {
+  const rows = await sql.query<{ mind: string }>(
+    `SELECT DISTINCT a.mind FROM link_alerts a WHERE a.mind = ANY($1::text[]) AND a.storm IS NULL
+       AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = a.mind AND s.step_id = a.id)
+     UNION SELECT DISTINCT st.mind FROM alert_storms st WHERE st.mind = ANY($1::text[]) AND st.closes_at <= now()
+       AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = st.mind AND s.step_id = st.id)`,
+    [minds],
+  );
+  return rows.map((r) => r.mind);
+}
