@@ -8,7 +8,8 @@ import Link from "next/link";
 import { Suspense, useState } from "react";
 import { MessageBox } from "../mind/MessageBox";
 import { TrajectoryViewer } from "../viewer/TrajectoryViewer";
-import { useGuestMessaging, useSharedLink } from "./use-shared-link";
+import { useGuestMessaging, useSharedLink, type NewSteps } from "./use-shared-link";
+import { UnreadLine, useUnread } from "./UnreadMessages";
 import { OperatorControls } from "./OperatorControls";
 import { DEFAULT_INVITE_ROLE, NO_SECRETS, ROLE_WORDS } from "@/lib/share/roles";
 import type { ShareClient } from "@/lib/share/client";
@@ -86,13 +87,7 @@ export function SharedView({ token }: { token: string }) {
             <TrajectoryViewer source={link.source} />
           </Suspense>
           {shared.kind === "invite" && (
-            <footer className="flex flex-col gap-2 border-t border-stone-200 pt-3 dark:border-stone-800">
-              {role === "operator" && <OperatorControls client={link.client} mindName={shared.name} />}
-              <p data-testid="no-secrets" className="text-xs text-stone-600 dark:text-stone-400">
-                {NO_SECRETS}
-              </p>
-              <GuestBox client={link.client} mindName={shared.name} onRevoked={() => setRevokedHere(true)} />
-            </footer>
+            <InviteFooter client={link.client} mindName={shared.name} operator={role === "operator"} newSteps={link.newSteps} onRevoked={() => setRevokedHere(true)} />
           )}
         </>
       )}
@@ -100,7 +95,19 @@ export function SharedView({ token }: { token: string }) {
   );
 }
 
-function GuestBox({ client, mindName, onRevoked }: { client: ShareClient; mindName: string; onRevoked: () => void }) {
+/** An invite's footer: an operator's controls, that the mind keeps no secrets, what came for the reader, and the box to write in. */
+function InviteFooter({ client, mindName, operator, newSteps, onRevoked }: { client: ShareClient; mindName: string; operator: boolean; newSteps: NewSteps; onRevoked: () => void }) {
   const messaging = useGuestMessaging(client, onRevoked);
-  return <MessageBox mindName={mindName} messaging={messaging} nameTestId="guest-name" />;
+  const { unread, seen } = useUnread(newSteps, messaging.sender ?? "", mindName);
+  const sending = { ...messaging, send: async (content: string) => (seen(), messaging.send(content)) };
+  return (
+    <footer className="flex flex-col gap-2 border-t border-stone-200 pt-3 dark:border-stone-800">
+      {operator && <OperatorControls client={client} mindName={mindName} />}
+      <p data-testid="no-secrets" className="text-xs text-stone-600 dark:text-stone-400">
+        {NO_SECRETS}
+      </p>
+      <UnreadLine unread={unread} />
+      <MessageBox mindName={mindName} messaging={sending} nameTestId="guest-name" />
+    </footer>
+  );
 }

@@ -2,7 +2,7 @@
 // A share link as the page sees it: what the link is (or that it is not), the
 // viewer's remote source over it, whether it was revoked while open, and, for
 // an invite, sending messages under a name remembered in this browser.
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { SharedMind } from "@/lib/share/api";
 import { pageEvents, pageShareClient } from "@/lib/share/browser";
 import { ApiRequestError, type ShareClient } from "@/lib/share/client";
@@ -10,12 +10,16 @@ import { InviteRevokedError, savedGuestName, saveGuestName, sendAsGuest } from "
 import { remoteSource } from "@/lib/share/remote-source";
 import type { Messaging } from "@/lib/store/view/hooks";
 import type { StepSource } from "@/lib/trajectory/source";
+import type { StepLine } from "@/lib/trajectory/headlong";
+
+/** Subscribe to each new step the link's live stream brings; returns the unsubscribe. */
+export type NewSteps = (listener: (step: StepLine) => void) => () => void;
 
 export type SharedLink =
   | { state: "loading" }
   | { state: "missing" }
   | { state: "error"; message: string; retry: () => void }
-  | { state: "ready"; shared: SharedMind; source: StepSource; client: ShareClient; revoked: boolean };
+  | { state: "ready"; shared: SharedMind; source: StepSource; client: ShareClient; revoked: boolean; newSteps: NewSteps };
 
 export function useSharedLink(token: string): SharedLink {
   const client = useMemo(() => pageShareClient(token), [token]);
@@ -41,15 +45,23 @@ export function useSharedLink(token: string): SharedLink {
     };
   }, [client, attempt]);
 
+  const listeners = useRef(new Set<(step: StepLine) => void>());
+  const newSteps = useCallback<NewSteps>((listener) => {
+    listeners.current.add(listener);
+    return () => listeners.current.delete(listener);
+  }, []);
   const source = useMemo(
-    () => (shared ? remoteSource({ client, shared, openEvents: pageEvents, onRevoked: () => setRevoked(true) }) : null),
+    () =>
+      shared
+        ? remoteSource({ client, shared, openEvents: pageEvents, onRevoked: () => setRevoked(true), onStep: (step) => listeners.current.forEach((l) => l(step)) })
+        : null,
     [client, shared],
   );
 
   if (failure === "missing") return { state: "missing" };
   if (failure) return { state: "error", message: failure, retry };
   if (!shared || !source) return { state: "loading" };
-  return { state: "ready", shared, source, client, revoked };
+  return { state: "ready", shared, source, client, revoked, newSteps };
 }
 
 /** A guest writing through an invite, under the name this browser remembers. */

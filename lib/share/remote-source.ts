@@ -44,9 +44,11 @@ export interface RemoteSourceOptions {
   onRevoked?: () => void;
   /** Waits between a failed stream and the next try (the browser's setTimeout in the page). */
   delay?: (ms: number) => Promise<void>;
+  /** Told of each new step the live stream brings, of any trajectory, once (an invite page counts messages to its reader). */
+  onStep?: (step: StepLine) => void;
 }
 
-export function remoteSource({ client, shared, openEvents, onRevoked, delay }: RemoteSourceOptions): StepSource {
+export function remoteSource({ client, shared, openEvents, onRevoked, delay, onStep }: RemoteSourceOptions): StepSource {
   const root = shared.trajectories.find((t) => !t.parent_traj)?.traj ?? shared.trajectories[0]?.traj;
   const trajRows: TrajectoryRow[] = shared.trajectories.map((t) => ({ mind_id: root ?? "", traj_id: t.traj, name: t.name, dir: t.dir, parent_traj: t.parent_traj, parent_step: t.parent_step }));
   // Bodies the viewer asks for are those of entries it was given, so every step read is kept by seq.
@@ -123,6 +125,7 @@ export function remoteSource({ client, shared, openEvents, onRevoked, delay }: R
         const got = parseWireStep(String(e.data));
         if (!got || got.seq <= seen) return;
         seen = got.seq;
+        onStep?.(got.step);
         if (got.traj !== traj) return;
         bodies.set(got.seq, got.step);
         onEntries([entryOf(got.seq, got.step)]);

@@ -9,6 +9,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserAndModelForFile } from "./browser";
+import { defaultResponder } from "../fixtures/model-server";
 import { createMind, rows, setPacing, waitForStatus, RUNNING } from "./mind-page";
 
 const baseUrl = inject("baseUrl");
@@ -76,6 +77,30 @@ describe("roles on invites", () => {
     expect([...types]).toEqual(["message"]);
     // The mind saw the sender's role.
     await host.locator('[data-testid="step"][data-step-type="message"]', { hasText: "Hello Rho, it is Gwen." }).waitFor();
+  });
+
+  it("the mind writes to the guest unprompted: the guest's page shows it at once, with an unread count in its title", async () => {
+    // The reply to Gwen's first message came after she last touched the page: unread until she does.
+    await expect(guest.getByTestId("unread-count").getAttribute("data-count")).resolves.toBe("1");
+    await guest.getByTestId("message-input").press("Shift");
+    await expect.poll(() => guest.title()).toBe("Rho · Reverie");
+    expect(await guest.getByTestId("unread-count").count()).toBe(0);
+    let sent = false;
+    env.model.setResponder((req) => {
+      if (sent) return defaultResponder(req);
+      sent = true;
+      return { text: `Gwen asked nothing, but she will want this.\n\n\`\`\`bash\nchat send --to Gwen "The tomatoes are ripe, Gwen."\nFINAL="act: told Gwen"\n\`\`\`` };
+    });
+    try {
+      await guest.locator('[data-testid="step"][data-step-type="message"]', { hasText: "The tomatoes are ripe, Gwen." }).waitFor({ timeout: 30_000 });
+      await expect.poll(() => guest.title(), { timeout: 10_000 }).toBe("(1) Rho · Reverie");
+      await expect(guest.getByTestId("unread-count").getAttribute("data-count")).resolves.toBe("1");
+      // Touching the page reads them.
+      await guest.getByTestId("message-input").press("Shift");
+      await expect.poll(() => guest.title()).toBe("Rho · Reverie");
+    } finally {
+      env.model.setResponder(defaultResponder);
+    }
   });
 
   it("a guest's control request is refused with 403, and the mind keeps thinking", async () => {
