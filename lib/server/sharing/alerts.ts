@@ -13,24 +13,15 @@ import type { ResolvedLink } from "./links";
 import type { Sql } from "../db/sql";
 import { HttpError } from "./sync-http";
 import { SYNC_CHANNEL } from "./sync-store";
+import { lockLink, withinMinute } from "./link-rate";
 
 const WINDOW_S = 60;
 
 export async function postAlert(sql: Sql, link: ResolvedLink, alert: AlertPost): Promise<{ id: string; coalesced: boolean }> {
   if (!can(link.holder, "alert")) throw new HttpError(403, "forbidden", "only an alert link may post alerts");
   return sql.transaction(async (tx) => {
-    const [l] = await tx.query<{ revoked: boolean }>("SELECT revoked_at IS NOT NULL AS revoked FROM share_links WHERE id = $1 FOR UPDATE", [link.id]);
-    if (!l || l.revoked) throw new HttpError(404, "not_found", "no such link, or it was revoked");
-    const [w] = await tx.query<{ n: number; retry_s: number | null }>(
-      `SELECT count(*)::int AS n, ceil(extract(epoch FROM min(created_at) + make_interval(secs => $2) - now()))::int AS retry_s
-       FROM link_alerts WHERE link = $1 AND created_at > now() - make_interval(secs => $2)`,
-      [link.id, WINDOW_S],
-    );
-    const recent = w?.n ?? 0;
-    if (recent >= ALERT_LIMITS.perMinute) {
-      const retry = Math.max(1, Number(w?.retry_s ?? WINDOW_S));
-      throw new HttpError(429, "rate_limited", `this alert link may post ${ALERT_LIMITS.perMinute} alerts a minute; try again in ${retry} s`, {}, { "Retry-After": String(retry) });
-    }
+    await lockLink(tx, link.id);
+    const recent = await withinMinute(tx, "link_alerts", link.id, ALERT_LIMITS.perMinute, "alerts", "alert link");
     let storm: string | null = null;
     if (recent >= ALERT_LIMITS.burst) {
       const [open] = await tx.query<{ id: string }>("SELECT id FROM alert_storms WHERE link = $1 AND closes_at > now() ORDER BY closes_at DESC LIMIT 1", [link.id]);

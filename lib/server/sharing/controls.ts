@@ -12,8 +12,8 @@ import type { ResolvedLink } from "./links";
 import type { Sql } from "../db/sql";
 import { HttpError } from "./sync-http";
 import { SYNC_CHANNEL } from "./sync-store";
+import { lockLink, withinMinute } from "./link-rate";
 
-const WINDOW_S = 60;
 /** Who asked, when the operator gave no name. */
 export const UNNAMED_OPERATOR = "an operator";
 
@@ -21,17 +21,8 @@ export async function postControl(sql: Sql, link: ResolvedLink, req: ControlRequ
   if (!can(link.holder, "control")) throw new HttpError(403, "forbidden", "this link may not pause, resume or stop the mind; only an operator's invite may");
   const from = req.from?.trim() || UNNAMED_OPERATOR;
   return sql.transaction(async (tx) => {
-    const [l] = await tx.query<{ revoked: boolean }>("SELECT revoked_at IS NOT NULL AS revoked FROM share_links WHERE id = $1 FOR UPDATE", [link.id]);
-    if (!l || l.revoked) throw new HttpError(404, "not_found", "no such link, or it was revoked");
-    const [w] = await tx.query<{ n: number; retry_s: number | null }>(
-      `SELECT count(*)::int AS n, ceil(extract(epoch FROM min(created_at) + make_interval(secs => $2) - now()))::int AS retry_s
-       FROM mind_controls WHERE link = $1 AND created_at > now() - make_interval(secs => $2)`,
-      [link.id, WINDOW_S],
-    );
-    if (w && w.n >= INVITE_LIMITS.perMinute) {
-      const retry = Math.max(1, Number(w.retry_s ?? WINDOW_S));
-      throw new HttpError(429, "rate_limited", `this invite may send ${INVITE_LIMITS.perMinute} control requests a minute; try again in ${retry} s`, {}, { "Retry-After": String(retry) });
-    }
+    await lockLink(tx, link.id);
+    await withinMinute(tx, "mind_controls", link.id, INVITE_LIMITS.perMinute, "control requests");
     const [m] = await tx.query<{ halted: boolean; paused_by: string | null }>("SELECT halted_at IS NOT NULL AS halted, paused_by FROM sync_minds WHERE id = $1 FOR UPDATE", [link.mind]);
     const stopped = Boolean(m?.halted) && m?.paused_by === null;
     if (stopped && req.action !== "stop") {

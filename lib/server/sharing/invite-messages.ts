@@ -9,24 +9,15 @@ import type { ResolvedLink } from "./links";
 import type { Sql } from "../db/sql";
 import { HttpError } from "./sync-http";
 import { SYNC_CHANNEL } from "./sync-store";
+import { lockLink, withinMinute } from "./link-rate";
 
-const WINDOW_S = 60;
 
 export async function postGuestMessage(sql: Sql, link: ResolvedLink, msg: GuestMessage): Promise<{ id: string }> {
   if (!can(link.holder, "talk")) throw new HttpError(403, "read_only", "this link is read-only; only an invite link can send messages");
   return sql.transaction(async (tx) => {
     // Serialises one link's senders so two instances cannot both take the last slot.
-    const [l] = await tx.query<{ revoked: boolean }>("SELECT revoked_at IS NOT NULL AS revoked FROM share_links WHERE id = $1 FOR UPDATE", [link.id]);
-    if (!l || l.revoked) throw new HttpError(404, "not_found", "no such link, or it was revoked");
-    const [w] = await tx.query<{ n: number; retry_s: number | null }>(
-      `SELECT count(*)::int AS n, ceil(extract(epoch FROM min(created_at) + make_interval(secs => $2) - now()))::int AS retry_s
-       FROM guest_messages WHERE link = $1 AND created_at > now() - make_interval(secs => $2)`,
-      [link.id, WINDOW_S],
-    );
-    if (w && w.n >= INVITE_LIMITS.perMinute) {
-      const retry = Math.max(1, Number(w.retry_s ?? WINDOW_S));
-      throw new HttpError(429, "rate_limited", `this invite may send ${INVITE_LIMITS.perMinute} messages a minute; try again in ${retry} s`, {}, { "Retry-After": String(retry) });
-    }
+    await lockLink(tx, link.id);
+    await withinMinute(tx, "guest_messages", link.id, INVITE_LIMITS.perMinute, "messages");
     const id = randomUUID();
     await tx.query("INSERT INTO guest_messages (id, mind, link, from_name, content) VALUES ($1, $2, $3, $4, $5)", [id, link.mind, link.id, msg.from, msg.content]);
     await tx.query("SELECT pg_notify($1, $2)", [SYNC_CHANNEL, link.mind]);
