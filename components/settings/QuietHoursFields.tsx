@@ -29,7 +29,7 @@ export function QuietHoursFields({ initial }: { initial: QuietHours | undefined 
       </label>
       <label className="flex items-center gap-2 self-end text-sm">
         <input type="checkbox" name={QUIET_ALARMS_FIELD} disabled={!on} defaultChecked={initial?.alarms ?? true} data-testid="settings-quiet-alarms" />
-        Alarms still ring
+        Alarms and alerts still ring
       </label>
       <label className="block text-sm sm:col-span-3">
         Messages in quiet hours

@@ -7,7 +7,7 @@ import { isKind, type BudgetConfig, type Step, type StepOf } from "../trajectory
 import { AlarmClock } from "./alarm-clock";
 import { budgetedModel, type SpendPort } from "./budget";
 import { Dispatcher, wakes } from "./dispatch";
-import { heldUntil } from "./quiet-hours";
+import { heldUntil, quietUntil } from "./quiet-hours";
 import type { Journal } from "./journal";
 import type { SealedPast } from "../context/sealed-past";
 import type { ModelPort, TierStorePort } from "./ports";
@@ -44,8 +44,8 @@ export class Mind {
   private readonly dispatcher: Dispatcher;
   private readonly stopController = new AbortController();
   private done: Promise<void> | null = null;
-  /** Messages held for the end of the quiet stretch (pacing.quiet.messages "hold"), oldest first. */
-  private held: StepOf<"message">[] = [];
+  /** Messages held for the end of the quiet stretch (pacing.quiet.messages "hold"), and alerts (alarms false), oldest first. */
+  private held: Step[] = [];
 
   constructor(private readonly deps: MindDeps) {
     const capped = (m: ModelPort) => (deps.budget ? budgetedModel(m, deps.budget.caps, deps.budget.spend, deps.clock) : m);
@@ -143,8 +143,11 @@ export class Mind {
    * start, which is the stretch's end at the latest.
    */
   private hold(step: Step): boolean {
-    if (!isKind(step, "message") || step.from === this.deps.selfName) return false;
-    const until = heldUntil(this.deps.clock.now(), this.deps.pacing.quiet);
+    // An alert from an alert link is an alarm from outside: it rings through quiet hours unless its human said alarms wait.
+    const alert = step.type === "observation" && step.source === "alert";
+    if (!alert && (!isKind(step, "message") || step.from === this.deps.selfName)) return false;
+    const quiet = this.deps.pacing.quiet;
+    const until = alert ? (quiet?.alarms === false ? quietUntil(this.deps.clock.now(), quiet) : null) : heldUntil(this.deps.clock.now(), quiet);
     if (until === null) return false;
     if (this.held.some((m) => m.step_id === step.step_id)) return true;
     this.held.push(step);

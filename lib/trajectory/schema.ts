@@ -153,7 +153,7 @@ export const QuietHours = z.object({
     .array(z.string().regex(QUIET_RANGE, 'a range is "HH:MM-HH:MM", e.g. "22:00-07:00"').refine((r) => r.slice(0, 5) !== r.slice(6), "a range must not start and end at the same minute"))
     .min(1)
     .max(8),
-  /** Whether a due alarm wakes the mind inside quiet hours (default yes). */
+  /** Whether a due alarm, or an alert from an alert link, wakes the mind inside quiet hours (default yes); no: they wait for the stretch's end. */
   alarms: z.boolean().default(true),
   /**
    * A person's message inside quiet hours: "answer" wakes the mind and is

@@ -14,7 +14,7 @@ import { DEFAULT_RUN_LIMITS } from "../../lib/mind/run";
 import { INNER_LIFE } from "../../lib/mind/thinkers/inner-life";
 import { RESPONDER } from "../../lib/mind/thinkers/responder";
 import type { MindStatus } from "../../lib/protocol";
-import { formatTs, QuietHours, type PacingConfig, type Step, type StepOf } from "../../lib/trajectory/schema";
+import { formatTs, QuietHours, stampStep, type PacingConfig, type Step, type StepOf } from "../../lib/trajectory/schema";
 import { FakeClock, settle, until } from "./helpers/fake-clock";
 import { FakeShell, finalResult } from "./helpers/fake-shell";
 import { ROOT_TRAJ, sequentialIds } from "./helpers/memory-log";
@@ -309,6 +309,38 @@ describe("Mind: quiet hours that hold messages, across a restart", () => {
     expect(again.innerWakes()[2]).toMatchObject({ reason: "message", trigger_step: m.step_id, ts: formatTs(END) });
     expect(again.responder.mock.doStreamCalls).toHaveLength(1);
   });
+});
+
+describe("Mind: an alert inside quiet hours", () => {
+  const alertAt = (t: ReturnType<typeof setup>) =>
+    stampStep({ type: "observation", source: "alert", content: "Alert (error) from an alert link: build 42 failed" }, { id: crypto.randomUUID(), now: t.clock.now() });
+
+  for (const alarms of [true, false]) {
+    it(`${alarms ? "rings through them (alarms allowed)" : "waits for their end (alarms false)"}: the inner life wakes ${alarms ? "at once" : "at 07:00"}`, async () => {
+      const pacing: PacingConfig = { ...DEFAULT_PACING, quiet: QuietHours.parse({ tz: "UTC", ranges: ["22:00-07:00"], alarms }) };
+      const mk = stepMaker({ tail: "dddddddddddd", start: T0 });
+      const t = setup({ initial: [mk("trajectory", { name: SELF })], pacing });
+      void t.start();
+      await until(() => t.clock.sleeping.length === 1, "asleep");
+      t.clock.advance(3_600_000);
+      const alert = alertAt(t);
+      await t.store.append(alert);
+      t.deliver(alert);
+      await settle();
+      const woke = () => t.innerWakes().map((w) => w.ts);
+      if (alarms) {
+        await until(() => t.innerWakes().length === 2, "the alert's wake");
+        expect(woke()).toEqual([formatTs(T0), formatTs(T0 + 3_600_000)]);
+      } else {
+        expect(woke()).toEqual([formatTs(T0)]);
+        // Asleep until 07:00: the inner life's own wait and the held alert's.
+        expect(t.clock.sleeping).toEqual([7 * 3_600_000, 6 * 3_600_000]);
+        t.clock.advance(T0 + 7 * 3_600_000 - t.clock.now());
+        await until(() => t.innerWakes().length >= 2, "the morning's wake");
+        expect(woke().slice(0, 2)).toEqual([formatTs(T0), formatTs(T0 + 7 * 3_600_000)]);
+      }
+    });
+  }
 });
 
 // ─── A simulated day ─────────────────────────────────────────────────────────
