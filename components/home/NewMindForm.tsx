@@ -21,13 +21,24 @@ import { draftForecast, draftPrice } from "../onboarding/forecast-draft";
 import { OnboardingForecast } from "../onboarding/OnboardingForecast";
 import { PacingFields } from "../onboarding/PacingFields";
 import { readPacingFields } from "../onboarding/pacing-form";
+import { QuietHoursFields } from "../settings/QuietHoursFields";
+import { readQuietFields } from "../settings/quiet-form";
+
+/** The pacing fields with the quiet hours' (when they are on and check), as one pacing. */
+function readPacingWithQuiet(f: FormData): ReturnType<typeof readPacingFields> {
+  const pacing = readPacingFields(f);
+  const quiet = readQuietFields(f);
+  if (!pacing.ok) return quiet.ok ? pacing : { ok: false, problems: [...pacing.problems, ...quiet.problems] };
+  if (!quiet.ok) return quiet;
+  return quiet.quiet ? { ok: true, pacing: { ...pacing.pacing, quiet: quiet.quiet } } : pacing;
+}
 import { FIRST_THOUGHT_FIELD, PersonaFields } from "../onboarding/PersonaFields";
 import { useHydrated } from "../use-hydrated";
 
 /** What the fields typed so far imply, for the live pacing sentence and cost forecast. */
 function draftOf(f: FormData, provider: Provider, proxy: ProxyOffer | undefined, table: PriceTable) {
   const { settings } = readModelFields(f, provider);
-  const pacing = readPacingFields(f);
+  const pacing = readPacingWithQuiet(f);
   const budget = readBudgetFields(f);
   const price = draftPrice(settings, proxy, table);
   return {
@@ -73,7 +84,7 @@ export function NewMindForm() {
     const perms = readPermissionFields(f);
     const model = readModelFields(f, provider);
     const budget = readBudgetFields(f);
-    const pacing = readPacingFields(f);
+    const pacing = readPacingWithQuiet(f);
     const parsed = minds.checkNew({
       name: field("name"),
       persona: field("persona"),
@@ -137,6 +148,7 @@ export function NewMindForm() {
           </p>
           <BudgetFields />
           <PacingFields typed={draft?.pacing ?? { ok: true, pacing: DEFAULT_PACING }} />
+          <QuietHoursFields initial={undefined} testIds="new-mind" />
           <OnboardingForecast forecast={draft ? draft.forecast : null} model={draft?.model ?? ""} />
           <PermissionsFields />
           {errors.length > 0 && (

@@ -159,6 +159,33 @@ describe("onboarding: a mind in under a minute", () => {
     await expect(page.getByTestId("settings-ticks_per_level").inputValue()).resolves.toBe("2");
   });
 
+  it("quiet hours chosen in the new-mind form: said in the pacing sentence, checked with the rest, and the mind is made with them", async () => {
+    const page = await freshPage();
+    await page.goto(baseUrl);
+    await page.getByTestId("new-mind-name").fill("Night Owl");
+    await page.getByTestId("model-provider").selectOption("openai-compatible");
+    await page.getByTestId("model-base-url").fill(env.model.url);
+    await page.getByTestId("model-name").fill("scripted");
+    await page.getByTestId("model-api-key").fill("test-key");
+    await page.getByTestId("new-mind-quiet-on").check();
+    await page.getByTestId("new-mind-quiet-tz").fill("Mars/Olympus");
+    await page.getByTestId("new-mind-quiet-ranges").fill("22:00-07:00");
+    await page.getByTestId("new-mind-quiet-messages").selectOption("hold");
+    await page.getByTestId("create-mind").click();
+    await expect(page.getByTestId("form-errors").textContent()).resolves.toContain("not a known time zone");
+    await page.getByTestId("new-mind-quiet-tz").fill("Europe/Berlin");
+    await expect.poll(() => page.getByTestId("pacing-sentence").textContent()).toMatch(/22:00.07:00.*messages wait until 07:00/);
+    await page.getByTestId("create-mind").click();
+    await page.waitForURL(/\/mind\/[0-9a-f-]{36}$/);
+    const config = page.locator('[data-testid="step"][data-step-type="config"]').first();
+    await config.waitFor({ timeout: 15_000 });
+    await page.getByTestId("tab-settings").click();
+    await expect(page.getByTestId("settings-quiet-on").isChecked()).resolves.toBe(true);
+    await expect(page.getByTestId("settings-quiet-tz").inputValue()).resolves.toBe("Europe/Berlin");
+    await expect(page.getByTestId("settings-quiet-ranges").inputValue()).resolves.toBe("22:00-07:00");
+    await expect(page.getByTestId("settings-quiet-messages").inputValue()).resolves.toBe("hold");
+  });
+
   it("a persona written by hand starts with no seed unless one is drawn from it", async () => {
     const page = await freshPage();
     await page.goto(baseUrl);
