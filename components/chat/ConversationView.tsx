@@ -1,6 +1,7 @@
 "use client";
 // One conversation: each of the person's messages, the line saying what
-// became of it, and the mind's reply under it. Message texts are Markdown
+// became of it, and the mind's reply under it; what the mind wrote on its
+// own (no reply_to) is labelled "unprompted". Message texts are Markdown
 // that never passes HTML through (../markdown).
 import { useEffect, useRef } from "react";
 import type { ChatEntry, Conversation } from "@/lib/trajectory/chat";
@@ -18,10 +19,22 @@ const STATUS_CLASS = {
 } as const;
 
 function Bubble({ message, mine, testId }: { message: Message; mine: boolean; testId: string }) {
+  // The mind wrote first (chat send), answering nothing: worth telling apart from a reply.
+  const unprompted = mine && message.reply_to === undefined;
   return (
-    <div data-testid={testId} data-step-id={message.step_id} className={`flex flex-col ${mine ? "items-end" : "items-start"}`}>
+    <div
+      data-testid={testId}
+      data-step-id={message.step_id}
+      {...(unprompted ? { "data-unprompted": "true" } : {})}
+      className={`flex flex-col ${mine ? "items-end" : "items-start"}`}
+    >
       <span className="text-xs text-stone-500 dark:text-stone-400">
         {message.from} · <time dateTime={message.ts}>{new Date(message.ts).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}</time>
+        {unprompted && (
+          <span data-testid="chat-unprompted" title={`${message.from} wrote this on its own, not in reply to a message`} className="ml-1.5 rounded bg-amber-100 px-1 text-[0.65rem] font-medium uppercase tracking-wide text-amber-800 dark:bg-amber-950 dark:text-amber-300">
+            unprompted
+          </span>
+        )}
       </span>
       <Markdown text={message.content} className={`max-w-[80%] rounded-lg px-3 py-1.5 ${mine ? "bg-indigo-50 dark:bg-indigo-950" : "bg-stone-100 dark:bg-stone-900"}`} />
     </div>

@@ -9,8 +9,10 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Journal, type RunScope } from "@/lib/mind/journal";
 import { MindWriter, TrajectoryLog } from "@/lib/mind/mind-log";
-import type { Clock, ShellmPort, ShellPort, ShellResult, ShellSession, ShellState } from "@/lib/mind/ports";
+import { InMemoryFs } from "just-bash";
+import type { Clock, ShellmPort, ShellPort, ShellResult, ShellSession, ShellState, TrajPort } from "@/lib/mind/ports";
 import { chat } from "@/lib/shell/commands/chat";
+import type { CommandIO } from "@/lib/shell/commands/command";
 import { COMMANDS } from "@/lib/shell/commands/registry";
 import { traj } from "@/lib/shell/commands/traj";
 import { justBashSandbox } from "@/lib/shell/just-bash-sandbox";
@@ -26,7 +28,7 @@ import { tailSteps } from "@/lib/store/steps/steps";
 import { trajDirName } from "@/lib/trajectory/headlong";
 import { blobFields, INLINE_OUTPUT_BYTES, splitOutput } from "@/lib/trajectory/large-output";
 import { DEFAULT_PERMISSIONS, DEFAULT_SANDBOX_LIMITS, type Permissions, type SandboxLimits } from "@/lib/trajectory/permissions";
-import type { Step } from "@/lib/trajectory/schema";
+import { stampStep, type NewStep, type Step } from "@/lib/trajectory/schema";
 import { stepLine } from "@/lib/trajectory/summary";
 import { openTestDb } from "./helpers/db";
 import { echoShellm, outcome, predictableIds, runScope, slowShellm } from "./helpers/wired-sandbox";
@@ -412,6 +414,78 @@ describe("chat", () => {
       expect(outcome(await exec(w.session, "chat history --with ''"))).toEqual(failed(`chat: history: --with needs a name\n${chat.usage}\n`, 2));
       // A --with that lost its name must not quietly show everyone's messages.
       expect(outcome(await exec(w.session, "chat history --with"))).toEqual(failed(`chat: history: --with needs a name\n${chat.usage}\n`, 2));
+    });
+  });
+
+  describe("people", () => {
+    /** A step as it was written at `minute` past 17:00 (a synced or imported step keeps its own time). */
+    const at = (w: Wired, minute: number, step: NewStep) => w.journal.log.append(stampStep(step, { id: ids.uuid(), now: Date.UTC(2026, 10, 30, 17, minute, 5) }));
+    const from = (name: string, more: { source: string; role?: string }) => ({ type: "message" as const, from: name, to: "Reverie", content: "hi", ...more });
+    const to = (name: string) => ({ type: "message" as const, from: "Reverie", to: name, content: "hello", source: "chat" });
+
+    it("says so when nobody has written", async () => {
+      const w = await wire();
+      expect(outcome(await exec(w.session, "chat people"))).toEqual(ok("nobody has written to you yet\n"));
+      await w.journal.append({ type: "thought", content: "alone" });
+      expect(outcome(await exec(w.session, "chat people"))).toEqual(ok("nobody has written to you yet\n"));
+    });
+
+    it("lists who wrote and whom the mind wrote to: latest to speak first, with the role of their latest message and their count", async () => {
+      const w = await wire();
+      await at(w, 38, from("you", { source: "invite", role: "operator" }));
+      await at(w, 40, from("you", { source: "chat" }));
+      await at(w, 41, from("ada", { source: "invite", role: "guest" }));
+      await at(w, 42, to("ada"));
+      await at(w, 42, to("grace"));
+      // An invite from before roles: a member's.
+      await at(w, 43, from("lin", { source: "invite" }));
+      await at(w, 45, from("ada", { source: "invite", role: "member" }));
+      await at(w, 46, to("carl"));
+      await at(w, 47, { type: "thought", content: "who else?" });
+      expect(outcome(await exec(w.session, "chat people"))).toEqual(
+        ok(
+          [
+            "ada (member): last spoke 2026-11-30 17:45, 2 messages\n",
+            "lin (member): last spoke 2026-11-30 17:43, 1 message\n",
+            "you (owner): last spoke 2026-11-30 17:40, 2 messages\n",
+            "carl (role unknown): never spoke, 0 messages\n",
+            "grace (role unknown): never spoke, 0 messages\n",
+          ].join(""),
+        ),
+      );
+      // Someone the mind wrote to first moves up once they speak.
+      await at(w, 50, from("grace", { source: "invite", role: "guest" }));
+      expect((await exec(w.session, "chat people")).stdout.split("\n")[0]).toBe("grace (guest): last spoke 2026-11-30 17:50, 1 message");
+    });
+
+    it("refuses arguments, with usage and exit 2", async () => {
+      const w = await wire();
+      expect(outcome(await exec(w.session, "chat people ada"))).toEqual(failed(`chat: people: unexpected 'ada'\n${chat.usage}\n`, 2));
+    });
+
+    it("looks at the last 5000 steps and says so when the trajectory is longer", async () => {
+      const message = (n: number, name: string): Step => stampStep(from(name, { source: "chat" }), { id: jid(n), now: NOW + n * 60_000 });
+      const steps: Step[] = [message(0, "early")];
+      for (let n = 1; n < 5002; n++) steps.push(n === 5001 ? message(n, "late") : stampStep({ type: "thought", content: `${n}` }, { id: jid(n), now: NOW }));
+      const tailed: number[] = [];
+      const traj: TrajPort = {
+        tail: async (n) => (tailed.push(n), steps.slice(-n)),
+        count: async () => steps.length,
+        find: async () => [],
+        search: async () => [],
+        blob: async () => undefined,
+      };
+      const io: CommandIO = { stdin: "", cwd: WORKSPACE, env: new Map(), fs: new InMemoryFs(), signal: new AbortController().signal };
+      const ports = { chat: { selfName: "Reverie", send: () => Promise.reject(new Error("people sends nothing")) }, traj };
+      expect(await chat.run(["people"], io, ports)).toEqual({
+        stdout: "late (owner): last spoke 2026-12-04 05:05, 1 message\n(looked at the last 5000 steps)\n",
+        stderr: "",
+        exitCode: 0,
+      });
+      expect(tailed).toEqual([5000]);
+      // Short enough to see whole: no note.
+      steps.splice(0, 3);
+      expect((await chat.run(["people"], io, ports)).stdout).toBe("late (owner): last spoke 2026-12-04 05:05, 1 message\n");
     });
   });
 });

@@ -9,10 +9,18 @@ type Message = StepOf<"message">;
 
 /** How far back `chat reply <name>` and `chat history` look. */
 const RECENT = 500;
+/**
+ * How far back `chat people` looks: past the log's window (1000 steps) the
+ * tail is one indexed read of the store, so a few thousand steps stay cheap,
+ * and someone who wrote long ago is still found.
+ */
+const PEOPLE_SCAN = 5000;
 
 const USAGE = `usage: chat reply <message-id|name> <text>   answer a message (the id may be its first 8 characters; a name answers their latest message)
        chat send --to <name> <text>          write to someone first
        chat history [--with <name>] [-n N]   recent messages, oldest first (default 20)
+       chat people                           who you can reach (who wrote to you, whom you wrote to): latest to speak first,
+                                             with their role, when they last spoke and how many messages they sent
 The text may also come on stdin: echo hi | chat send --to ada`;
 
 type Ports = { chat: ChatPort; traj: TrajPort };
@@ -33,11 +41,62 @@ async function resolveTarget(target: string, { chat, traj }: Ports): Promise<Mes
   return latest ?? `no message '${target}' (give a message id, or the name of someone who wrote to you)`;
 }
 
-const line = (m: Message) => `${m.step_id.slice(0, 8)} ${m.ts.slice(0, 16).replace("T", " ")} ${m.from} → ${m.to}${m.reply_to ? ` (re ${m.reply_to.slice(0, 8)})` : ""}: ${m.content.replace(/\s+/g, " ").trim()}\n`;
+const minute = (ts: string) => ts.slice(0, 16).replace("T", " ");
+
+const line = (m: Message) => `${m.step_id.slice(0, 8)} ${minute(m.ts)} ${m.from} → ${m.to}${m.reply_to ? ` (re ${m.reply_to.slice(0, 8)})` : ""}: ${m.content.replace(/\s+/g, " ").trim()}\n`;
+
+interface Person {
+  name: string;
+  /** Their latest message, if they ever wrote. */
+  latest?: Message;
+  /** Where in the scan they last spoke, or (never spoke) were last written to: the order. */
+  at: number;
+  sent: number;
+}
+
+/** Who sent a message, as the mind should know them: their invite's role, or the owner (the mind's own page). Invites from before roles were members'. */
+const roleOf = (m: Message) => m.role ?? (m.source === "invite" ? "member" : "owner");
+
+/** Everyone in these messages but the mind itself: those who spoke, latest first, then those only written to. */
+function peopleIn(messages: readonly Message[], selfName: string): Person[] {
+  const people = new Map<string, Person>();
+  const person = (name: string) => {
+    const known = people.get(name);
+    if (known) return known;
+    const p: Person = { name, at: -1, sent: 0 };
+    people.set(name, p);
+    return p;
+  };
+  messages.forEach((m, i) => {
+    if (m.from !== selfName) {
+      const p = person(m.from);
+      p.latest = m;
+      p.at = i;
+      p.sent++;
+    } else if (m.to !== selfName) {
+      const p = person(m.to);
+      if (!p.latest) p.at = i;
+    }
+  });
+  const spoke = (p: Person) => (p.latest ? 1 : 0);
+  return [...people.values()].sort((a, b) => spoke(b) - spoke(a) || b.at - a.at);
+}
+
+const personLine = (p: Person) =>
+  p.latest
+    ? `${p.name} (${roleOf(p.latest)}): last spoke ${minute(p.latest.ts)}, ${p.sent} message${p.sent === 1 ? "" : "s"}\n`
+    : `${p.name} (role unknown): never spoke, 0 messages\n`;
+
+async function people({ chat, traj }: Ports) {
+  const [steps, total] = await Promise.all([traj.tail(PEOPLE_SCAN), traj.count()]);
+  const found = peopleIn(steps.filter((s): s is Message => isKind(s, "message")), chat.selfName);
+  const cut = total > steps.length ? `(looked at the last ${steps.length} steps)\n` : "";
+  return ok((found.length ? found.map(personLine).join("") : "nobody has written to you yet\n") + cut);
+}
 
 export const chat: AgentCommand<Ports> = defineAgentCommand({
   name: "chat",
-  summary: "chat reply <id> <text> | send --to <name> <text> | history [--with <name>]   talk with people",
+  summary: "chat reply <id> <text> | send --to <name> <text> | history [--with <name>] | people   talk with people",
   usage: USAGE,
   async run(args, io, ports) {
     const [sub, ...rest] = args;
@@ -83,6 +142,7 @@ export const chat: AgentCommand<Ports> = defineAgentCommand({
       if (all.length === 0) return ok(who ? `no messages with ${who}\n` : "no messages yet\n");
       return ok(all.slice(-n).map(line).join(""));
     }
+    if (sub === "people") return rest.length ? usageError(chat, `people: unexpected '${rest[0]}'`) : people(ports);
     return usageError(chat, sub === undefined ? "a subcommand is needed" : `unknown subcommand '${sub}'`);
   },
 });
