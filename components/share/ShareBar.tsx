@@ -131,8 +131,7 @@ export function ShareBar({ mindId }: { mindId: string }) {
           {busy === "invite" ? "Creating…" : "Create invite"}
         </button>
         {inviteUrl && <CopyField testId="invite-link" label="Invite link" value={inviteUrl} />}
-      </div>
-      <div className="flex flex-wrap items-center gap-2">
+        {/* On the same row as the other links: a taller share bar leaves the tabs below it less room. */}
         <label className="flex items-center gap-1" title="A link for CI, monitors and bots: it may only post alerts to the mind (POST /api/share/<token>/alerts), tagged as alerts in its stream">
           Alerts from
           <input
