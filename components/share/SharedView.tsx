@@ -98,8 +98,7 @@ export function SharedView({ token }: { token: string }) {
 /** An invite's footer: an operator's controls, that the mind keeps no secrets, what came for the reader, and the box to write in. */
 function InviteFooter({ client, mindName, operator, newSteps, onRevoked }: { client: ShareClient; mindName: string; operator: boolean; newSteps: NewSteps; onRevoked: () => void }) {
   const messaging = useGuestMessaging(client, onRevoked);
-  const { unread, seen } = useUnread(newSteps, messaging.sender ?? "", mindName);
-  const sending = { ...messaging, send: async (content: string) => (seen(), messaging.send(content)) };
+  const unread = useUnread(newSteps, messaging.sender ?? "", mindName);
   return (
     <footer className="flex flex-col gap-2 border-t border-stone-200 pt-3 dark:border-stone-800">
       {operator && <OperatorControls client={client} mindName={mindName} />}
@@ -107,7 +106,7 @@ function InviteFooter({ client, mindName, operator, newSteps, onRevoked }: { cli
         {NO_SECRETS}
       </p>
       <UnreadLine unread={unread} />
-      <MessageBox mindName={mindName} messaging={sending} nameTestId="guest-name" />
+      <MessageBox mindName={mindName} messaging={messaging} nameTestId="guest-name" />
     </footer>
   );
 }

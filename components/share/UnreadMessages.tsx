@@ -11,8 +11,8 @@ import type { NewSteps } from "./use-shared-link";
 const NOTIFY_KEY = "reverie-invite-notify";
 const canNotify = () => typeof window !== "undefined" && "Notification" in window;
 
-/** The unread count for `me` (the name the reader writes under), kept in the page title; `seen()` clears it. */
-export function useUnread(newSteps: NewSteps, me: string, mindName: string): { unread: number; seen: () => void } {
+/** The unread count for `me` (the name the reader writes under), kept in the page title; a key or a click on the page clears it (sending takes one). */
+export function useUnread(newSteps: NewSteps, me: string, mindName: string): number {
   const [unread, setUnread] = useState(0);
   const meRef = useRef(me);
   meRef.current = me;
@@ -42,7 +42,7 @@ export function useUnread(newSteps: NewSteps, me: string, mindName: string): { u
       window.removeEventListener("keydown", clear);
     };
   }, []);
-  return { unread, seen: () => setUnread(0) };
+  return unread;
 }
 
 /** The count beside the message box, and the switch for system notifications. */

@@ -29,11 +29,6 @@ export function controlStep(c: InboundControl, now: number) {
   );
 }
 
-/** What the home does about a batch of newly recorded control requests: the newest one decides (an older pause was undone by a later resume). */
-export function netControl(delivered: readonly InboundControl[]): ControlAction | null {
-  return delivered.at(-1)?.action ?? null;
-}
-
 /**
  * The observation an alert becomes (source `alert`): where it came from and
  * how bad, so the mind tells an automated alert from a person's word; a storm
