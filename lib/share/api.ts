@@ -11,6 +11,7 @@
 import * as z from "zod";
 import { TierLine } from "../context/rollups";
 import { PacingSnapshot, ShellState } from "../mind/state";
+import { BudgetConfig } from "../trajectory/schema";
 import { ControlAction, InviteRole } from "./roles";
 
 export const TOKEN_BYTES = 32;
@@ -316,6 +317,39 @@ export type GuestMessage = z.infer<typeof GuestMessage>;
  */
 export const ControlRequest = z.object({ action: ControlAction, from: GuestMessage.shape.from.optional() });
 export type ControlRequest = z.infer<typeof ControlRequest>;
+
+/** One UTC hour or day of model calls, as lib/mind/usage-series.ts sums it (its field names, so the owner's table and charts draw it as it is). */
+export const UsageBucketWire = z.object({
+  /** The bucket's UTC start, epoch ms. */
+  start: z.number().int(),
+  calls: z.number().int().nonnegative(),
+  inputTokens: z.number().nonnegative(),
+  cachedInputTokens: z.number().nonnegative(),
+  outputTokens: z.number().nonnegative(),
+  usd: z.number().nonnegative(),
+});
+/** Oldest first; the last bucket holds `now`. */
+export const UsageSeriesWire = z.object({ bucket: z.enum(["hour", "day"]), buckets: z.array(UsageBucketWire) });
+
+/**
+ * GET /api/share/<token>/usage → 200 MindUsage: what the mind spent, as its
+ * owner's Usage tab shows it, summed on the server from the model calls its
+ * synced steps record. Operators' invites only (any other link: 403 forbidden).
+ */
+export const MindUsage = z.object({
+  /** The server's clock when it summed, epoch ms: the periods below are the UTC hour and day that hold it. */
+  now: z.number().int(),
+  /** The mind's spend caps as its synced settings hold them; null when the server has none (settings never synced, or a mind from before caps). */
+  caps: BudgetConfig.nullable(),
+  /** This UTC hour and this UTC day, as the caps count them; and what the last 60 minutes cost (USD per hour). */
+  hour_usd: z.number().nonnegative(),
+  day_usd: z.number().nonnegative(),
+  burn_usd_per_hour: z.number().nonnegative(),
+  /** The last 48 hours and the last 30 days. */
+  hour: UsageSeriesWire,
+  day: UsageSeriesWire,
+});
+export type MindUsage = z.infer<typeof MindUsage>;
 
 /**
  * POST /api/share/<token>/alerts {title, body?, severity?} → 202 {id,

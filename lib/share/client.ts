@@ -10,6 +10,7 @@ import {
   InboxContent,
   LinkInfo,
   Located,
+  MindUsage,
   SearchHits,
   SharedMind,
   StepPage,
@@ -188,6 +189,10 @@ export function shareClient(fetch: FetchPort, token: string, base = "") {
     async control(action: ControlAction, from: string) {
       const res = await call(fetch, `${url}/control`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ action, ...(from.trim() ? { from: from.trim() } : {}) }) });
       return json(res, z.object({ id: z.string() }));
+    },
+    /** What the mind spent, against its caps (an operator's invite; any other link: 403 forbidden). */
+    async usage() {
+      return json(await call(fetch, `${url}/usage`), MindUsage);
     },
   };
 }

@@ -3,13 +3,16 @@
 // guest, member and operator), checked against one expected table; what a
 // guest reads (the conversation, by every read); operators' pause, resume and
 // stop, their queue in the inbox and the rules that keep a stopped mind
-// stopped; and that a refused request changes nothing.
+// stopped; what an operator reads of the mind's spend; and that a refused
+// request changes nothing.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALERT_LIMITS, INVITE_LIMITS } from "@/lib/share/api";
 import type { Sql } from "@/lib/server/db/sql";
+import { sharingFetch, sharingRoutes } from "@/lib/server/sharing/routes";
+import { shareClient } from "@/lib/share/client";
 import { engines } from "./server-databases";
-import { dump, instance, newLink, newMind, sseReader, thought, upload, type App } from "./server-sync-harness";
+import { dump, instance, newLink, newMind, ORIGIN, sseReader, thought, upload, type App } from "./server-sync-harness";
 
 type HolderName = "snapshot" | "live" | "guest" | "member" | "operator" | "alert";
 const HOLDERS: HolderName[] = ["snapshot", "live", "guest", "member", "operator", "alert"];
@@ -26,6 +29,7 @@ const EXPECTED: Record<string, Record<HolderName, number | [number, string]>> = 
   "GET /events": { snapshot: [404, "not_found"], live: 200, guest: 200, member: 200, operator: 200, alert: F },
   "POST /messages": { snapshot: [403, "read_only"], live: [403, "read_only"], guest: 202, member: 202, operator: 202, alert: [403, "read_only"] },
   "POST /control": { snapshot: F, live: F, guest: F, member: F, operator: 202, alert: F },
+  "GET /usage": { snapshot: F, live: F, guest: F, member: F, operator: 200, alert: F },
   "POST /alerts": { snapshot: F, live: F, guest: F, member: F, operator: F, alert: 202 },
 };
 
@@ -181,6 +185,78 @@ for (const engine of engines) {
       await sql.query("UPDATE share_links SET role = NULL WHERE id = $1", [old.id]);
       expect((await (await app.call("GET", `/api/share/${old.token}`)).json()).role).toBe("member");
       expect((await app.call("POST", `/api/share/${old.token}/control`, { body: { action: "pause" } })).status).toBe(403);
+    });
+
+    it("shows an operator what the mind spent, summed from the usage its synced steps record, against the caps its synced settings hold", async () => {
+      const { m, links } = await sharedMind();
+      // The server's clock fixed at 10:30 UTC, so every call below falls in a known hour and day.
+      const NOW = Date.UTC(2026, 11, 2, 10, 30);
+      const fetch = sharingFetch(sharingRoutes(async () => ({ sql, live: app.live, now: () => NOW })));
+      const operator = shareClient((input, init) => fetch(new Request(input, init)), links.operator.token, ORIGIN);
+      const call = (seq: number, type: string, at: string, usage: Record<string, number> | null, extra: Record<string, unknown> = {}) => {
+        const id = randomUUID();
+        return { seq, traj: "root", id, json: JSON.stringify({ type, step_id: id, ts: at, source: "inner", content: `call ${seq}`, ...(usage ? { usage } : {}), ...extra }) };
+      };
+      // Dollars that add up exactly in binary, so the sums are compared whole.
+      const steps = [
+        call(4, "thought", "2026-12-02T10:20:00.000Z", { input_tokens: 1000, cached_input_tokens: 200, output_tokens: 50, usd: 0.25 }),
+        call(5, "observation", "2026-12-02T10:05:00.000Z", { input_tokens: 500, output_tokens: 20, usd: 0.125 }, { decision: "replied" }),
+        // A call its price table could not price: counted, at no cost.
+        call(6, "thought", "2026-12-02T10:01:00.000Z", { input_tokens: 10, output_tokens: 5 }),
+        call(7, "reasoning", "2026-12-02T09:45:00.000Z", { input_tokens: 2000, output_tokens: 100, usd: 0.5 }, { thought: "t", cmd: "ls" }),
+        call(8, "error", "2026-12-02T09:10:00.000Z", { input_tokens: 100, output_tokens: 0, usd: 0.0625 }, { reason: "stall" }),
+        call(9, "thought", "2026-12-01T23:00:00.000Z", { input_tokens: 4000, output_tokens: 400, usd: 1 }),
+        call(10, "thought", "2026-11-10T12:00:00.000Z", { input_tokens: 8000, output_tokens: 800, usd: 2 }),
+        // Older than the 30 days: left out.
+        call(11, "thought", "2026-10-01T12:00:00.000Z", { input_tokens: 9000, output_tokens: 900, usd: 4 }),
+        // No model call: a thought without usage, a message that says "usage".
+        call(12, "thought", "2026-12-02T10:10:00.000Z", null),
+        call(13, "message", "2026-12-02T10:11:00.000Z", null, { from: "Bo", to: "Ada", content: 'what is your "usage"?' }),
+      ];
+      expect((await upload(app, m, 3, steps)).status).toBe(200);
+
+      const nonZero = (buckets: { start: number; calls: number }[]) => buckets.filter((b) => b.calls > 0).map((b) => ({ ...b, start: new Date(b.start).toISOString() }));
+      const got = await operator.usage();
+      expect({ ...got, hour: { bucket: got.hour.bucket, count: got.hour.buckets.length, first: got.hour.buckets[0]?.start, busy: nonZero(got.hour.buckets) }, day: { bucket: got.day.bucket, count: got.day.buckets.length, first: got.day.buckets[0]?.start, busy: nonZero(got.day.buckets) } }).toEqual({
+        now: NOW,
+        // No settings synced yet: no caps known.
+        caps: null,
+        hour_usd: 0.375,
+        day_usd: 0.9375,
+        // Since 09:30.
+        burn_usd_per_hour: 0.875,
+        hour: {
+          bucket: "hour",
+          count: 48,
+          first: Date.UTC(2026, 10, 30, 11),
+          busy: [
+            { start: "2026-12-01T23:00:00.000Z", calls: 1, inputTokens: 4000, cachedInputTokens: 0, outputTokens: 400, usd: 1 },
+            { start: "2026-12-02T09:00:00.000Z", calls: 2, inputTokens: 2100, cachedInputTokens: 0, outputTokens: 100, usd: 0.5625 },
+            { start: "2026-12-02T10:00:00.000Z", calls: 3, inputTokens: 1510, cachedInputTokens: 200, outputTokens: 75, usd: 0.375 },
+          ],
+        },
+        day: {
+          bucket: "day",
+          count: 30,
+          first: Date.UTC(2026, 10, 3),
+          busy: [
+            { start: "2026-11-10T00:00:00.000Z", calls: 1, inputTokens: 8000, cachedInputTokens: 0, outputTokens: 800, usd: 2 },
+            { start: "2026-12-01T00:00:00.000Z", calls: 1, inputTokens: 4000, cachedInputTokens: 0, outputTokens: 400, usd: 1 },
+            { start: "2026-12-02T00:00:00.000Z", calls: 5, inputTokens: 3610, cachedInputTokens: 200, outputTokens: 175, usd: 0.9375 },
+          ],
+        },
+      });
+
+      // The owner's settings synced: their caps come with the figures; a record without caps (a mind from before them) has none.
+      const record = (settings: Record<string, unknown>) => app.call("PUT", `/api/sync/minds/${m.mind}/record`, { token: m.token, body: { settings } });
+      expect((await record({ name: "Ada", budget: { hour_usd: 1, day_usd: 5 } })).status).toBe(200);
+      expect((await operator.usage()).caps).toEqual({ hour_usd: 1, day_usd: 5 });
+      expect((await record({ name: "Ada" })).status).toBe(200);
+      expect((await operator.usage()).caps).toBeNull();
+      // A member's invite is refused, saying why.
+      const refused = await app.call("GET", `/api/share/${links.member.token}/usage`);
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toEqual({ error: { code: "forbidden", message: "a member's invite may not see what the mind spends (only an operator's invite may)" } });
     });
 
     it("delivers an alert link's first alerts of a minute one by one and folds the rest into one storm, whole once its minute is over; rate limits and 413s", async () => {

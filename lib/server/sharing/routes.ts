@@ -24,6 +24,7 @@ import { readTiers, sealTiers, stateSummary, writeRecord } from "./state-record"
 import { inbox, postGuestMessage } from "./invite-messages";
 import { pendingControls, postControl } from "./controls";
 import { pendingAlerts, postAlert } from "./alerts";
+import { mindUsage } from "./usage";
 import { can, type Capability } from "@/lib/share/roles";
 import { eventStream, type StreamOptions } from "./events";
 import { createLink, listLinks, resolveLink, revokeLink } from "./links";
@@ -56,6 +57,8 @@ export interface SharingDeps {
   stream?: StreamOptions;
   /** The sync API's limits (default: DEFAULT_QUOTAS). */
   quotas?: SyncQuotas;
+  /** The clock the usage report's hours and days are read from (default: Date.now), so a test can fix them. */
+  now?: () => number;
 }
 
 const SMALL_BODY = 64 * 1024;
@@ -246,6 +249,8 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
         return json(posted, 202);
       }),
     }),
+    // What the mind spent, against its caps, as its owner's Usage tab shows it.
+    sharedUsage: r({ GET: viaLink("usage", async (d, link) => json(await mindUsage(d.sql, link.mind, (d.now ?? Date.now)()))) }),
     sharedAlerts: r({
       POST: viaLink("alert", async (d, link, request) => {
         const posted = await postAlert(d.sql, link, await readJson(request, AlertPost, SMALL_BODY));
@@ -305,6 +310,7 @@ const PATTERNS: [RegExp, keyof SharingRoutes, string[]][] = [
   [/^\/api\/share\/([^/]+)\/events$/, "sharedEvents", ["token"]],
   [/^\/api\/share\/([^/]+)\/messages$/, "sharedMessages", ["token"]],
   [/^\/api\/share\/([^/]+)\/control$/, "sharedControl", ["token"]],
+  [/^\/api\/share\/([^/]+)\/usage$/, "sharedUsage", ["token"]],
   [/^\/api\/share\/([^/]+)\/alerts$/, "sharedAlerts", ["token"]],
 ];
 

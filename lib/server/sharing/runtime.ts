@@ -54,6 +54,7 @@ export const sharedEventsRoute = allMethods(routes.sharedEvents);
 export const sharedMessagesRoute = allMethods(routes.sharedMessages);
 export const sharedControlRoute = allMethods(routes.sharedControl);
 export const sharedAlertsRoute = allMethods(routes.sharedAlerts);
+export const sharedUsageRoute = allMethods(routes.sharedUsage);
 
 /** Any path under /api/sync or /api/share that no route file matches. */
 export const unknownSharingPath = () => apiError(404, "not_found", "no such sharing endpoint");
