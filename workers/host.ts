@@ -25,6 +25,8 @@ import { lastSeq, parseRows } from "../lib/store/steps/steps";
 import { watchOthers } from "../lib/store/steps/watch-others";
 import { watchTables } from "../lib/store/db/watch";
 import { getSync } from "../lib/store/sync/sync";
+import { serveCurationQueue, watchCurationQueue } from "../lib/store/minds/curations";
+import { applyCuration, sandboxCurationFs, type CurationFs } from "../lib/shell/curation";
 
 export const systemClock: Clock = {
   now: () => Date.now(),
@@ -87,10 +89,12 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   // The workspace and its sandbox (lib/shell/lazy-shell.ts): loaded once the first model call is out, so a mind wakes
   // without waiting for them; a block that comes sooner waits.
   let workspace: SkillReader | null = null;
+  let files: { fs: CurationFs; flush: () => Promise<void> } | null = null;
   const shell = lazyShell(async () => {
     const [{ openPersistentFs }, { justBashSandbox }] = await Promise.all([import("../lib/shell/persistent-fs"), import("../lib/shell/just-bash-sandbox")]);
     const { fs, flush } = await openPersistentFs(state.files, { maxBytes: permissions.limits.max_workspace_bytes });
     workspace = fs;
+    files = { fs: sandboxCurationFs(fs), flush };
     return justBashSandbox({ fs, flush, permissions, ids, clock, fetch: (url, init) => fetch(url, init), runtime: permissions.webcontainer ? options.runtime : undefined });
   });
   // Skills for the prompt: from the workspace once it is open, before that from their saved rows (nothing has written since).
@@ -138,8 +142,34 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     if (theirs.steps.some((s) => s.type === "config")) events.onConfigChanged?.();
   }, { everyMs: WATCH_MS });
 
+  // People's changes to its memory and goals (the Memory tab, an operator's page) wait in a queue while it runs here:
+  // each is made in its sandbox (the files it holds) and saved, then its step is written, which reaches the loop as
+  // another's step does. One at a time, in order.
+  let serving = Promise.resolve();
+  const serve = () => {
+    serving = serving
+      .then(() =>
+        serveCurationQueue(db, mindId, async (c) => {
+          await shell.warm();
+          if (!files) throw new Error("the workspace is not open");
+          const step = await applyCuration(files.fs, c, clock.now(), ids);
+          await files.flush();
+          return step;
+        }),
+      )
+      .catch((e: unknown) => console.warn(`Could not apply a change to the mind's memory: ${e instanceof Error ? e.message : String(e)}`));
+  };
+  const queueWatch = watchCurationQueue(db, mindId).subscribe(
+    (queue) => {
+      if (queue.length) serve();
+    },
+    () => undefined,
+  );
+
   // Writes go behind the loop (CachedLog): the mind is done once they are stored.
   const done = loop.start().finally(async () => {
+    queueWatch.unsubscribe();
+    await serving;
     unwatch();
     epochWatch.unsubscribe();
     await stored();

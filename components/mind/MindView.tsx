@@ -110,7 +110,7 @@ export function MindView({ mindId }: { mindId: string }) {
           </Suspense>
         }
         chat={mind ? <ChatView mindId={mindId} mindName={mind.name} /> : null}
-        memory={<MemoryView mindId={mindId} />}
+        memory={<MemoryView mindId={mindId} running={mind?.running === true} />}
         files={<MindFiles mindId={mindId} running={mind?.running} />}
         timeline={
           <Suspense fallback={<p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}>

@@ -5,12 +5,15 @@
 // box to write to the mind under a name, and an operator's pause, resume and
 // stop. Unknown and revoked links look the same.
 import Link from "next/link";
-import { Suspense, useState } from "react";
+import { Suspense, useState, type ReactNode } from "react";
 import { MessageBox } from "../mind/MessageBox";
 import { TrajectoryViewer } from "../viewer/TrajectoryViewer";
 import { useGuestMessaging, useSharedLink, type NewSteps } from "./use-shared-link";
+import type { StepSource } from "@/lib/trajectory/source";
 import { UnreadLine, useUnread } from "./UnreadMessages";
 import { OperatorControls } from "./OperatorControls";
+import { SharedMemory } from "./SharedMemory";
+import { SharedUsage } from "./SharedUsage";
 import { DEFAULT_INVITE_ROLE, NO_SECRETS, ROLE_WORDS } from "@/lib/share/roles";
 import type { ShareClient } from "@/lib/share/client";
 
@@ -83,15 +86,70 @@ export function SharedView({ token }: { token: string }) {
         </p>
       ) : (
         <>
-          <Suspense fallback={<p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}>
-            <TrajectoryViewer source={link.source} />
-          </Suspense>
+          {shared.kind === "invite" && role === "operator" ? (
+            <OperatorPanes stream={<Stream source={link.source} />} client={link.client} />
+          ) : (
+            <Stream source={link.source} />
+          )}
           {shared.kind === "invite" && (
             <InviteFooter client={link.client} mindName={shared.name} operator={role === "operator"} newSteps={link.newSteps} onRevoked={() => setRevokedHere(true)} />
           )}
         </>
       )}
     </main>
+  );
+}
+
+function Stream({ source }: { source: StepSource }) {
+  return (
+    <Suspense fallback={<p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}>
+      <TrajectoryViewer source={source} />
+    </Suspense>
+  );
+}
+
+const PANES = [
+  { key: "stream", label: "Stream" },
+  { key: "memory", label: "Memory" },
+  { key: "usage", label: "Usage" },
+] as const;
+type Pane = (typeof PANES)[number]["key"];
+
+/** An operator sees more than the stream: the mind's memories and goals (to curate) and its spend. Only the pane shown is mounted. */
+function OperatorPanes({ stream, client }: { stream: ReactNode; client: ShareClient }) {
+  const [pane, setPane] = useState<Pane>("stream");
+  return (
+    <div className="flex min-h-0 flex-1 flex-col gap-2">
+      <div role="tablist" aria-label="What to show" className="flex gap-1 border-b border-stone-200 dark:border-stone-800">
+        {PANES.map((p) => (
+          <button
+            key={p.key}
+            type="button"
+            role="tab"
+            id={`shared-tab-${p.key}`}
+            data-testid={`shared-tab-${p.key}`}
+            aria-selected={pane === p.key}
+            aria-controls="shared-pane"
+            onClick={() => setPane(p.key)}
+            onKeyDown={(e) => {
+              // Arrow keys move along the tabs, as in the mind's own page.
+              const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+              if (!step) return;
+              e.preventDefault();
+              const next = PANES[(PANES.findIndex((x) => x.key === pane) + step + PANES.length) % PANES.length] as (typeof PANES)[number];
+              setPane(next.key);
+              document.getElementById(`shared-tab-${next.key}`)?.focus();
+            }}
+            className={`min-h-10 px-3 text-sm ${pane === p.key ? "border-b-2 border-indigo-600 font-medium" : "text-stone-600 dark:text-stone-400"}`}
+          >
+            {p.label}
+          </button>
+        ))}
+      </div>
+      <div id="shared-pane" role="tabpanel" aria-labelledby={`shared-tab-${pane}`} className="flex min-h-0 flex-1 flex-col">
+        {pane === "stream" ? stream : pane === "memory" ? <SharedMemory client={client} /> : <SharedUsage client={client} />}
+      </div>
+    </div>
   );
 }
 

@@ -68,8 +68,8 @@ export function renderStep(step: Step, selfName: string): ChatMessage | null {
   if (isKind(step, "feedback")) return { role: "user", content: `[feedback] ${cut(step.content)}` };
   if (isKind(step, "final")) return { role: "user", content: `[run ended: FINAL=${cut(step.content)}]` };
   if (isKind(step, "error")) return { role: "user", content: `[error: ${cut(step.reason)}] ${cut(step.content)}` };
-  // An alert is tagged as one, so the mind never reads a bot's words as a person's.
-  if (isKind(step, "observation")) return { role: "user", content: `[${step.source === "alert" ? "alert" : "observation"}] ${cut(step.content)}` };
+  // An alert is tagged as one, so the mind never reads a bot's words as a person's; a person's change to its memory or goals too.
+  if (isKind(step, "observation")) return { role: "user", content: `[${step.source === "alert" ? "alert" : step.source === "curation" ? "curation" : "observation"}] ${cut(step.content)}` };
   // Every other kind, known or not: its content when that is text.
   const body = typeof step.content === "string" ? cut(step.content) : "";
   return { role: "user", content: `[${step.type}]${body ? ` ${body}` : ""}` };

@@ -145,7 +145,9 @@ export class Mind {
   private hold(step: Step): boolean {
     // An alert from an alert link is an alarm from outside: it rings through quiet hours unless its human said alarms wait.
     const alert = step.type === "observation" && step.source === "alert";
-    if (!alert && (!isKind(step, "message") || step.from === this.deps.selfName)) return false;
+    // A person's change to its memory or goals is already made; only the wake it brings waits, as a message's would.
+    const curation = step.type === "observation" && step.source === "curation";
+    if (!alert && !curation && (!isKind(step, "message") || step.from === this.deps.selfName)) return false;
     const quiet = this.deps.pacing.quiet;
     const until = alert ? (quiet?.alarms === false ? quietUntil(this.deps.clock.now(), quiet) : null) : heldUntil(this.deps.clock.now(), quiet);
     if (until === null) return false;

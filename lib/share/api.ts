@@ -13,6 +13,7 @@ import { TierLine } from "../context/rollups";
 import { PacingSnapshot, ShellState } from "../mind/state";
 import { BudgetConfig } from "../trajectory/schema";
 import { ControlAction, InviteRole } from "./roles";
+import { Curation, CurationRequest } from "../shell/curation";
 
 export const TOKEN_BYTES = 32;
 /** A token as it travels: base64url of TOKEN_BYTES random bytes (43 characters). */
@@ -253,8 +254,16 @@ export const InboundAlert = z.object({
   titles: z.array(z.string()),
 });
 export type InboundAlert = z.infer<typeof InboundAlert>;
-/** The inbox: messages, control requests and alerts not yet delivered, oldest first (controls and alerts absent from an older server). */
-export const InboxContent = z.object({ messages: z.array(Inbound), controls: z.array(InboundControl).default([]), alerts: z.array(InboundAlert).default([]) });
+/** An operator's change to the mind's memories or goals, delivered like a control request: the mind's home applies it and records it as a step with its id. */
+export const InboundCuration = z.intersection(Curation, z.object({ created_at: z.string(), link: z.string() }));
+export type InboundCuration = z.infer<typeof InboundCuration>;
+/** The inbox: messages, control requests, alerts and changes to the mind's memory not yet delivered, oldest first (the last three absent from an older server). */
+export const InboxContent = z.object({
+  messages: z.array(Inbound),
+  controls: z.array(InboundControl).default([]),
+  alerts: z.array(InboundAlert).default([]),
+  curations: z.array(InboundCuration).default([]),
+});
 export type InboxContent = z.infer<typeof InboxContent>;
 
 // ---- links (anyone holding /s/<token>) -----------------------------------
@@ -317,6 +326,28 @@ export type GuestMessage = z.infer<typeof GuestMessage>;
  */
 export const ControlRequest = z.object({ action: ControlAction, from: GuestMessage.shape.from.optional() });
 export type ControlRequest = z.infer<typeof ControlRequest>;
+
+/**
+ * POST /api/share/<token>/memory {what, op, target?, text?, tags?, from?} →
+ * 202 {id}: an operator adds, edits or forgets a memory, or sets, changes,
+ * completes or drops a goal (lib/shell/curation.ts); queued until the mind's
+ * home (tab or server) applies it and records it as a step. GET → 200
+ * SharedMemory. Any link but an operator's invite: 403 forbidden.
+ */
+export const CurationPost = z.intersection(CurationRequest, z.object({ from: GuestMessage.shape.from.optional() }));
+export type CurationPost = z.infer<typeof CurationPost>;
+export const GoalWire = z.object({ line: z.number().int(), id: z.string(), done: z.boolean(), goal: z.string() });
+export const MemoryWire = z.object({
+  id: z.string(),
+  created: z.string(),
+  tags: z.array(z.string()),
+  text: z.string(),
+  by: z.string().optional(),
+  edited: z.object({ at: z.string(), by: z.string() }).optional(),
+});
+/** The memories and goals in the mind's workspace as the server last has it (synced from its tab, or its runner's), and the changes still waiting for its home. */
+export const SharedMemory = z.object({ goals: z.array(GoalWire), memories: z.array(MemoryWire), pending: z.array(InboundCuration) });
+export type SharedMemory = z.infer<typeof SharedMemory>;
 
 /** One UTC hour or day of model calls, as lib/mind/usage-series.ts sums it (its field names, so the owner's table and charts draw it as it is). */
 export const UsageBucketWire = z.object({

@@ -11,6 +11,7 @@ import {
   LinkInfo,
   Located,
   MindUsage,
+  SharedMemory,
   SearchHits,
   SharedMind,
   StepPage,
@@ -29,6 +30,7 @@ import {
   type Upload,
 } from "./api";
 import type { ControlAction, InviteRole } from "./roles";
+import type { CurationRequest } from "../shell/curation";
 
 export type FetchPort = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -188,6 +190,15 @@ export function shareClient(fetch: FetchPort, token: string, base = "") {
     /** An operator's pause, resume or stop, under the name they write as. */
     async control(action: ControlAction, from: string) {
       const res = await call(fetch, `${url}/control`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ action, ...(from.trim() ? { from: from.trim() } : {}) }) });
+      return json(res, z.object({ id: z.string() }));
+    },
+    /** The mind's memories and goals, and the changes still waiting (an operator's invite; any other link: 403 forbidden). */
+    async memory() {
+      return json(await call(fetch, `${url}/memory`), SharedMemory);
+    },
+    /** An operator's change to the mind's memories or goals, under the name they write as; the mind's home makes it. */
+    async curate(req: CurationRequest, from: string) {
+      const res = await call(fetch, `${url}/memory`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...req, ...(from.trim() ? { from: from.trim() } : {}) }) });
       return json(res, z.object({ id: z.string() }));
     },
     /** What the mind spent, against its caps (an operator's invite; any other link: 403 forbidden). */

@@ -19,6 +19,10 @@ export type Capability =
   | "talk"
   /** Pause, resume and stop the mind. */
   | "control"
+  /** Read, add, edit, complete and forget its memories and goals (each change a step the mind sees). */
+  | "curate"
+  /** Read what the mind has spent, against its caps. */
+  | "usage"
   /** Post alerts into the mind's stream (an alert link, and nothing else). */
   | "alert";
 
@@ -31,7 +35,7 @@ const TABLE: Record<"snapshot" | "live" | "alert" | InviteRole, readonly Capabil
   alert: ["alert"],
   guest: ["conversation", "talk"],
   member: ["conversation", "stream", "talk"],
-  operator: ["conversation", "stream", "talk", "control"],
+  operator: ["conversation", "stream", "talk", "control", "curate", "usage"],
 };
 
 export function capabilities(h: Holder): readonly Capability[] {
@@ -46,7 +50,7 @@ export function can(h: Holder, cap: Capability): boolean {
 export const ROLE_WORDS: Record<InviteRole, string> = {
   guest: "talk to the mind and read its conversations with people",
   member: "talk to the mind and read everything it thinks and does",
-  operator: "talk to the mind, read everything it thinks and does, and pause, resume or stop it",
+  operator: "talk to the mind, read everything it thinks and does, pause, resume or stop it, curate its memories and goals, and see what it spends",
 };
 
 /** The step kinds a holder without `stream` may read. */

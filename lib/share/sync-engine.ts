@@ -5,7 +5,7 @@
 // a closed tab or a second tab picks up where the server is. Over ports: the
 // local mind (lib/store/sync/sync.ts), the HTTP client, the saved state, a clock.
 import type { Clock } from "../mind/ports";
-import { SYNC_LIMITS, type Inbound, type InboundAlert, type InboundControl, type SyncQuota, type WireStep, type WireTrajectory } from "./api";
+import { SYNC_LIMITS, type Inbound, type InboundAlert, type InboundControl, type InboundCuration, type SyncQuota, type WireStep, type WireTrajectory } from "./api";
 import type { InviteRole } from "./roles";
 import { ApiRequestError, type SyncClient } from "./client";
 import { scrubber, scrubStepJson } from "./scrub";
@@ -35,6 +35,8 @@ export interface LocalMind {
   control(c: InboundControl, now: number): Promise<boolean>;
   /** Append an alert (or a storm of them) as an `alert` observation with its id; false when already there. */
   alert(a: InboundAlert, now: number): Promise<boolean>;
+  /** Make an operator's change to the mind's memory (now, or through its running worker) and record it as a step with its id; false when already recorded or queued. */
+  curate(c: InboundCuration, now: number): Promise<boolean>;
 }
 
 export interface LocalLink {
@@ -252,12 +254,13 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
   async function inboxPass(): Promise<number> {
     const rec = await state.get();
     if (!rec?.server_mind || !rec.write_token) return 0;
-    const { messages, controls, alerts } = await client.inbox(rec.server_mind, rec.write_token);
-    if (messages.length === 0 && controls.length === 0 && alerts.length === 0) return 0;
+    const { messages, controls, alerts, curations } = await client.inbox(rec.server_mind, rec.write_token);
+    if (messages.length === 0 && controls.length === 0 && alerts.length === 0 && curations.length === 0) return 0;
     const name = await local.name();
     let delivered = 0;
     for (const m of messages) if (await local.deliver(m, name, clock.now())) delivered++;
     for (const a of alerts) if (await local.alert(a, clock.now())) delivered++;
+    for (const c of curations) if (await local.curate(c, clock.now())) delivered++;
     // In the order they were asked: the last one's effect is what stays.
     for (const c of controls) if (await local.control(c, clock.now())) delivered++;
     return delivered;

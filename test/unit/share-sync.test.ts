@@ -159,7 +159,7 @@ describe.each(engines)("sync engine against the sharing routes ($name)", (engine
 
     expect((await sync.inbox(mind, write)).messages).toHaveLength(1);
     await engine.push();
-    expect(await sync.inbox(mind, write)).toEqual({ messages: [], controls: [], alerts: [] });
+    expect(await sync.inbox(mind, write)).toEqual({ messages: [], controls: [], alerts: [], curations: [] });
     const links = await sync.links(mind, write);
     expect(links.find((l) => l.id === invite.id)?.guests).toEqual([{ name: "Gwen", messages: 1, last_at: expect.any(String) }]);
   });

@@ -107,11 +107,11 @@ export class InnerLife {
       this.failures = deps.pacingState.failures;
     }
     this.reported = `${this.pacing.level}/${this.pacing.ticks}/${this.failures}`;
-    // A person's message, or an alert from an alert link: either cuts the wait short (only a message rests the pacing).
+    // A person's message, an alert from an alert link, or a person's change to its memory or goals: each cuts the wait short (only a message rests the pacing).
     this.subscription = {
       name: INNER_LIFE,
       types: ["message", "observation"],
-      accept: (s) => (isKind(s, "message") && s.from !== deps.selfName) || (s.type === "observation" && s.source === "alert"),
+      accept: (s) => (isKind(s, "message") && s.from !== deps.selfName) || (s.type === "observation" && (s.source === "alert" || s.source === "curation")),
     };
   }
 
@@ -156,7 +156,7 @@ export class InnerLife {
    * once); between wakes it cuts the wait short.
    */
   offer(step: Step): void {
-    // Only messages queue (a wake reads them all); an alert just cuts the wait short: the run sees it in its context.
+    // Only messages queue (a wake reads them all); an alert or a curation just cuts the wait short: the run sees it in its context.
     const dropped = isKind(step, "message") ? this.queue.push(step) : null;
     if (dropped) {
       void this.deps.journal

@@ -296,6 +296,22 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX link_alerts_mind_time ON link_alerts (mind, created_at)`,
     ],
   },
+  {
+    version: 12,
+    name: "operators' changes to a mind's memories and goals",
+    statements: [
+      // Queued like control requests until the mind's home uploads a step with the request's id (it applies the change then).
+      `CREATE TABLE mind_curations (
+        id TEXT PRIMARY KEY,
+        mind TEXT NOT NULL REFERENCES sync_minds (id),
+        link TEXT NOT NULL REFERENCES share_links (id),
+        from_name TEXT NOT NULL,
+        request JSONB NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX mind_curations_mind_time ON mind_curations (mind, created_at)`,
+    ],
+  },
 ];
 
 // Any fixed number: every process migrating the same database takes this lock first.

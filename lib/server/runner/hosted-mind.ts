@@ -20,6 +20,7 @@ import type { MindStatus } from "../../protocol";
 import { justBashSandbox } from "../../shell/just-bash-sandbox";
 import { openPersistentFs } from "../../shell/persistent-fs";
 import { listSkills } from "../../shell/skills";
+import { applyCuration, sandboxCurationFs, type Curation } from "../../shell/curation";
 import type { Step } from "../../trajectory/schema";
 import type { Sql } from "../db/sql";
 import { sqlMindState } from "../state/sql-mind-state";
@@ -53,6 +54,8 @@ export interface HostedMind {
   notify(step: Step): void;
   /** Append steps as the mind's home (fenced), e.g. delivered messages; they reach the loop too. */
   deliver(steps: Step[]): Promise<void>;
+  /** Make people's changes to its memories and goals in its workspace (saved): the steps that record them, to deliver. */
+  curate(changes: Curation[]): Promise<Step[]>;
   /** Resolves when the stretch is over: `handedOff` is when the next wake is due (the mind waits), undefined when it was stopped. */
   readonly done: Promise<{ handedOffAt?: number }>;
   /** End the stretch now: a run under way is cut and recorded as stopped, the writes are flushed. */
@@ -146,6 +149,12 @@ export async function hostMind(opts: HostedMindOptions): Promise<HostedMind> {
         log.ingest(s);
         loop.notify(s);
       }
+    },
+    async curate(changes) {
+      const steps: Step[] = [];
+      for (const c of changes) steps.push(await applyCuration(sandboxCurationFs(fs), c, clock.now(), ids));
+      await flush();
+      return steps;
     },
     done,
     async stop() {

@@ -22,6 +22,7 @@ import { alertStep, controlStep, inviteStep } from "../../share/invite-step";
 import type { Sql } from "../db/sql";
 import { inbox } from "../sharing/invite-messages";
 import { pendingControls } from "../sharing/controls";
+import { pendingCurations } from "../sharing/curations";
 import { mindsWithAlerts, pendingAlerts } from "../sharing/alerts";
 import { acquireLease, LEASE_WANTED_CHANNEL, releaseLease } from "../state/lease";
 import { hostMind, type HostedMind } from "./hosted-mind";
@@ -220,7 +221,7 @@ export class Runner {
   }
 
   /**
-   * Guests' messages, alerts and operators' control requests not yet in the mind's trajectory, appended as steps under its
+   * Guests' messages, alerts, operators' control requests and changes to its memory not yet in the mind's trajectory, appended as steps under its
    * lease. A control was obeyed on the server when it was asked (a pause or stop halts the mind: the poll ends its
    * stretch); this records who asked, before the stretch ends.
    */
@@ -231,10 +232,17 @@ export class Runner {
     const waiting = await inbox(sql, hosted.mindId);
     const controls = await pendingControls(sql, hosted.mindId);
     const alerts = await pendingAlerts(sql, hosted.mindId);
-    if (!waiting.length && !controls.length && !alerts.length) return;
+    const curations = await pendingCurations(sql, hosted.mindId);
+    if (!waiting.length && !controls.length && !alerts.length && !curations.length) return;
     const now = this.clock.now();
-    const steps = [...waiting.map((m) => inviteStep(m, name, now)), ...alerts.map((a) => alertStep(a, now)), ...controls.map((c) => controlStep(c, now))];
-    await hosted.deliver(steps).catch((e: unknown) => this.log(`runner: ${hosted.mindId}: could not deliver ${steps.length} inbound step(s): ${String(e)}`));
+    try {
+      // Operators' changes to its memory are made in its workspace first; their steps say what was made.
+      const curated = await hosted.curate(curations);
+      const steps = [...waiting.map((m) => inviteStep(m, name, now)), ...alerts.map((a) => alertStep(a, now)), ...curated, ...controls.map((c) => controlStep(c, now))];
+      await hosted.deliver(steps);
+    } catch (e) {
+      this.log(`runner: ${hosted.mindId}: could not deliver what came in: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   /** Every poll: renew leases (a third of their life), hand over to tabs that asked, stop halted minds, deliver messages. */
@@ -262,7 +270,9 @@ export class Runner {
         `SELECT DISTINCT g.mind FROM guest_messages g WHERE g.mind = ANY($1::text[])
          AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = g.mind AND s.step_id = g.id)
          UNION SELECT DISTINCT c.mind FROM mind_controls c WHERE c.mind = ANY($1::text[])
-         AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = c.mind AND s.step_id = c.id)`,
+         AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = c.mind AND s.step_id = c.id)
+         UNION SELECT DISTINCT k.mind FROM mind_curations k WHERE k.mind = ANY($1::text[])
+         AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = k.mind AND s.step_id = k.id)`,
         [minds],
       );
       for (const mind of new Set([...mail.map((m) => m.mind), ...(await mindsWithAlerts(sql, minds))])) {

@@ -17,7 +17,7 @@ export async function lockLink(tx: Sql, linkId: string): Promise<void> {
  * How many rows of `table` the link made in the last minute; at `limit`, a
  * 429 that says when to try again (`what`: "messages", "alerts"…).
  */
-export async function withinMinute(tx: Sql, table: "guest_messages" | "mind_controls" | "link_alerts", linkId: string, limit: number, what: string, kind = "invite"): Promise<number> {
+export async function withinMinute(tx: Sql, table: "guest_messages" | "mind_controls" | "link_alerts" | "mind_curations", linkId: string, limit: number, what: string, kind = "invite"): Promise<number> {
   const [w] = await tx.query<{ n: number; retry_s: number | null }>(
     `SELECT count(*)::int AS n, ceil(extract(epoch FROM min(created_at) + make_interval(secs => $2) - now()))::int AS retry_s
      FROM ${table} WHERE link = $1 AND created_at > now() - make_interval(secs => $2)`,

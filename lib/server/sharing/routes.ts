@@ -10,6 +10,7 @@ import {
   FilesWrite,
   AlertPost,
   ControlRequest,
+  CurationPost,
   GuestMessage,
   LeaseRequest,
   RecordWrite,
@@ -24,6 +25,7 @@ import { readTiers, sealTiers, stateSummary, writeRecord } from "./state-record"
 import { inbox, postGuestMessage } from "./invite-messages";
 import { pendingControls, postControl } from "./controls";
 import { pendingAlerts, postAlert } from "./alerts";
+import { pendingCurations, postCuration, sharedMemory } from "./curations";
 import { mindUsage } from "./usage";
 import { can, type Capability } from "@/lib/share/roles";
 import { eventStream, type StreamOptions } from "./events";
@@ -202,7 +204,11 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
         return noContent();
       }),
     }),
-    inbox: r({ GET: asMind(async (d, mind) => json({ messages: await inbox(d.sql, mind), controls: await pendingControls(d.sql, mind), alerts: await pendingAlerts(d.sql, mind) })) }),
+    inbox: r({
+      GET: asMind(async (d, mind) =>
+        json({ messages: await inbox(d.sql, mind), controls: await pendingControls(d.sql, mind), alerts: await pendingAlerts(d.sql, mind), curations: await pendingCurations(d.sql, mind) }),
+      ),
+    }),
 
     // The mind's state beyond its steps (lib/share/api.ts, "the mind's state"): every write fenced and counted like an upload.
     state: r({ GET: asMind(async (d, mind) => json(await stateSummary(d.sql, mind))) }),
@@ -259,6 +265,15 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
         return json(posted, 202);
       }),
     }),
+    sharedMemory: r({
+      GET: viaLink("curate", async (d, link) => json(await sharedMemory(d.sql, link.mind))),
+      POST: viaLink("curate", async (d, link, request) => {
+        const posted = await postCuration(d.sql, link, await readJson(request, CurationPost, SMALL_BODY));
+        // A mind kept alive on the server is woken there to make the change; one in a tab takes it from its inbox.
+        await d.runner?.guestMessage(d.sql, link.mind).catch((e: unknown) => console.error(`runner: could not wake ${link.mind}: ${String(e)}`));
+        return json(posted, 202);
+      }),
+    }),
     sharedControl: r({
       POST: viaLink("control", async (d, link, request) => {
         const done = await postControl(d.sql, link, await readJson(request, ControlRequest, SMALL_BODY));
@@ -277,6 +292,10 @@ function forbidden(holder: Parameters<typeof can>[0], cap: Capability): HttpErro
   const what =
     cap === "control"
       ? "pause, resume or stop the mind (only an operator's invite may)"
+      : cap === "curate"
+        ? "read or change the mind's memories and goals (only an operator's invite may)"
+        : cap === "usage"
+          ? "see what the mind spends (only an operator's invite may)"
       : cap === "stream"
         ? "read the mind's whole stream (a guest reads its conversations)"
         : cap === "alert"
@@ -310,6 +329,7 @@ const PATTERNS: [RegExp, keyof SharingRoutes, string[]][] = [
   [/^\/api\/share\/([^/]+)\/events$/, "sharedEvents", ["token"]],
   [/^\/api\/share\/([^/]+)\/messages$/, "sharedMessages", ["token"]],
   [/^\/api\/share\/([^/]+)\/control$/, "sharedControl", ["token"]],
+  [/^\/api\/share\/([^/]+)\/memory$/, "sharedMemory", ["token"]],
   [/^\/api\/share\/([^/]+)\/usage$/, "sharedUsage", ["token"]],
   [/^\/api\/share\/([^/]+)\/alerts$/, "sharedAlerts", ["token"]],
 ];

@@ -53,6 +53,7 @@ export const sharedBlobsRoute = allMethods(routes.sharedBlobs);
 export const sharedEventsRoute = allMethods(routes.sharedEvents);
 export const sharedMessagesRoute = allMethods(routes.sharedMessages);
 export const sharedControlRoute = allMethods(routes.sharedControl);
+export const sharedMemoryRoute = allMethods(routes.sharedMemory);
 export const sharedAlertsRoute = allMethods(routes.sharedAlerts);
 export const sharedUsageRoute = allMethods(routes.sharedUsage);
 

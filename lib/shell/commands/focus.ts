@@ -1,7 +1,7 @@
 // focus: the mind's goals, kept as a Markdown checklist in /workspace/focus.md
 // so the mind (and its human) can also read and edit it by hand. Only the
 // checklist lines are touched; notes between them stay as they were.
-import { FOCUS_FILE, focusLines, NO_ID, openThenDone, parseGoals as parse, type Goal as Item } from "../focus-file";
+import { FOCUS_FILE, focusLines, focusText, giveIds, goalLine, newGoalId as newId, NO_ID, oneLineGoal, openThenDone, parseGoals as parse } from "../focus-file";
 import { WORKSPACE } from "../limits";
 import type { ClockPort, IdsPort } from "../ports";
 import { defineAgentCommand, fail, ok, usageError, type CommandIO, type CommandResult } from "./command";
@@ -29,11 +29,11 @@ export const focus = defineAgentCommand<{ clock: ClockPort; ids: IdsPort }>({
         return ok(openThenDone(items).map((i) => `${i.id} [${i.done ? "x" : " "}] ${i.goal}\n`).join(""));
       }
       case "set": {
-        const goal = (rest.length ? rest.join(" ") : io.stdin).replace(/\s+/g, " ").trim();
+        const goal = oneLineGoal(rest.length ? rest.join(" ") : io.stdin);
         if (!goal) return usageError(focus, "set needs the goal, as arguments or on stdin");
         const id = giveIds(lines, items, ports.ids) ? newId(items, ports.ids) : undefined;
         if (!id) return fail("focus set: could not find a free id; try again");
-        lines.push(`- [ ] ${id} ${goal}`);
+        lines.push(goalLine(id, goal));
         await write(io, lines);
         return ok(`${id} [ ] ${goal}\n`);
       }
@@ -45,7 +45,7 @@ export const focus = defineAgentCommand<{ clock: ClockPort; ids: IdsPort }>({
         if (item.done) return fail(`focus done: ${id} is already done`);
         if (!giveIds(lines, items, ports.ids)) return fail("focus done: could not find a free id; try again");
         const date = new Date(ports.clock.now()).toISOString().slice(0, 10);
-        lines[item.line] = `- [x] ${id} ${item.goal} (done ${date})`;
+        lines[item.line] = goalLine(id, item.goal, date);
         await write(io, lines);
         return ok(`${id} [x] ${item.goal} (done ${date})\n`);
       }
@@ -62,27 +62,7 @@ async function readLines(io: CommandIO): Promise<string[]> {
   return focusLines(await io.fs.readFile(FOCUS_FILE));
 }
 
-/** Ids for hand-written items, so every goal can be marked done; false when none could be found. */
-function giveIds(lines: string[], items: Item[], ids: IdsPort): boolean {
-  for (const item of items.filter((i) => i.id === NO_ID)) {
-    const id = newId(items, ids);
-    if (!id) return false;
-    item.id = id;
-    lines[item.line] = `- [${item.done ? "x" : " "}] ${id} ${item.goal}`;
-  }
-  return true;
-}
-
-// Four hex characters from the end of a uuid (its random tail); redrawn while taken.
-function newId(items: Item[], ids: IdsPort): string | undefined {
-  for (let tries = 0; tries < 50; tries++) {
-    const id = ids.uuid().replace(/-/g, "").slice(-4).toLowerCase();
-    if (/^[0-9a-f]{4}$/.test(id) && !items.some((i) => i.id === id)) return id;
-  }
-  return undefined;
-}
-
 async function write(io: CommandIO, lines: string[]): Promise<void> {
   await io.fs.mkdir(WORKSPACE, { recursive: true });
-  await io.fs.writeFile(FOCUS_FILE, `${lines.join("\n")}\n`);
+  await io.fs.writeFile(FOCUS_FILE, focusText(lines));
 }

@@ -1,8 +1,7 @@
 // mem: the mind's long-term notes, one Markdown file each in /workspace/memory,
 // so the mind can also read, grep and edit them with ordinary tools. The file
 // name is the id; front matter carries the time and tags.
-import { formatFrontMatter } from "../front-matter";
-import { MEMORY_DIR, memoryMatches, newestFirst, parseMemory, type Memory } from "../memory-file";
+import { badTag, freeMemoryId, MEMORY_DIR, memoryFileText, memoryMatches, memoryPath as pathOf, newestFirst, parseMemory, type Memory } from "../memory-file";
 import type { ClockPort, IdsPort } from "../ports";
 import { defineAgentCommand, fail, ok, usageError, type CommandIO, type CommandResult } from "./command";
 
@@ -72,16 +71,14 @@ async function add(args: string[], io: CommandIO, ports: { clock: ClockPort; ids
     } else if (a.startsWith("--")) return usageError(mem, `unknown option '${a}'`);
     else words.push(a);
   }
-  if (tags.some((t) => /[[\]\n]/.test(t))) return fail("mem add: tags cannot contain '[', ']' or newlines");
+  if (tags.some(badTag)) return fail("mem add: tags cannot contain '[', ']' or newlines");
   const text = (words.length ? words.join(" ") : io.stdin).replace(/\s+$/, "");
   if (!text.trim()) return usageError(mem, "add needs the text to remember, as arguments or on stdin");
   await io.fs.mkdir(MEMORY_DIR, { recursive: true });
-  let id = "";
-  // Eight hex characters are short enough to type; redraw on the rare clash.
-  for (let tries = 0; tries < 10 && (!id || (await io.fs.exists(pathOf(id)))); tries++) id = ports.ids.uuid().replace(/-/g, "").slice(0, 8);
-  if (await io.fs.exists(pathOf(id))) return fail("mem add: could not find a free id; try again");
+  const id = await freeMemoryId((id) => io.fs.exists(pathOf(id)), ports.ids);
+  if (!id) return fail("mem add: could not find a free id; try again");
   const created = new Date(ports.clock.now()).toISOString();
-  await io.fs.writeFile(pathOf(id), formatFrontMatter({ id, created, tags }, `${text}\n`));
+  await io.fs.writeFile(pathOf(id), memoryFileText({ id, created, tags }, text));
   return ok(`remembered ${id}\n`);
 }
 
@@ -135,7 +132,6 @@ function firstLine(text: string): string {
 }
 
 const time = (iso: string) => Date.parse(iso);
-const pathOf = (id: string) => `${MEMORY_DIR}/${id}.md`;
 const withNewline = (s: string) => (s === "" || s.endsWith("\n") ? s : `${s}\n`);
 /** `--help` before any `--`: after it, words are text to remember. */
 function helpAsked(args: string[]): boolean {

@@ -4,6 +4,7 @@
 // browser made (their URLs live only here). And the engine's view of the
 // mind's own rows, blobs and keys.
 import { alertStep, controlStep, inviteStep } from "../../share/invite-step";
+import { curate, queuedCurations } from "../minds/curations";
 import { InviteRole } from "../../share/roles";
 import Dexie from "dexie";
 import * as z from "zod";
@@ -116,6 +117,13 @@ export function localMind(db: ReverieDb, mindId: string): LocalMind {
         await appendStep(db, mindId, step);
         return true;
       });
+    },
+    async curate(c, now) {
+      const { created_at: _at, link: _link, ...change } = c;
+      const queuedBefore = (await queuedCurations(db, mindId)).some((q) => q.id === c.id);
+      if (queuedBefore || (await db.steps.get({ mind_id: mindId, step_id: c.id.toLowerCase() }))) return false;
+      await curate(db, mindId, change, now);
+      return true;
     },
     async control(c, now) {
       const step = controlStep(c, now);
