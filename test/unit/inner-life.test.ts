@@ -474,6 +474,24 @@ describe("InnerLife: messages", () => {
     expect(t.clock.sleeping).toHaveLength(1);
   });
 
+  it("a person's change to its memory cuts a long sleep short too, and does not keep it awake", async () => {
+    const t = setup({ pacing: { base_s: 600, cap_s: 3600, ticks_per_level: 1 } });
+    void t.start();
+    await t.asleep(1);
+    t.clock.advance(30_000);
+    const at = t.clock.now();
+    await t.post(stampStep({ type: "observation", source: "curation", by: "Ada", role: "owner", what: "memory", op: "edit", target: "garden", content: "Ada (owner) edited your memory garden." }, { id: crypto.randomUUID(), now: at }));
+    await t.asleep(2);
+    expect(t.clock.now()).toBe(at);
+    // The wake it cut short is a scheduled one at its level, 30 s after the one before (not the 600 s its pacing said).
+    expect(t.wakes().map((w) => [w.reason, w.delay_s])).toEqual([
+      ["start", 0],
+      ["scheduled", 0],
+      ["scheduled", 30],
+    ]);
+    expect(t.clock.sleeping).toHaveLength(1);
+  });
+
   it("a message at level 3 resets the pacing to level 0", async () => {
     const t = setup();
     void t.start();

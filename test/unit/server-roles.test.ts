@@ -3,8 +3,9 @@
 // guest, member and operator), checked against one expected table; what a
 // guest reads (the conversation, by every read); operators' pause, resume and
 // stop, their queue in the inbox and the rules that keep a stopped mind
-// stopped; what an operator reads of the mind's spend; and that a refused
-// request changes nothing.
+// stopped; operators' changes to the mind's memory, queued for its home, and
+// what they read of it; what an operator reads of the mind's spend; and that
+// a refused request changes nothing.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALERT_LIMITS, INVITE_LIMITS } from "@/lib/share/api";
@@ -30,6 +31,8 @@ const EXPECTED: Record<string, Record<HolderName, number | [number, string]>> = 
   "POST /messages": { snapshot: [403, "read_only"], live: [403, "read_only"], guest: 202, member: 202, operator: 202, alert: [403, "read_only"] },
   "POST /control": { snapshot: F, live: F, guest: F, member: F, operator: 202, alert: F },
   "GET /usage": { snapshot: F, live: F, guest: F, member: F, operator: 200, alert: F },
+  "GET /memory": { snapshot: F, live: F, guest: F, member: F, operator: 200, alert: F },
+  "POST /memory": { snapshot: F, live: F, guest: F, member: F, operator: 202, alert: F },
   "POST /alerts": { snapshot: F, live: F, guest: F, member: F, operator: F, alert: 202 },
 };
 
@@ -78,7 +81,7 @@ for (const engine of engines) {
           const [method, rawPath] = route.split(" ") as [string, string];
           const path = rawPath.replace("<thought>", steps[0]!.id).replace("<message>", steps[1]!.id) + (rawPath === "/search" ? "?q=garden" : "");
           const body =
-            rawPath === "/messages" ? { from: "Cy", content: `hello from a ${h}` } : rawPath === "/control" ? { action: "pause", from: "Cy" } : rawPath === "/alerts" ? { title: `build failed (${h})` } : undefined;
+            rawPath === "/messages" ? { from: "Cy", content: `hello from a ${h}` } : rawPath === "/control" ? { action: "pause", from: "Cy" } : route === "POST /memory" ? { what: "goal", op: "add", text: `water (${h})` } : rawPath === "/alerts" ? { title: `build failed (${h})` } : undefined;
           const abort = new AbortController();
           const before = method === "POST" ? await dump(sql) : undefined;
           const res = await app.call(method, `/api/share/${links[h].token}${path}`, { body, signal: abort.signal });
@@ -160,6 +163,74 @@ for (const engine of engines) {
       expect((await upload(app, m, 3, [recorded])).status).toBe(200);
       expect((await inbox()).controls.map((c) => c.id)).not.toContain(pauseId);
       expect((await inbox()).controls).toHaveLength(3);
+    });
+
+    it("queues an operator's change to the mind's memory for its home, reads the memory as the synced workspace has it, and limits the changes", async () => {
+      const { m, links } = await sharedMind();
+      const op = links.operator.token;
+      const b64 = (t: string) => Buffer.from(t).toString("base64");
+      const put = (path: string, text: string) => ({ path, kind: "file", data_b64: b64(text), mode: 0o644, mtime: Date.UTC(2026, 11, 5), base_version: null });
+      const written = await app.call("POST", `/api/sync/minds/${m.mind}/files`, {
+        token: m.token,
+        body: {
+          put: [
+            { path: "/workspace", kind: "dir", mode: 0o755, mtime: 1, base_version: null },
+            { path: "/workspace/memory", kind: "dir", mode: 0o755, mtime: 1, base_version: null },
+            put("/workspace/memory/garden.md", "---\nid: garden\ncreated: 2026-12-01T08:00:00.000Z\ntags: [home]\n---\nwater the tomatoes\n"),
+            put("/workspace/memory/notes/deep.md", "not a memory: a folder below"),
+            put("/workspace/focus.md", "# Goals\n- [ ] 1a2b ship the report\n- [x] 3c4d call Bo (done 2026-12-02)\n"),
+          ],
+          remove: [],
+        },
+      });
+      expect(written.status).toBe(200);
+      const memory = async () => (await (await app.call("GET", `/api/share/${op}/memory`)).json()) as { goals: unknown[]; memories: unknown[]; pending: { id: string; by: string; role: string; op: string; target?: string; text?: string }[] };
+      expect(await memory()).toEqual({
+        goals: [
+          { line: 1, id: "1a2b", done: false, goal: "ship the report" },
+          { line: 2, id: "3c4d", done: true, goal: "call Bo (done 2026-12-02)" },
+        ],
+        memories: [{ id: "garden", created: "2026-12-01T08:00:00.000Z", tags: ["home"], text: "water the tomatoes\n" }],
+        pending: [],
+      });
+
+      for (const bad of [{}, { what: "memory", op: "add" }, { what: "memory", op: "edit", text: "x" }, { what: "memory", op: "forget", target: "../x" }, { what: "goal", op: "done", target: "1a2b", from: "Cy\u0007" }]) {
+        const before = await dump(sql);
+        expect((await app.call("POST", `/api/share/${op}/memory`, { body: bad })).status).toBe(400);
+        expect(await dump(sql)).toEqual(before);
+      }
+      const huge = await app.call("POST", `/api/share/${op}/memory`, { body: { what: "memory", op: "add", text: "x".repeat(70 * 1024) } });
+      expect(huge.status).toBe(413);
+
+      const edit = await app.call("POST", `/api/share/${op}/memory`, { body: { what: "memory", op: "edit", target: "garden", text: "water the tomatoes at dawn", from: " Cy " } });
+      expect(edit.status).toBe(202);
+      const { id } = (await edit.json()) as { id: string };
+      const done = await app.call("POST", `/api/share/${op}/memory`, { body: { what: "goal", op: "done", target: "1a2b" } });
+      expect(done.status).toBe(202);
+      // Waiting, on the operator's page and in the inbox the mind's home reads (oldest first; an unnamed operator is no name).
+      expect((await memory()).pending.map((p) => [p.id === id, p.by, p.role, p.op, p.target])).toEqual([
+        [true, "Cy", "operator", "edit", "garden"],
+        [false, "", "operator", "done", "1a2b"],
+      ]);
+      const inbox = async () => ((await (await app.call("GET", `/api/sync/minds/${m.mind}/inbox`, { token: m.token })).json()) as { curations: { id: string; text?: string; link: string }[] }).curations;
+      expect((await inbox()).map((c) => [c.id === id, c.text, c.link])).toEqual([
+        [true, "water the tomatoes at dawn", links.operator.id],
+        [false, undefined, links.operator.id],
+      ]);
+      // Once the home uploads the step with the request's id, it no longer waits.
+      const step = { type: "observation", step_id: id, ts: new Date(Date.UTC(2026, 11, 5, 1)).toISOString(), source: "curation", by: "Cy", role: "operator", what: "memory", op: "edit", target: "garden", content: "Cy (operator) edited your memory garden." };
+      expect((await upload(app, m, 3, [{ seq: 4, traj: "root", json: JSON.stringify(step) }])).status).toBe(200);
+      expect((await inbox()).map((c) => c.id)).not.toContain(id);
+      expect((await memory()).pending).toHaveLength(1);
+
+      // Changes are limited as messages are: the minute's quota, then 429 with when to try again.
+      for (let i = 2; i < INVITE_LIMITS.perMinute; i++) expect((await app.call("POST", `/api/share/${op}/memory`, { body: { what: "goal", op: "add", text: `goal ${i}` } })).status).toBe(202);
+      const limited = await app.call("POST", `/api/share/${op}/memory`, { body: { what: "goal", op: "add", text: "one too many" } });
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      // A revoked invite changes nothing more.
+      expect((await app.call("DELETE", `/api/sync/minds/${m.mind}/links/${links.operator.id}`, { token: m.token })).status).toBe(204);
+      expect((await app.call("POST", `/api/share/${op}/memory`, { body: { what: "goal", op: "add", text: "late" } })).status).toBe(404);
     });
 
     it("rate-limits an operator's control requests like messages, and tags each message in the inbox with its sender's role", async () => {

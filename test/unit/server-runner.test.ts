@@ -22,12 +22,15 @@ import { instance, newLink, type App } from "./server-sync-harness";
 const RESPONDER = "Reply with the text of your answer only";
 
 /** FAKE model: the responder answers; the inner life writes a file, then idles. `hold` makes the inner life's call wait until aborted (a long run). */
-function fakeModel(opts: { hold?: () => boolean } = {}): ModelPort & { calls: number } {
+function fakeModel(opts: { hold?: () => boolean } = {}): ModelPort & { calls: number; saw: string[] } {
   const port = {
     name: "fake/model",
     calls: 0,
+    /** What each call's messages said, in order. */
+    saw: [] as string[],
     async complete(req: ModelRequest): Promise<ModelResult> {
       port.calls++;
+      port.saw.push(req.messages.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n"));
       if (req.instructions.includes(RESPONDER)) return { ok: true, text: "Hello from the server." };
       if (opts.hold?.()) {
         await new Promise<void>((resolve) => req.signal.addEventListener("abort", () => resolve(), { once: true }));
@@ -167,6 +170,29 @@ for (const engine of engines) {
         return resumed >= 0 && now.slice(resumed).some((s) => s.type === "wake") && now;
       });
       expect(after.filter((s) => s.source === "control").map((s) => s.action)).toEqual(["pause", "resume"]);
+    });
+
+    it("an operator's change to its memory is made in its workspace on the server, recorded once with who made it, and read by its next call", async () => {
+      const m = await keptAlive("Ivy");
+      const operator = await newLink(app, m, "invite", { role: "operator" });
+      const res = await app.call("POST", `/api/share/${operator.token}/memory`, { body: { what: "memory", op: "add", text: "The deploy key rotates on Fridays.", tags: ["ops"], from: "Cy" } });
+      expect(res.status).toBe(202);
+      const { id } = (await res.json()) as { id: string };
+      const before = model.saw.length;
+      // The test's app has no runner hooks: the wake the server's route queues is queued here by hand.
+      await runner.wakes().now(m.mind, "message");
+      const recorded = await until("the change recorded", async () => (await steps(m.mind)).find((s) => s.step_id === id));
+      const memId = id.replace(/-/g, "").slice(0, 8);
+      expect(recorded).toMatchObject({ type: "observation", source: "curation", by: "Cy", role: "operator", op: "add", target: memId, content: `Cy (operator) added a memory, ${memId} (tags: ops): The deploy key rotates on Fridays.` });
+      const [file] = await sql.query<{ data: Uint8Array }>("SELECT data FROM mind_files WHERE mind = $1 AND path = $2", [m.mind, `/workspace/memory/${memId}.md`]);
+      expect(new TextDecoder().decode(file?.data)).toContain("The deploy key rotates on Fridays.");
+      await until("a call after it", async () => model.saw.slice(before).some((t) => t.includes(`[curation] Cy (operator) added a memory, ${memId}`)));
+      // Read again later: not made twice.
+      await runner.wakes().now(m.mind, "scheduled");
+      await new Promise((r) => setTimeout(r, 1000));
+      expect((await steps(m.mind)).filter((s) => s.source === "curation")).toHaveLength(1);
+      const files = await sql.query<{ path: string }>("SELECT path FROM mind_files WHERE mind = $1 AND path LIKE '/workspace/memory/%'", [m.mind]);
+      expect(files.map((f) => f.path)).toEqual([`/workspace/memory/${memId}.md`]);
     });
 
     it("reverie minds lists the kept minds: where each lives, its epoch, its spend today on the server", async () => {

@@ -8,6 +8,8 @@ import { OfflineError, shareClient, syncClient, type FetchPort } from "@/lib/sha
 import { syncEngine, wakeSource, type SyncEngine } from "@/lib/share/sync-engine";
 import type { ReverieDb } from "@/lib/store/db/db";
 import { createMind, getMind, setRunning } from "@/lib/store/minds/minds";
+import { drainCurationQueue, queuedCurations } from "@/lib/store/minds/curations";
+import { readMindNotes } from "@/lib/store/minds/memory";
 import { appendStep, putBlob, rowsAfter } from "@/lib/store/steps/steps";
 import { getSync, inviteStep, localMind, pendingSteps, syncState } from "@/lib/store/sync/sync";
 import { stampStep, type Step } from "@/lib/trajectory/schema";
@@ -188,6 +190,40 @@ describe.each(engines)("sync engine against the sharing routes ($name)", (engine
     // A guest may not.
     const guest = shareClient(fetchPort, (await sync.createLink(mind, write, { kind: "invite", role: "guest" })).token, BASE);
     await expect(guest.control("pause", "Bo")).rejects.toMatchObject({ status: 403, code: "forbidden" });
+  });
+
+  it("takes an operator's change to the mind's memory from the inbox once: queued for a running mind's worker, made at once on a stopped one's files", async () => {
+    const engine = makeEngine();
+    await engine.push();
+    await setRunning(db, mindId, true);
+    const { mind, token: write } = await token();
+    const sync = syncClient(fetchPort, BASE);
+    const operator = shareClient(fetchPort, (await sync.createLink(mind, write, { kind: "invite", role: "operator" })).token, BASE);
+    const { id } = await operator.curate({ what: "goal", op: "add", text: "tidy the garden" }, "Cy");
+    expect((await operator.memory()).pending.map((p) => [p.id, p.by, p.text])).toEqual([[id, "Cy", "tidy the garden"]]);
+    // Running: queued for its worker, once however often the inbox is read.
+    expect(await engine.pullInbox()).toBe(1);
+    expect(await engine.pullInbox()).toBe(0);
+    expect((await queuedCurations(db, mindId)).map((c) => [c.id, c.by, c.role])).toEqual([[id, "Cy", "operator"]]);
+    // Its worker stopped before taking it: the stopped mind's files take it, with its step.
+    await setRunning(db, mindId, false);
+    expect(await drainCurationQueue(db, mindId, clock.now())).toBe(1);
+    expect((await readMindNotes(db, mindId)).goals.map((g) => g.goal)).toEqual(["tidy the garden"]);
+    const recorded = (await rowsAfter(db, mindId, 0)).filter((r) => r.step_id === id).map((r) => JSON.parse(r.json) as Step & { content: string });
+    expect(recorded).toEqual([expect.objectContaining({ type: "observation", source: "curation", by: "Cy", role: "operator", content: expect.stringMatching(/^Cy \(operator\) set you a goal, [0-9a-f]{4}: tidy the garden$/) })]);
+    // Uploaded: no longer waiting on the server; read again, nothing is made twice.
+    await engine.push();
+    expect((await sync.inbox(mind, write)).curations).toEqual([]);
+    expect(await engine.pullInbox()).toBe(0);
+    // A stopped mind takes the next one at once.
+    const { id: second } = await operator.curate({ what: "goal", op: "add", text: "water the beans" }, "Cy");
+    expect(await engine.pullInbox()).toBe(1);
+    expect((await readMindNotes(db, mindId)).goals.map((g) => g.goal)).toEqual(["tidy the garden", "water the beans"]);
+    expect((await rowsAfter(db, mindId, 0)).filter((r) => r.step_id === second)).toHaveLength(1);
+    // A member may not.
+    const member = shareClient(fetchPort, (await sync.createLink(mind, write, { kind: "invite", role: "member" })).token, BASE);
+    await expect(member.curate({ what: "goal", op: "add", text: "x" }, "Bo")).rejects.toMatchObject({ status: 403, code: "forbidden" });
+    await expect(member.memory()).rejects.toMatchObject({ status: 403, code: "forbidden" });
   });
 
   it("run: saves the error while offline, backs off, and catches up once online", async () => {
