@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALERT_LIMITS, INVITE_LIMITS } from "@/lib/share/api";
 import type { Sql } from "@/lib/server/db/sql";
-import { sharingFetch, sharingRoutes } from "@/lib/server/sharing/routes";
+import { sharingFetch, sharingRoutes, type RunnerHooks } from "@/lib/server/sharing/routes";
 import { shareClient } from "@/lib/share/client";
 import { engines } from "./server-databases";
 import { dump, instance, newLink, newMind, ORIGIN, sseReader, thought, upload, type App } from "./server-sync-harness";
@@ -46,11 +46,18 @@ for (const engine of engines) {
     let sql: Sql;
     let remove: () => Promise<void>;
     let app: App;
+    /** What the routes asked of the server's runner (a recorder in its place): which mind to wake, now or by when. */
+    const wakes: { mind: string; by?: number }[] = [];
+    const woken: RunnerHooks = {
+      leaseChanged: async () => undefined,
+      guestMessage: async (_sql, mind) => void wakes.push({ mind }),
+      wakeBy: async (_sql, mind, at) => void wakes.push({ mind, by: at.getTime() }),
+    };
     beforeAll(async () => {
       const db = await engine.fresh();
       remove = db.remove;
       sql = await db.open();
-      app = instance(sql, { pollMs: 200 });
+      app = instance(sql, { pollMs: 200, runner: woken });
     }, 120_000);
     afterAll(async () => {
       await app?.close();
@@ -351,6 +358,9 @@ for (const engine of engines) {
         const res = await post({ title: `flaky test ${i}`, severity: i === 4 ? "critical" : "warning" });
         expect(await res.json()).toMatchObject({ coalesced: true });
       }
+      // A mind put away on the server is woken for each alert of the burst at once, and for the storm once, when it ends.
+      const [ends] = await sql.query<{ at: Date }>("SELECT closes_at AS at FROM alert_storms WHERE link = $1", [links.alert.id]);
+      expect(wakes.filter((w) => w.mind === m.mind)).toEqual([...alone.map(() => ({ mind: m.mind })), { mind: m.mind, by: new Date(ends!.at).getTime() + 1000 }]);
       // The storm's minute is not over: only the burst is there, each whole.
       let inbox = await pending();
       expect(inbox.alerts.map((a) => [a.id, a.label, a.severity, a.title, a.body, a.count])).toEqual(alone.map((id, i) => [id, "CI", "error", `build ${i + 1} failed`, `log of build ${i + 1}`, 1]));

@@ -3,7 +3,7 @@
 // real Request objects through the same path routing Next does.
 import { randomUUID } from "node:crypto";
 import { openLiveHub, type LiveHub } from "@/lib/server/sharing/live";
-import { sharingFetch, sharingRoutes } from "@/lib/server/sharing/routes";
+import { sharingFetch, sharingRoutes, type RunnerHooks } from "@/lib/server/sharing/routes";
 import type { Sql } from "@/lib/server/db/sql";
 import { DEFAULT_QUOTAS, type SyncQuotas } from "@/lib/server/sharing/quotas";
 import type { WireStep } from "@/lib/share/api";
@@ -36,10 +36,10 @@ export interface App {
 }
 
 /** One server instance over `sql`: its own live hub, as a separate process would have. */
-export function instance(sql: Sql, opts: { pollMs?: number; heartbeatMs?: number; maxQueuedBytes?: number; maxPerLink?: number; quotas?: Partial<SyncQuotas> } = {}): App {
+export function instance(sql: Sql, opts: { pollMs?: number; heartbeatMs?: number; maxQueuedBytes?: number; maxPerLink?: number; quotas?: Partial<SyncQuotas>; runner?: RunnerHooks } = {}): App {
   const live = openLiveHub(sql, { pollMs: opts.pollMs ?? 2_000 });
   const quotas = { ...DEFAULT_QUOTAS, ...opts.quotas };
-  const fetch = sharingFetch(sharingRoutes(async () => ({ sql, live, quotas, stream: { heartbeatMs: opts.heartbeatMs, maxQueuedBytes: opts.maxQueuedBytes, maxPerLink: opts.maxPerLink } })));
+  const fetch = sharingFetch(sharingRoutes(async () => ({ sql, live, quotas, ...(opts.runner ? { runner: opts.runner } : {}), stream: { heartbeatMs: opts.heartbeatMs, maxQueuedBytes: opts.maxQueuedBytes, maxPerLink: opts.maxPerLink } })));
   return {
     sql,
     live,

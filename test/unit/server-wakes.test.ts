@@ -1,7 +1,7 @@
 // Minds' wakes on the job queue (lib/server/runner/wakes.ts, pg-boss over our
 // Sql), on both engines: a wake is taken when due and not before, once; one
 // queued wake per mind (setting it again moves it, `now` pulls it forward,
-// `clear` drops it); two runner processes' queues on one database take each
+// `clear` drops it, `by` pulls it in only when it is later); two runner processes' queues on one database take each
 // wake once between them; a wake whose handler fails is taken again.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sql } from "@/lib/server/db/sql";
@@ -71,6 +71,25 @@ for (const engine of engines) {
       await new Promise((r) => setTimeout(r, 600));
       expect(of("mind-c")).toEqual([]);
       expect(of("mind-b")).toHaveLength(1);
+    });
+
+    it("by() wakes a mind at a time at the latest: an earlier queued wake stays, a later one is pulled in, none is made twice", async () => {
+      // Queued sooner than asked: it stays, and is taken when it was due.
+      await queue.set("mind-f", new Date(Date.now() + 300), "scheduled");
+      await queue.by("mind-f", new Date(Date.now() + 60_000), "message");
+      await until(() => of("mind-f").length === 1);
+      expect(of("mind-f")[0]).toMatchObject({ reason: "scheduled" });
+      // Queued later than asked: pulled in to the time asked.
+      await queue.set("mind-g", new Date(Date.now() + 60_000), "scheduled");
+      const at = new Date(Date.now() + 400);
+      await queue.by("mind-g", at, "message");
+      await until(() => of("mind-g").length === 1);
+      expect(of("mind-g")[0]).toMatchObject({ reason: "message", due: at.getTime() });
+      // None queued: one is.
+      await queue.by("mind-h", new Date(Date.now() + 200), "message");
+      await until(() => of("mind-h").length === 1);
+      await new Promise((r) => setTimeout(r, 600));
+      expect([of("mind-f"), of("mind-g"), of("mind-h")].map((w) => w.length)).toEqual([1, 1, 1]);
     });
 
     it("a wake whose handler fails is taken again", async () => {

@@ -91,6 +91,11 @@ export const runnerHooks = {
     const queue = await wakeSender();
     if (queue && (await keptAlive(sql, mind))) await queue.now(mind, "message");
   },
+  /** Something comes in for a keep-alive mind at `at` (an alert storm's fold): wake it then, unless it wakes sooner. */
+  async wakeBy(sql: Sql, mind: string, at: Date): Promise<void> {
+    const queue = await wakeSender();
+    if (queue && (await keptAlive(sql, mind))) await queue.by(mind, at, "message");
+  },
   /** Keep-alive turned on (wake it now, or when a tab's lease lapses) or off (drop its wake). */
   async keepAliveChanged(sql: Sql, mind: string, on: boolean, leaseExpiresAt: Date | undefined): Promise<void> {
     const queue = await wakeSender();

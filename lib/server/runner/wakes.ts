@@ -28,6 +28,8 @@ export interface WakeQueue {
   set(mind: string, at: Date, reason: WakeReason): Promise<void>;
   /** Wake the mind as soon as a runner can (a message, an alarm that is due). */
   now(mind: string, reason: WakeReason): Promise<void>;
+  /** Wake the mind at `at` at the latest: a wake queued sooner stays as it is (an alert storm's end, which must not put off its pacing's wake). */
+  by(mind: string, at: Date, reason: WakeReason): Promise<void>;
   /** The mind has no next wake (it stopped, or moved to a tab). */
   clear(mind: string): Promise<void>;
   /** Take due wakes until stop(), `handle` once per wake; a wake whose handler throws is retried. */
@@ -70,6 +72,11 @@ export async function openWakeQueue(sql: Sql, opts: WakeQueueOptions = {}): Prom
     },
     async now(mind, reason) {
       await place(mind, new Date(), reason);
+    },
+    async by(mind, at, reason) {
+      const queued = await boss.findJobs<Wake>(QUEUE, { key: mind, queued: true });
+      if (queued.some((j) => new Date(j.startAfter).getTime() <= at.getTime())) return;
+      await place(mind, at, reason);
     },
     async clear(mind) {
       const jobs = await boss.findJobs<Wake>(QUEUE, { key: mind, queued: true });

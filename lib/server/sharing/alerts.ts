@@ -17,21 +17,26 @@ import { lockLink, withinMinute } from "./link-rate";
 
 const WINDOW_S = 60;
 
-export async function postAlert(sql: Sql, link: ResolvedLink, alert: AlertPost): Promise<{ id: string; coalesced: boolean }> {
+/** `stormEnds`: this alert opened a storm, whose fold is delivered once it ends (a mind put away on the server is woken for it then). */
+export async function postAlert(sql: Sql, link: ResolvedLink, alert: AlertPost): Promise<{ id: string; coalesced: boolean; stormEnds?: Date }> {
   if (!can(link.holder, "alert")) throw new HttpError(403, "forbidden", "only an alert link may post alerts");
   return sql.transaction(async (tx) => {
     await lockLink(tx, link.id);
     const recent = await withinMinute(tx, "link_alerts", link.id, ALERT_LIMITS.perMinute, "alerts", "alert link");
     let storm: string | null = null;
+    let stormEnds: Date | undefined;
     if (recent >= ALERT_LIMITS.burst) {
       const [open] = await tx.query<{ id: string }>("SELECT id FROM alert_storms WHERE link = $1 AND closes_at > now() ORDER BY closes_at DESC LIMIT 1", [link.id]);
       storm = open?.id ?? randomUUID();
-      if (!open) await tx.query("INSERT INTO alert_storms (id, mind, link, closes_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))", [storm, link.mind, link.id, WINDOW_S]);
+      if (!open) {
+        const [made] = await tx.query<{ closes_at: Date }>("INSERT INTO alert_storms (id, mind, link, closes_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4)) RETURNING closes_at", [storm, link.mind, link.id, WINDOW_S]);
+        stormEnds = made ? new Date(made.closes_at) : undefined;
+      }
     }
     const id = randomUUID();
     await tx.query("INSERT INTO link_alerts (id, mind, link, storm, severity, title, body) VALUES ($1, $2, $3, $4, $5, $6, $7)", [id, link.mind, link.id, storm, alert.severity, alert.title, alert.body || null]);
     await tx.query("SELECT pg_notify($1, $2)", [SYNC_CHANNEL, link.mind]);
-    return { id, coalesced: storm !== null };
+    return { id, coalesced: storm !== null, ...(stormEnds ? { stormEnds } : {}) };
   });
 }
 

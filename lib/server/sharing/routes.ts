@@ -46,6 +46,8 @@ export interface RunnerHooks {
   leaseChanged(sql: Sql, mind: string, expiresAt: Date): Promise<void>;
   /** A guest wrote to the mind through an invite, or an operator resumed it: wake it now. */
   guestMessage(sql: Sql, mind: string): Promise<void>;
+  /** Something comes in for the mind at `at` (an alert storm's fold): wake it then, unless it wakes sooner. */
+  wakeBy(sql: Sql, mind: string, at: Date): Promise<void>;
 }
 
 /** Lease holders that are server runners; a tab asking for such a lease asks it to hand over. */
@@ -260,9 +262,10 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
     sharedAlerts: r({
       POST: viaLink("alert", async (d, link, request) => {
         const posted = await postAlert(d.sql, link, await readJson(request, AlertPost, SMALL_BODY));
-        // One alone reaches a mind kept alive on the server at once; a storm's fold waits for its minute (and the mind's next wake there).
-        if (!posted.coalesced) await d.runner?.guestMessage(d.sql, link.mind).catch((e: unknown) => console.error(`runner: could not wake ${link.mind}: ${String(e)}`));
-        return json(posted, 202);
+        // One alone reaches a mind kept alive on the server at once; a storm's fold once its minute is over (a put-away mind is woken for it then).
+        const wake = posted.coalesced ? (posted.stormEnds ? d.runner?.wakeBy(d.sql, link.mind, new Date(posted.stormEnds.getTime() + 1000)) : undefined) : d.runner?.guestMessage(d.sql, link.mind);
+        await wake?.catch((e: unknown) => console.error(`runner: could not wake ${link.mind}: ${String(e)}`));
+        return json({ id: posted.id, coalesced: posted.coalesced }, 202);
       }),
     }),
     sharedMemory: r({
