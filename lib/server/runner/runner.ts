@@ -23,7 +23,8 @@ import type { Sql } from "../db/sql";
 import { inbox } from "../sharing/invite-messages";
 import { pendingControls } from "../sharing/controls";
 import { pendingCurations } from "../sharing/curations";
-import { mindsWithAlerts, pendingAlerts } from "../sharing/alerts";
+import { pendingAlerts } from "../sharing/alerts";
+import { mindsWithInbound } from "../sharing/inbound";
 import { acquireLease, LEASE_WANTED_CHANNEL, releaseLease } from "../state/lease";
 import { hostMind, type HostedMind } from "./hosted-mind";
 import { openWakeQueue, type Wake, type WakeQueue, type WakeQueueOptions } from "./wakes";
@@ -266,16 +267,7 @@ export class Runner {
         for (const h of this.hosted.values()) if (mine.get(h.mindId) !== h.epoch) void h.stop();
       }
       // What came in first, so an operator's pause is recorded before the stretch it ends.
-      const mail = await sql.query<{ mind: string }>(
-        `SELECT DISTINCT g.mind FROM guest_messages g WHERE g.mind = ANY($1::text[])
-         AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = g.mind AND s.step_id = g.id)
-         UNION SELECT DISTINCT c.mind FROM mind_controls c WHERE c.mind = ANY($1::text[])
-         AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = c.mind AND s.step_id = c.id)
-         UNION SELECT DISTINCT k.mind FROM mind_curations k WHERE k.mind = ANY($1::text[])
-         AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = k.mind AND s.step_id = k.id)`,
-        [minds],
-      );
-      for (const mind of new Set([...mail.map((m) => m.mind), ...(await mindsWithAlerts(sql, minds))])) {
+      for (const mind of await mindsWithInbound(sql, minds)) {
         const h = this.hosted.get(mind);
         if (h) await this.deliverInbox(h);
       }

@@ -82,15 +82,3 @@ export async function pendingAlerts(sql: Sql, mind: string): Promise<InboundAler
   }
   return [...out, ...storms.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
-
-/** Minds among `minds` with an alert or a closed storm to deliver (the runner's poll). */
-export async function mindsWithAlerts(sql: Sql, minds: string[]): Promise<string[]> {
-  const rows = await sql.query<{ mind: string }>(
-    `SELECT DISTINCT a.mind FROM link_alerts a WHERE a.mind = ANY($1::text[]) AND a.storm IS NULL
-       AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = a.mind AND s.step_id = a.id)
-     UNION SELECT DISTINCT st.mind FROM alert_storms st WHERE st.mind = ANY($1::text[]) AND st.closes_at <= now()
-       AND NOT EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = st.mind AND s.step_id = st.id)`,
-    [minds],
-  );
-  return rows.map((r) => r.mind);
-}
