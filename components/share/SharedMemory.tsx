@@ -36,6 +36,14 @@ export function SharedMemory({ client }: { client: ShareClient }) {
     void load();
   }, [load]);
 
+  /** The step reaches the server before the files it changed (the workspace follows every few seconds): read the lists until they change. */
+  const followFiles = async (sent: Notes | null) => {
+    for (const until = Date.now() + FOLLOW_FOR_MS; Date.now() < until; await pause(FOLLOW_MS)) {
+      const now = await load();
+      if (!now || !sent || listed(now) !== listed(sent)) return;
+    }
+  };
+
   const curator = useCurator(async (req: CurationRequest): Promise<CurationAnswer> => {
     let id: string;
     try {
@@ -44,13 +52,14 @@ export function SharedMemory({ client }: { client: ShareClient }) {
       const why = e instanceof ApiRequestError && e.status === 429 ? `too many changes for now: try again in ${e.retryAfter ?? 60} s` : e instanceof Error ? e.message : String(e);
       return { state: "failed", text: `Not sent: ${why}` };
     }
-    await load();
+    const sent = await load();
     // Followed until its step is written: the step says what was made (or why nothing could be).
     for (const until = Date.now() + FOLLOW_FOR_MS; Date.now() < until; ) {
-      await new Promise((r) => setTimeout(r, FOLLOW_MS));
+      await pause(FOLLOW_MS);
       const step = await recordedStep(client, id).catch(() => null);
       if (step) {
-        await load();
+        if (step.failed) await load();
+        else void followFiles(sent);
         return step.failed ? { state: "failed", text: `Not changed: ${step.failed}.` } : { state: "done", text: `Done. The mind reads: “${step.content}”` };
       }
     }
@@ -92,6 +101,9 @@ export function SharedMemory({ client }: { client: ShareClient }) {
     </section>
   );
 }
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const listed = (n: Notes) => JSON.stringify([n.goals, n.memories]);
 
 /** The step a change became, once its home wrote it and it reached the server; null while it waits. */
 async function recordedStep(client: ShareClient, id: string): Promise<{ content: string; failed?: string } | null> {

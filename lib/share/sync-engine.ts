@@ -6,7 +6,7 @@
 // local mind (lib/store/sync/sync.ts), the HTTP client, the saved state, a clock.
 import type { Clock } from "../mind/ports";
 import { SYNC_LIMITS, type Inbound, type InboundAlert, type InboundControl, type InboundCuration, type SyncQuota, type WireStep, type WireTrajectory } from "./api";
-import type { InviteRole } from "./roles";
+import { can, DEFAULT_INVITE_ROLE, type InviteRole } from "./roles";
 import { ApiRequestError, type SyncClient } from "./client";
 import { scrubber, scrubStepJson } from "./scrub";
 import { pullMindState, pushMindState, type LocalState, type StateResult } from "./state-sync";
@@ -103,7 +103,7 @@ const AHEAD_RETRY_MS = 1000;
 /** Over a server quota, retrying soon only sends the same refused batch again: wait this long (or for the host to raise it). */
 const QUOTA_BACKOFF_MS = 5 * 60_000;
 const overQuota = (e: unknown) => e instanceof ApiRequestError && (e.code === "quota" || e.code === "rate_limited");
-/** While keep-alive is on, the mind's state is pushed at most this often. */
+/** While keep-alive is on (or an operator's invite is live), the mind's state is pushed at most this often. */
 export const STATE_PUSH_MS = 5000;
 /** Room left in a request body for the envelope around the steps. */
 const ENVELOPE_BYTES = 64 * 1024;
@@ -124,6 +124,9 @@ export function blobRefs(json: string): string[] {
 
 /** A link through which something comes in (an invite, an alert link) is open: the inbox is read every INBOX_POLL_MS. */
 export const activeInvite = (r: SyncRecord | null) => !!r?.enabled && r.links.some((l) => (l.kind === "invite" || l.kind === "alert") && !l.revoked_at);
+/** A live invite whose holder reads and curates the mind's memories and goals (an operator's): they read them from the workspace as the server has it, so it must reach the server. */
+export const curatingInvite = (r: SyncRecord | null) =>
+  !!r?.enabled && r.links.some((l) => l.kind === "invite" && !l.revoked_at && can({ kind: "invite", role: l.role ?? DEFAULT_INVITE_ROLE }, "curate"));
 
 export function syncEngine({ client, local, state, clock, mindState }: SyncDeps) {
   // Blobs never change, so one upload per name per engine is enough (a resend is harmless).
@@ -322,7 +325,8 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
           if (activeInvite(rec)) await serial(inboxPass);
           await serial(uploadPass);
           // Keep-alive: the server must be able to go on from here at any moment, so the state follows the steps (at most every STATE_PUSH_MS).
-          if (rec.keep_alive && mindState && clock.now() - statePushedAt >= STATE_PUSH_MS) {
+          // An operator's invite: their page shows the memories and goals from the server's copy of the workspace, so it follows too.
+          if ((rec.keep_alive || curatingInvite(rec)) && mindState && clock.now() - statePushedAt >= STATE_PUSH_MS) {
             await serial(statePass);
             statePushedAt = clock.now();
           }

@@ -1,6 +1,6 @@
 // What the fault tests do on a mind's page, as a person would: create a mind
 // against a model URL, wait for a status, read the stream's rows, change the
-// pacing in Settings.
+// pacing in Settings, make an invite from the share bar.
 import type { Page } from "playwright-core";
 
 export interface NewMind {
@@ -112,4 +112,19 @@ export async function sendMessage(page: Page, text: string, timeout = 10_000): P
   await page.getByTestId("message-input").fill(text);
   await page.getByTestId("send-message").click();
   await page.locator('[data-testid="step"][data-step-type="message"]', { hasText: text }).first().waitFor({ timeout });
+}
+
+/** Make an invite with `role` from the share bar; resolves with its URL (a new one, not the field's previous). */
+export async function invite(host: Page, role: "guest" | "member" | "operator", previous = ""): Promise<string> {
+  await host.getByTestId("invite-role").selectOption(role);
+  await host.getByTestId("invite-create").click();
+  const made = await host.waitForFunction(
+    (prev) => {
+      const v = (document.querySelector('[data-testid="invite-link"]') as HTMLInputElement | null)?.value ?? "";
+      return v.includes("/s/") && v !== prev ? v : null;
+    },
+    previous,
+    { timeout: 30_000 },
+  );
+  return (await made.jsonValue()) as string;
 }

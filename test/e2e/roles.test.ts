@@ -10,25 +10,10 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserAndModelForFile } from "./browser";
 import { defaultResponder } from "../fixtures/model-server";
-import { createMind, rows, setPacing, waitForStatus, RUNNING } from "./mind-page";
+import { createMind, invite, rows, setPacing, waitForStatus, RUNNING } from "./mind-page";
 
 const baseUrl = inject("baseUrl");
 const env = browserAndModelForFile();
-
-/** Make an invite with `role` from the share bar; resolves with its URL (a new one, not the field's previous). */
-async function invite(host: Page, role: "guest" | "member" | "operator", previous = ""): Promise<string> {
-  await host.getByTestId("invite-role").selectOption(role);
-  await host.getByTestId("invite-create").click();
-  const made = await host.waitForFunction(
-    (prev) => {
-      const v = (document.querySelector('[data-testid="invite-link"]') as HTMLInputElement | null)?.value ?? "";
-      return v.includes("/s/") && v !== prev ? v : null;
-    },
-    previous,
-    { timeout: 30_000 },
-  );
-  return (await made.jsonValue()) as string;
-}
 
 /** The newest thought or command the owner's page shows ("" before the first): a new one means the mind thought again. */
 const lastWork = async (page: Page) => (await rows(page)).filter((r) => r.type === "reasoning" || r.type === "thought").at(-1)?.id ?? "";

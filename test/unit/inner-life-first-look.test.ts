@@ -37,8 +37,8 @@ afterEach(async () => {
   running = null;
 });
 
-/** One wake of `task` with `turns`, until the mind waits again: the system prompt of each call and what each call's record says. */
-async function oneWake(task: WakeTask, turns: Turn[], initial: Step[] = []) {
+/** One wake of `task` with `turns` (after `offered` came), until the mind waits again: the system prompt of each call and what each call's record says. */
+async function oneWake(task: WakeTask, turns: Turn[], initial: Step[] = [], offered: Step[] = []) {
   const log = new MemoryStepLog(initial);
   const clock = new FakeClock(T0);
   const journal = new Journal(log, sequentialIds(), clock);
@@ -68,6 +68,8 @@ async function oneWake(task: WakeTask, turns: Turn[], initial: Step[] = []) {
     contexts: { record: (call) => seen.push(call) },
   });
   running = life;
+  // Offered while it waited (the dispatcher's steps for it): the wake is the one they cut short.
+  for (const step of offered) life.offer(step);
   void life.start(task);
   await until(() => clock.requested.length >= 1 && clock.sleeping.length === 1, "the mind to wait");
   // The first wake's calls only (a wake with no pause after it is followed by the next at once): its run's, and its nested runs' before its last.
@@ -127,6 +129,20 @@ describe("an idle wake's first look", () => {
     expect(systems).toEqual([FULL, FULL]);
     expect(seen.map((c) => c.budget)).toEqual([DEFAULT_BUDGET, DEFAULT_BUDGET]);
     expect(seen[0]?.system.map((s) => s.kind)).not.toContain("first-look");
+  });
+
+  it("a scheduled wake an alert or a person's change to its memory cut short is not idle: full instructions and the whole budget from its first call", async () => {
+    const news: Step[] = [
+      { type: "observation", step_id: id(2, "cccccccccccc"), ts: formatTs(T0), source: "alert", content: "Alert (error) from the alert link \"CI\": build 42 failed" },
+      { type: "observation", step_id: id(3, "cccccccccccc"), ts: formatTs(T0), source: "curation", content: "Ada (owner) edited your memory 1a2b3c4d. It said: x\nIt now says: y" },
+    ];
+    for (const step of news) {
+      const { systems, seen } = await oneWake({ reason: "scheduled", level: 1 }, [IDLE], [step], [step]);
+      expect(systems).toEqual([FULL]);
+      expect(seen.map((c) => c.budget)).toEqual([DEFAULT_BUDGET]);
+      await running?.stop();
+      running = null;
+    }
   });
 
   it("a start-up wake and a retry are unchanged", async () => {

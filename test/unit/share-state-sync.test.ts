@@ -14,7 +14,7 @@ import type { FileRecord } from "@/lib/mind/state";
 import { SYNC_LIMITS } from "@/lib/share/api";
 import { ApiRequestError, syncClient, type FetchPort } from "@/lib/share/client";
 import { pushMindState } from "@/lib/share/state-sync";
-import { syncEngine, wakeSource, type SyncEngine } from "@/lib/share/sync-engine";
+import { STATE_PUSH_MS, syncEngine, wakeSource, type SyncEngine } from "@/lib/share/sync-engine";
 import type { ReverieDb } from "@/lib/store/db/db";
 import { sealTier } from "@/lib/store/derived/tiers";
 import { mindFiles } from "@/lib/store/minds/files";
@@ -306,6 +306,55 @@ describe.each(engines)("the mind's state, tab ↔ server ($name)", (engine) => {
       if (clock.sleeping.length) clock.advanceToNextWake();
       expect(text((await serverFiles()).get("/workspace/notes.md"))).toBe("later");
     });
+    stop.abort();
+    await running;
+  });
+
+  it("the engine pushes the state while an operator's invite is live too (their page reads the memories and goals from the server's copy), and not for a guest's or a member's", async () => {
+    const invite = (id: string, role: "guest" | "member" | "operator", revoked_at?: string) => ({
+      id,
+      kind: "invite" as const,
+      role,
+      url: `${BASE}/s/${id}`,
+      at_seq: null,
+      created_at: new Date(clock.now()).toISOString(),
+      ...(revoked_at ? { revoked_at } : {}),
+    });
+    /** Let the engine's passes run until the clock is `ms` further on. */
+    const passFor = async (ms: number) => {
+      const until = clock.now() + ms;
+      await vi.waitFor(() => {
+        if (clock.sleeping.length) clock.advanceToNextWake();
+        expect(clock.now()).toBeGreaterThanOrEqual(until);
+      }, { timeout: 20_000, interval: 5 });
+    };
+    await updateSync(db, mindId, (r) => ({ ...r, links: [invite("g", "guest"), invite("m", "member")] }));
+    const wakes = wakeSource();
+    const stop = new AbortController();
+    const running = sync.run(stop.signal, wakes);
+    // A guest's and a member's invite: the inbox is read every second and the steps go, the state does not.
+    await appendStep(db, mindId, stampStep({ type: "thought", content: "a new thought", source: "inner" }, { id: "0f0f0f0f-0000-4000-8000-00000000000b", now: clock.now() }));
+    wakes.nudge();
+    await passFor(3 * STATE_PUSH_MS);
+    expect(await pendingSteps(db, mindId, (await getSync(db, mindId))?.last_seq ?? 0)).toBe(0);
+    expect((await serverFiles()).size).toBe(0);
+    // An operator's: the workspace follows, at most every few seconds.
+    await updateSync(db, mindId, (r) => ({ ...r, links: [...r.links, invite("o", "operator")] }));
+    await vi.waitFor(async () => {
+      if (clock.sleeping.length) clock.advanceToNextWake();
+      expect((await serverFiles()).size).toBe(4);
+    });
+    await local().save([put("/workspace/notes.md", "later", 4000)], []);
+    await vi.waitFor(async () => {
+      if (clock.sleeping.length) clock.advanceToNextWake();
+      expect(text((await serverFiles()).get("/workspace/notes.md"))).toBe("later");
+    });
+    // Revoked, it no longer draws the workspace to the server.
+    await updateSync(db, mindId, (r) => ({ ...r, links: r.links.map((l) => (l.id === "o" ? { ...l, revoked_at: new Date(clock.now()).toISOString() } : l)) }));
+    await passFor(STATE_PUSH_MS);
+    await local().save([put("/workspace/notes.md", "only here", 5000)], []);
+    await passFor(3 * STATE_PUSH_MS);
+    expect(text((await serverFiles()).get("/workspace/notes.md"))).toBe("later");
     stop.abort();
     await running;
   });

@@ -90,6 +90,8 @@ export class InnerLife {
   private wakeController = new AbortController();
   /** A trigger arrived between wakes: the next wait is skipped. */
   private wakeRequested = false;
+  /** An alert or a person's change to its memory came since the last wake began: the next one has news to read, so no lean first look. */
+  private news = false;
   private shell: ShellState;
   private repeats = { outcome: "", count: 0 };
   /** Token counts kept across wakes: each step is counted once in the mind's life. */
@@ -158,6 +160,7 @@ export class InnerLife {
   offer(step: Step): void {
     // Only messages queue (a wake reads them all); an alert or a curation just cuts the wait short: the run sees it in its context.
     const dropped = isKind(step, "message") ? this.queue.push(step) : null;
+    if (!isKind(step, "message")) this.news = true;
     if (dropped) {
       void this.deps.journal
         .append({ type: "feedback", content: `Too many messages at once: message ${dropped.step_id.slice(0, 8)} was dropped from the inner life's queue (the responder still sees it).`, source: "system" })
@@ -258,7 +261,10 @@ export class InnerLife {
     const run = await journal.openRun({ model: deps.model.name, trigger_step: trigger ?? wakeStep.step_id, wake: wakeStep.step_id, launched_by: INNER_LIFE });
     const instructions = typeof deps.instructions === "string" ? deps.instructions : await deps.instructions();
     // A spontaneous wake looks around cheaply first (lean instructions, the life at its coarsest, the last few steps); once it acts, its calls get the whole budget.
-    const look = task.reason === "scheduled" ? idleFirstLook(instructions) : undefined;
+    // One an alert or a person's change cut short is not idle: the lean look could show that step only as a summary, or not at all (it keeps just the open block).
+    const idle = task.reason === "scheduled" && !this.news;
+    this.news = false;
+    const look = idle ? idleFirstLook(instructions) : undefined;
     const runDeps: RunDeps = {
       model: deps.model,
       shell: deps.shell,
@@ -272,7 +278,7 @@ export class InnerLife {
       cache: this.contextCache,
       contexts: deps.contexts,
       // Instructions of another shape (a test's) have no lean form: the first call then only has the smaller budget.
-      ...(look ? { firstCallBudget: look.budget, firstLook: look } : task.reason === "scheduled" ? { firstCallBudget: IDLE_BUDGET } : {}),
+      ...(look ? { firstCallBudget: look.budget, firstLook: look } : idle ? { firstCallBudget: IDLE_BUDGET } : {}),
       signal: this.stopController.signal,
       onIteration: (runId, iteration) => deps.onStatus({ state: "thinking", runId, iteration }),
       onPartial: deps.onPartial,
