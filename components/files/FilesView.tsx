@@ -23,9 +23,10 @@ export function FilesView({ mindId, readOnly }: { mindId: string; readOnly: stri
     });
   }, []);
 
-  // On a phone the tree sits above the file, so the file keeps the whole width.
+  // On a phone the tree sits above the file, so the file keeps the whole width. It takes the height the page leaves it
+  // (min-h-0), never more: a tall header must not push it under the message box.
   return (
-    <div data-testid="files-view" className="flex min-h-[50vh] flex-1 flex-col gap-3 overflow-hidden sm:flex-row">
+    <div data-testid="files-view" className="flex min-h-0 flex-1 flex-col gap-3 overflow-hidden sm:flex-row">
       <nav aria-label="Workspace" className="max-h-48 shrink-0 overflow-auto rounded sm:max-h-none sm:w-64 border border-stone-200 p-1 dark:border-stone-800">
         {entries === undefined ? (
           <p className="p-1 text-sm text-stone-500 dark:text-stone-400">Loading…</p>
@@ -35,7 +36,7 @@ export function FilesView({ mindId, readOnly }: { mindId: string; readOnly: stri
           <FileTree roots={roots} open={open} onToggle={toggle} focused={focused} onFocus={setFocused} selected={selected} onSelect={setSelected} />
         )}
       </nav>
-      <div className="flex min-w-0 flex-1 rounded border border-stone-200 p-2 dark:border-stone-800">
+      <div className="flex min-h-0 min-w-0 flex-1 rounded border border-stone-200 p-2 dark:border-stone-800">
         <FileViewer mindId={mindId} path={selected} readOnly={readOnly} />
       </div>
     </div>

@@ -104,6 +104,21 @@ describe("permissions and files of a mind", () => {
     await expect.poll(() => item("/workspace/docs/page.html").count()).toBe(0);
   });
 
+  it("on a short window the files take the height left above the message box, never more", async () => {
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: 1024, height: 480 });
+    try {
+      await page.getByTestId("tab-files").click();
+      const files = await page.getByTestId("files-view").boundingBox();
+      const box = await page.getByTestId("message-input").boundingBox();
+      expect(files && box).toBeTruthy();
+      // Its bottom edge is above the message box's top: nothing of it is under the footer.
+      expect(files!.y + files!.height).toBeLessThanOrEqual(box!.y);
+    } finally {
+      if (size) await page.setViewportSize(size);
+    }
+  });
+
   it("once stopped, a file is edited and saved; the mind reads the edit after Start", async () => {
     await page.getByTestId("mind-stop").click();
     await page.getByTestId("mind-status").filter({ hasText: "stopped" }).waitFor({ timeout: 15_000 });
