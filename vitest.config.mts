@@ -1,6 +1,18 @@
-import { defineConfig } from "vitest/config";
+import { readFileSync } from "node:fs";
+import { defineConfig, type Plugin } from "vitest/config";
+
+/** `import text from "./x.md" with { type: "text" }`: the file's text as a string, as esbuild and Turbopack import it (vite has no text imports of its own). */
+const textImports: Plugin = {
+  name: "reverie-text-imports",
+  enforce: "pre",
+  load(id) {
+    const file = id.split("?")[0] ?? id;
+    return file.endsWith(".md") ? `export default ${JSON.stringify(readFileSync(file, "utf8"))};` : undefined;
+  },
+};
 
 export default defineConfig({
+  plugins: [textImports],
   resolve: {
     alias: {
       "@": new URL("./", import.meta.url).pathname.replace(/\/$/, ""),

@@ -13,6 +13,7 @@
 // bench/results/cli.json.
 //
 //   npm run bench -- cli          (RUNS=9 SIZES=1000,10000)
+import "../bin/text-imports.mjs"; // first: lib/mind's default texts are .md files, which Node under tsx cannot import alone
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

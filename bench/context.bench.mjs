@@ -19,6 +19,7 @@
 //   npm run bench -- context          (SIZES=1000,10000,100000 APPENDS=200 COLD_RUNS=7 COLD_IDB_RUNS=5)
 //   HEADLONG_DIR=/path/to/headlong npm run bench -- context      (HEADLONG_RUNS=5 calls of each tool)
 //   CONTEXT_DIR=bench/some-copy/context npm run bench -- context  (a patched copy; writes context-patched.json)
+import "../bin/text-imports.mjs"; // first: lib/mind's default texts are .md files, which Node under tsx cannot import alone
 import "fake-indexeddb/auto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

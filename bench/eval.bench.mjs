@@ -14,6 +14,7 @@
 // Writes bench/results/eval.json.
 //
 //   npm run bench -- eval             (RUNS=1 EVENTS=0,25,50,100)
+import "../bin/text-imports.mjs"; // first: lib/mind's default texts are .md files, which Node under tsx cannot import alone
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";

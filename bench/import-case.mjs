@@ -5,6 +5,7 @@
 // <input> is) into a sink that only counts. Prints one JSON line: the time,
 // the peak RSS (whole process, and above the baseline before the import), and
 // what the import found or the error it refused the file with.
+import "../bin/text-imports.mjs"; // first: lib/mind's default texts are .md files, which Node under tsx cannot import alone
 import { openAsBlob } from "node:fs";
 import { basename } from "node:path";
 import { tsImport } from "tsx/esm/api";

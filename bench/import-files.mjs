@@ -6,6 +6,7 @@
 // bytes repeated is compressed once and written again and again (a gzip
 // member per run; for the zip, deflate blocks ended by a sync flush, which
 // join into one stream).
+import "../bin/text-imports.mjs"; // first: lib/mind's default texts are .md files, which Node under tsx cannot import alone
 import { closeSync, openSync, writeSync } from "node:fs";
 import { constants, deflateRawSync } from "node:zlib";
 import { tsImport } from "tsx/esm/api";

@@ -9,6 +9,7 @@
 //
 //   npm run bench -- ledger            (CYCLES=2000 CONCURRENCY=1,16,64)
 //   REVERIE_TEST_DATABASE_URL=postgres://user@127.0.0.1:5432/db npm run bench -- ledger
+import "../bin/text-imports.mjs"; // first: lib/mind's default texts are .md files, which Node under tsx cannot import alone
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";

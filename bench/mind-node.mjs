@@ -9,6 +9,7 @@
 //   CACHE=off node bench/mind-node.mjs
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/mind-node.mjs
 //   node --expose-gc bench/mind-node.mjs        (and the heap still held after the calls, collected)
+import "../bin/text-imports.mjs"; // first: lib/mind's default texts are .md files, which Node under tsx cannot import alone
 import "fake-indexeddb/auto";
 import { tsImport } from "tsx/esm/api";
 import { startInstantModel } from "./mind-model.mjs";

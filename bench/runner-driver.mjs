@@ -3,7 +3,7 @@
 // runner.ts) over PGlite or PostgreSQL with a FAKE instant model, driven by
 // bench/runner.bench.mjs over the IPC channel, so that the RSS and CPU it
 // reports are this process's own. Started by the bench as
-// `node --conditions=react-server --import tsx bench/runner-driver.mjs`
+// `node --conditions=react-server --import ./bin/text-imports.mjs --import tsx bench/runner-driver.mjs`
 // with its settings in $BENCH_RUNNER_DRIVER (JSON: databaseUrl or dataDir,
 // maxMinds, leaseS; prepare: only create and migrate the database, then exit).
 //

@@ -15,6 +15,7 @@
 // BENCH_RUNNER_PROFILE_DIR=dir: a CPU profile of each reopened page, from
 // the open to its first wake. BENCH_RUNNER_NO_RELOAD=1: no reload after
 // keep-alive is switched on.
+import "../bin/text-imports.mjs"; // first: lib/mind's default texts are .md files, which Node under tsx cannot import alone
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,7 +38,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** A runner alone (`npx reverie runner`'s entry, run as bin/reverie.mjs runs it), for a second runner process on PostgreSQL. */
 function startRunnerProcess(env) {
   const main = join(process.cwd(), "lib/server/runner/main.ts");
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", import.meta.resolve("tsx"), main, "runner"], { stdio: ["ignore", "ignore", "inherit"], env });
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", join(process.cwd(), "bin/text-imports.mjs"), "--import", import.meta.resolve("tsx"), main, "runner"], { stdio: ["ignore", "ignore", "inherit"], env });
   return {
     async close() {
       if (child.exitCode !== null) return;

@@ -19,7 +19,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** One runner process; `call(cmd, args)` sends it a command and resolves with its answer. */
 function startDriver(settings) {
   const child = fork(DRIVER, [], {
-    execArgv: ["--conditions=react-server", "--import", import.meta.resolve("tsx"), ...(process.env.BENCH_RUNNER_NODE_ARGS ? process.env.BENCH_RUNNER_NODE_ARGS.split(" ") : [])],
+    execArgv: ["--conditions=react-server", "--import", fileURLToPath(new URL("../bin/text-imports.mjs", import.meta.url)), "--import", import.meta.resolve("tsx"), ...(process.env.BENCH_RUNNER_NODE_ARGS ? process.env.BENCH_RUNNER_NODE_ARGS.split(" ") : [])],
     env: { ...process.env, BENCH_RUNNER_DRIVER: JSON.stringify(settings) },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });

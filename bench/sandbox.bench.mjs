@@ -9,6 +9,7 @@
 // bench/results/sandbox.json.
 //
 //   npm run bench -- sandbox            (RUNS=200 trivial execs, PIPELINE_RUNS=20)
+import "../bin/text-imports.mjs"; // first: lib/mind's default texts are .md files, which Node under tsx cannot import alone
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -4,6 +4,7 @@
 // with { format, codec, op: "read"|"write", dir, archive, reps }. Prints one
 // JSON line: the times of each repetition, peak RSS above the baseline, and
 // what was read or written (for the parent to check).
+import "../bin/text-imports.mjs"; // first: lib/mind's default texts are .md files, which Node under tsx cannot import alone
 import { openAsBlob, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tsImport } from "tsx/esm/api";

@@ -9,6 +9,7 @@
 // Run by the trajectory bench, or alone:
 //
 //   node bench/trajectory-archives.mjs     (STEPS=100000, REPS=3 runs per row, TREES=200)
+import "../bin/text-imports.mjs"; // first: lib/mind's default texts are .md files, which Node under tsx cannot import alone
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -10,6 +10,7 @@
 //
 //   npm run bench -- trajectory            (STEPS=100000 by default)
 //   REVERIE_BENCH_REUSE_BUILD=1 npm run bench -- trajectory
+import "../bin/text-imports.mjs"; // first: lib/mind's default texts are .md files, which Node under tsx cannot import alone
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";

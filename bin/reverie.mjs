@@ -16,10 +16,11 @@ process.stdout.on("error", (e) => {
   process.exit(process.exitCode ?? 0);
 });
 if (argv[0] === "runner" || argv[0] === "minds") {
-  // The server's verbs speak to its database: run from the sources under tsx, with the react-server condition (lib/server's `server-only` loads outside Next).
+  // The server's verbs speak to its database: run from the sources under tsx, with the react-server condition (lib/server's `server-only` loads outside Next)
+  // and bin/text-imports.mjs first (lib/mind's default texts are .md files; Node has no text imports).
   const { spawnSync } = await import("node:child_process");
   const main = fileURLToPath(new URL("../lib/server/runner/main.ts", import.meta.url));
-  const child = spawnSync(process.execPath, ["--conditions=react-server", "--import", import.meta.resolve("tsx"), main, ...argv], { stdio: "inherit" });
+  const child = spawnSync(process.execPath, ["--conditions=react-server", "--import", fileURLToPath(new URL("./text-imports.mjs", import.meta.url)), "--import", import.meta.resolve("tsx"), main, ...argv], { stdio: "inherit" });
   process.exitCode = child.status ?? 1;
 } else if (process.env.REVERIE_FROM_SOURCES) {
   const { main } = await import("../cli/reverie.ts");
@@ -39,7 +40,7 @@ if (argv[0] === "runner" || argv[0] === "minds") {
   } else {
     // tsx's loader in a child: its one-off tsImport cannot follow the verbs' relative dynamic imports.
     const { spawnSync } = await import("node:child_process");
-    const child = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), fileURLToPath(import.meta.url), ...argv], { stdio: "inherit", env: { ...process.env, REVERIE_FROM_SOURCES: "1" } });
+    const child = spawnSync(process.execPath, ["--import", fileURLToPath(new URL("./text-imports.mjs", import.meta.url)), "--import", import.meta.resolve("tsx"), fileURLToPath(import.meta.url), ...argv], { stdio: "inherit", env: { ...process.env, REVERIE_FROM_SOURCES: "1" } });
     process.exitCode = child.status ?? 1;
   }
 }

@@ -16,7 +16,7 @@ const next = fileURLToPath(new URL("../node_modules/next/dist/bin/next", import.
 // react-server condition lets its `server-only` import load outside Next).
 const check = spawnSync(
   process.execPath,
-  ["--conditions=react-server", "--import", import.meta.resolve("tsx"), fileURLToPath(new URL("./check-proxy-env.ts", import.meta.url))],
+  ["--conditions=react-server", "--import", fileURLToPath(new URL("../bin/text-imports.mjs", import.meta.url)), "--import", import.meta.resolve("tsx"), fileURLToPath(new URL("./check-proxy-env.ts", import.meta.url))],
   { stdio: "inherit" },
 );
 if (check.status !== 0) process.exit(check.status || 1);

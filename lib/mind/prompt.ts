@@ -1,9 +1,12 @@
 // What the mind is told: the standing instructions (persona + how to act) and
-// the task text of each wake.
+// the task text of each wake. The instructions and the first look are rendered
+// from the shipped templates in lib/mind/self-defaults.
 import type { SystemPart } from "../context/replay";
 import type { StepOf } from "../trajectory/schema";
 import { alarmTime } from "../trajectory/summary";
 import type { Alarm } from "./ports";
+import { personaText, renderCut, type SelfCut, type SelfValues } from "./self";
+import { SELF_DEFAULTS } from "./self-defaults";
 
 export interface PromptExtras {
   /** The command list, one `- summary` a line (generated from the sandbox's registry). */
@@ -12,25 +15,26 @@ export interface PromptExtras {
   skills: readonly { name: string; description: string }[];
 }
 
+/** The parts of the standing instructions are cut at these slots of instructions.md. */
+const INSTRUCTION_CUTS = ["persona", "commands", "skills"] as const;
+/** The parts of a first look are cut at these slots of first-look.md. */
+const FIRST_LOOK_CUTS = ["persona", "command-names"] as const;
+
+/** A shipped template cut at its parts' slots; one without them is a broken build, and says so at once. */
+function cutOf<K extends string>(file: string, name: string, values: SelfValues & Readonly<Record<K, string>>, cuts: readonly K[]): SelfCut<K> {
+  const cut = renderCut(file, values, cuts);
+  if (!cut) throw new Error(`lib/mind/self-defaults/${name} does not hold ${cuts.map((c) => `{{${c}}}`).join(", ")} once each, in that order`);
+  return cut;
+}
+
+const instructionsCut = (values: { name: string; persona: string; commands: string; skills: string }) => cutOf(SELF_DEFAULTS.instructions, "instructions.md", values, INSTRUCTION_CUTS);
+const firstLookCut = (commandNames: string) => cutOf(SELF_DEFAULTS.firstLook, "first-look.md", { name: "", persona: "", "command-names": commandNames }, FIRST_LOOK_CUTS);
+
+const BARE = instructionsCut({ name: "", persona: "", commands: "", skills: "" });
 /** How to act: fixed text between the persona and the command list. */
-const HOW_TO_ACT = `
-
-How you act:
-- Each reply: a few sentences of reasoning, then exactly ONE fenced \`\`\`bash block. Only the first block runs.
-- The block runs in your sandboxed shell. Files you write persist in your workspace; the working directory and exported variables carry over between blocks.
-- Set the shell variable FINAL to a short summary (FINAL="…") in a block to end this run. Without FINAL you see the output and continue.
-- A reply without a bash block is recorded as a thought and ends the run.
-
-Your commands, besides ordinary shell tools (each takes --help):
-`;
-
+const HOW_TO_ACT = BARE.at.persona.after;
 /** People and idling: fixed text after the command list. */
-const PEOPLE = `
-
-People write to you as [message <id> from <name> to <you>]; your responder answers them (once per message), and you see its replies here. You may start a conversation with chat send.
-Through an invite link the sender's role is tagged: [message <id> from <name> (guest|member|operator) to <you>]. Operators may pause, resume or stop you; you see an [observation] saying who did.
-You keep no secrets: anything said to you may be shared with everyone who talks to you, and everyone who talks to you is told so.
-When nothing needs doing, say so in a sentence and set FINAL=idle: you will be woken again later.`;
+const PEOPLE = BARE.at.commands.after;
 /** The people part before roles existed: runs recorded then are still split into their parts. */
 const PEOPLE_BEFORE_ROLES = `
 
@@ -42,12 +46,13 @@ export function instructionParts(mind: { name: string; persona: string }, extras
   const skills = extras.skills.length
     ? `\n\nSkills you have installed (\`skills show <name>\` reads one):\n${extras.skills.map((s) => `- ${s.name}: ${s.description}`).join("\n")}`
     : "";
+  const cut = instructionsCut({ name: mind.name, persona: personaText(mind.persona), commands: extras.commands, skills });
   return [
-    { kind: "persona", text: `You are ${mind.name}, a persistent mind. You keep thinking in a loop, even when nobody talks to you.\n\n${mind.persona.trim() || "(No persona was given.)"}` },
-    { kind: "how-to-act", text: HOW_TO_ACT },
-    { kind: "commands", text: extras.commands },
-    { kind: "people", text: PEOPLE },
-    { kind: "skills", text: skills },
+    { kind: "persona", text: cut.head + cut.at.persona.value },
+    { kind: "how-to-act", text: cut.at.persona.after },
+    { kind: "commands", text: cut.at.commands.value },
+    { kind: "people", text: cut.at.commands.after },
+    { kind: "skills", text: cut.at.skills.value + cut.at.skills.after },
   ];
 }
 
@@ -58,19 +63,15 @@ export function instructionsFor(mind: { name: string; persona: string }, extras:
 }
 
 /**
- * An idle wake's first look: the reply format, what to do when nothing needs
- * doing, and the commands by name. The look decides whether anything needs
- * doing; once the mind acts, its next call has the full instructions (the
- * whole command list, people, skills), so this says only what that decision
- * needs. The functions are glossed here, once, rather than in every
- * scheduled wake's task: a task is a step, and the newest steps are shown again.
+ * An idle wake's first look (first-look.md): the reply format, what to do
+ * when nothing needs doing, and the commands by name. The look decides
+ * whether anything needs doing; once the mind acts, its next call has the full
+ * instructions (the whole command list, people, skills), so this says only
+ * what that decision needs. The functions are glossed here, once, rather than
+ * in every scheduled wake's task: a task is a step, and the newest steps are
+ * shown again.
  */
-const FIRST_LOOK = `
-
-A first look: does anything need doing?
-- No: say so in a sentence, then a \`\`\`bash block with FINAL=idle.
-- Yes: a few sentences, then ONE \`\`\`bash block; you see its output, and your next call has your full instructions. FINAL="<function>: <one line>" in a block ends the run (think, act, learn: mem add, recall: mem search, goals: focus).
-Your commands, besides the usual shell tools (each takes --help): `;
+const FIRST_LOOK = firstLookCut("").at.persona.after;
 
 /** The command names of a command list (`- name …` a line), in its order. */
 export function commandNames(commands: string): string[] {
@@ -93,7 +94,9 @@ export function firstLookParts(instructions: string): SystemPart[] | undefined {
   const persona = parts.find((p) => p.kind === "persona");
   const commands = parts.find((p) => p.kind === "commands");
   if (!persona || !commands) return undefined;
-  return [persona, { kind: "first-look", text: FIRST_LOOK }, { kind: "commands", text: `${commandNames(commands.text).join(", ")}.` }];
+  // The persona part is the instructions' own: first-look.md opens with the same text as instructions.md.
+  const look = firstLookCut(commandNames(commands.text).join(", "));
+  return [persona, { kind: "first-look", text: look.at.persona.after }, { kind: "commands", text: look.at["command-names"].value + look.at["command-names"].after }];
 }
 
 /**

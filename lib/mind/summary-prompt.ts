@@ -6,6 +6,8 @@ import { renderStep } from "../context/project";
 import type { Summary } from "../context/build";
 import type { Step } from "../trajectory/schema";
 import type { ChatMessage } from "./ports";
+import { personaText, renderSelf } from "./self";
+import { SELF_DEFAULTS } from "./self-defaults";
 
 /** A summary longer than this is cut (on a character boundary): a summary is a line or two, not a copy. */
 export const MAX_SUMMARY_CHARS = 1500;
@@ -17,12 +19,9 @@ const id8 = (id: string) => id.slice(0, 8);
 /** Words only the summarizer's instructions hold (a scripted test server can tell its calls apart by them). */
 export const SUMMARY_MARK = "writing your own memory";
 
+/** The summarizer's instructions (summarizer.md, which holds SUMMARY_MARK in its words). */
 export function summaryInstructions(selfName: string, persona: string): string {
-  return `You are ${selfName}, a persistent mind, ${SUMMARY_MARK}: a short summary of a stretch of your own trajectory, which you will read later instead of the steps themselves.
-
-${persona.trim() || "(No persona was given.)"}
-
-Write in the first person ("I …"), plainly, in 2 to 5 sentences (under 120 words). Keep what you did, what you decided and why, what you learned, who you talked with and what you promised them. Name the steps that matter most by their 8-hex ids in square brackets, e.g. [1a2b3c4d]. No preamble, no headings, no code.`;
+  return renderSelf(SELF_DEFAULTS.summarizer, { name: selfName, persona: personaText(persona) });
 }
 
 /** The one message of a tier-0 call: the block's steps, each with its id. */

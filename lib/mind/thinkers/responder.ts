@@ -12,6 +12,8 @@ import type { Subscription } from "../dispatch";
 import type { Journal } from "../journal";
 import type { ContextPort, ModelPort } from "../ports";
 import { handledIn } from "../recovery";
+import { personaText, renderSelf } from "../self";
+import { SELF_DEFAULTS } from "../self-defaults";
 import { wakeWhere, type WakeWhere } from "../where";
 
 type Message = MessageStep;
@@ -38,12 +40,9 @@ export interface ResponderDeps {
   where?: WakeWhere;
 }
 
+/** How the responder is told to answer (responder.md, which spells NO_REPLY out as text). */
 export function responderInstructions(name: string, persona: string): string {
-  return `You are ${name}, a persistent mind, answering a message from a person. Your inner life goes on separately; you see its latest steps for context.
-
-${persona.trim() || "(No persona was given.)"}
-
-Reply with the text of your answer only (no code, no preamble). If the message needs no answer, reply with exactly ${NO_REPLY}.`;
+  return renderSelf(SELF_DEFAULTS.responder, { name, persona: personaText(persona) });
 }
 
 export class Responder {
