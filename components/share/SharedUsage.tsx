@@ -4,16 +4,11 @@
 // Usage charts and table drawn from the figures the server summed.
 import type { MindUsage } from "@/lib/share/api";
 import type { ShareClient } from "@/lib/share/client";
-import type { UsageSeries } from "@/lib/mind/usage-series";
-import { UsageChart } from "../usage/UsageChart";
+import { UsageCharts } from "../usage/UsageCharts";
 import { UsageTable } from "../usage/UsageTable";
 import { usd } from "../usage/format";
 import { useSharedUsage } from "./use-shared-usage";
 
-const INPUT = "#6366f1"; // indigo-500, as the owner's charts
-const OUTPUT = "#14b8a6"; // teal-500
-const DOLLARS = "#f59e0b"; // amber-500
-const tokens = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(Math.round(n)));
 const btn = "min-h-10 rounded border border-stone-300 px-3 py-1 text-sm hover:bg-stone-100 disabled:opacity-40 dark:border-stone-700 dark:hover:bg-stone-900";
 
 export function SharedUsage({ client }: { client: ShareClient }) {
@@ -75,31 +70,9 @@ export function UsageFigures({ usage }: { usage: MindUsage }) {
         Last 30 days: {month.calls.toLocaleString("en")} model call{month.calls === 1 ? "" : "s"}, {month.input.toLocaleString("en")} tokens in
         {month.cached > 0 ? ` (${month.cached.toLocaleString("en")} from cache)` : ""}, {month.output.toLocaleString("en")} out, {usd(month.usd)}.
       </p>
-      <div className="grid gap-4 md:grid-cols-2">
-        <Charts s={usage.hour} span="last 48 hours" />
-        <Charts s={usage.day} span="last 30 days" />
-      </div>
+      <UsageCharts hour={usage.hour} day={usage.day} testIdPrefix="shared-usage-chart" />
       <UsageTable hour={usage.hour} day={usage.day} />
     </>
   );
 }
 
-/** Tokens and dollars per bucket, as the owner's Usage tab draws them. */
-function Charts({ s, span }: { s: UsageSeries; span: string }) {
-  const x = s.buckets.map((b) => b.start);
-  return (
-    <>
-      <UsageChart
-        testId={`shared-usage-chart-tokens-${s.bucket}`}
-        title={`Tokens per ${s.bucket}, ${span} (UTC)`}
-        x={x}
-        format={tokens}
-        series={[
-          { label: "input", values: s.buckets.map((b) => b.inputTokens), colour: INPUT },
-          { label: "output", values: s.buckets.map((b) => b.outputTokens), colour: OUTPUT },
-        ]}
-      />
-      <UsageChart testId={`shared-usage-chart-usd-${s.bucket}`} title={`Dollars per ${s.bucket}, ${span} (UTC)`} x={x} format={usd} series={[{ label: "USD", values: s.buckets.map((b) => b.usd), colour: DOLLARS }]} />
-    </>
-  );
-}

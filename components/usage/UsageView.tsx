@@ -6,20 +6,16 @@ import { useMemo, useState } from "react";
 import { costUsd } from "@/lib/llm/price";
 import { priceFor } from "@/lib/llm/prices";
 import { forecast as forecastOf, idleWakeCosts, TYPICAL_IDLE_WAKE, type Forecast } from "@/lib/onboarding/forecast";
-import { seriesStart, usageSeries, type UsageSeries } from "@/lib/mind/usage-series";
+import { seriesStart, usageSeries } from "@/lib/mind/usage-series";
 import { useTimelineSteps, useUsageRows } from "@/lib/store/view/hooks";
 import { usePriceTable, useSpend } from "@/lib/store/view/hooks-settings";
 import type { Mind } from "@/lib/store/minds/minds";
 import { timelineOf } from "@/lib/trajectory/timeline";
-import { UsageChart } from "./UsageChart";
+import { UsageCharts } from "./UsageCharts";
 import { UsageTable } from "./UsageTable";
 import { usd } from "./format";
 
 const DAY_MS = 86_400_000;
-const INPUT = "#6366f1"; // indigo-500
-const OUTPUT = "#14b8a6"; // teal-500
-const DOLLARS = "#f59e0b"; // amber-500
-const tokens = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(Math.round(n)));
 
 export function UsageView({ mind }: { mind: Mind }) {
   // The last 48 hours (which hold today) are re-read every 2 s, as the spend line is; the days before, once.
@@ -57,36 +53,9 @@ export function UsageView({ mind }: { mind: Mind }) {
         </span>
       </p>
       <ForecastLine forecast={forecast} capS={mind.pacing.cap_s} />
-      {series ? <Charts series={series} /> : <p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}
+      {series ? <UsageCharts hour={series.hour} day={series.day} testIdPrefix="usage-chart" /> : <p className="text-sm text-stone-500 dark:text-stone-400">Loading…</p>}
       {series && <UsageTable hour={series.hour} day={series.day} />}
     </section>
-  );
-}
-
-function Charts({ series }: { series: { hour: UsageSeries; day: UsageSeries } }) {
-  const chart = (s: UsageSeries, span: string) => {
-    const x = s.buckets.map((b) => b.start);
-    return (
-      <>
-        <UsageChart
-          testId={`usage-chart-tokens-${s.bucket}`}
-          title={`Tokens per ${s.bucket}, ${span} (UTC)`}
-          x={x}
-          format={tokens}
-          series={[
-            { label: "input", values: s.buckets.map((b) => b.inputTokens), colour: INPUT },
-            { label: "output", values: s.buckets.map((b) => b.outputTokens), colour: OUTPUT },
-          ]}
-        />
-        <UsageChart testId={`usage-chart-usd-${s.bucket}`} title={`Dollars per ${s.bucket}, ${span} (UTC)`} x={x} format={usd} series={[{ label: "USD", values: s.buckets.map((b) => b.usd), colour: DOLLARS }]} />
-      </>
-    );
-  };
-  return (
-    <div className="grid gap-4 md:grid-cols-2">
-      {chart(series.hour, "last 48 hours")}
-      {chart(series.day, "last 30 days")}
-    </div>
   );
 }
 
