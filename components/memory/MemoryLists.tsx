@@ -5,7 +5,7 @@
 // each hands in how a change is made (`curate`) and how its answer reads.
 // Everything shown is the mind's own text: React escapes it, nothing is
 // rendered as HTML or Markdown.
-import { useState, type KeyboardEvent, type ReactNode } from "react";
+import { useState, type KeyboardEvent } from "react";
 import type { Goal } from "@/lib/shell/focus-file";
 import type { Memory } from "@/lib/shell/memory-file";
 import type { CurationRequest } from "@/lib/shell/curation";
@@ -64,7 +64,8 @@ export function useCurator(curate: Curate | undefined) {
 }
 export type Curator = ReturnType<typeof useCurator>;
 
-export function CurationStatus({ curator, queued }: { curator: Curator; queued?: ReactNode }) {
+/** The last change's answer, and how many changes still wait for the mind (`queued`, 0 for none). */
+export function CurationStatus({ curator, queued }: { curator: Curator; queued: number }) {
   const { answer } = curator;
   return (
     <div className="flex flex-col gap-1">
@@ -78,7 +79,11 @@ export function CurationStatus({ curator, queued }: { curator: Curator; queued?:
           {answer.text}
         </p>
       )}
-      {queued}
+      {queued > 0 && (
+        <p data-testid="curation-queued" data-count={queued} className={muted}>
+          {queued === 1 ? "1 change waits" : `${queued} changes wait`} for the mind to make {queued === 1 ? "it" : "them"}.
+        </p>
+      )}
     </div>
   );
 }

@@ -38,16 +38,7 @@ export function MemoryView({ mindId, running }: { mindId: string; running: boole
           className="min-h-10 w-full rounded border border-stone-300 bg-white px-2 py-1 sm:min-h-0 sm:w-72 dark:border-stone-700 dark:bg-stone-950"
         />
       </label>
-      <CurationStatus
-        curator={curator}
-        queued={
-          queued > 0 && (
-            <p data-testid="curation-queued" data-count={queued} className={muted}>
-              {queued === 1 ? "1 change waits" : `${queued} changes wait`} for the mind to take {queued === 1 ? "it" : "them"}.
-            </p>
-          )
-        }
-      />
+      <CurationStatus curator={curator} queued={queued} />
       {!shown ? (
         <p className={muted}>Loading…</p>
       ) : (

@@ -80,16 +80,7 @@ export function SharedMemory({ client }: { client: ShareClient }) {
           The memory could not be read: {error}
         </p>
       )}
-      <CurationStatus
-        curator={curator}
-        queued={
-          pending > 0 && (
-            <p data-testid="curation-queued" data-count={pending} className={muted}>
-              {pending === 1 ? "1 change waits" : `${pending} changes wait`} for the mind to make {pending === 1 ? "it" : "them"}.
-            </p>
-          )
-        }
-      />
+      <CurationStatus curator={curator} queued={pending} />
       {!notes ? (
         !error && <p className={muted}>Loading…</p>
       ) : (
