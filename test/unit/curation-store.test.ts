@@ -37,12 +37,12 @@ describe("people's changes to a mind's memory, in this browser", () => {
     await setRunning(db, mindId, false);
     const c = change({ what: "memory", op: "add", text: "Bo prefers mornings" });
     const done = await curate(db, mindId, c, T0, ids);
-    expect(done.applied).toBe(true);
+    expect(done).toMatchObject({ applied: true, fresh: true });
     const notes = await readMindNotes(db, mindId);
     expect(notes.memories.map((m) => [m.id, m.text, m.by])).toEqual([["c0ffee01", "Bo prefers mornings\n", "Ada"]]);
     expect(await curations()).toEqual([expect.objectContaining({ step_id: c.id, op: "add", target: "c0ffee01", content: "Ada (owner) added a memory, c0ffee01: Bo prefers mornings" })]);
     // Asked again (a retried request): the same step, nothing more.
-    expect(await curate(db, mindId, c, T0 + 1, ids)).toEqual({ applied: true, step: expect.objectContaining({ step_id: c.id }) });
+    expect(await curate(db, mindId, c, T0 + 1, ids)).toEqual({ applied: true, step: expect.objectContaining({ step_id: c.id }), fresh: false });
     expect(await curations()).toHaveLength(1);
     // The mind's sandbox, opened from the saved rows, sees the file in its folder.
     const { fs } = await openPersistentFs(mindFiles(db, mindId));
@@ -51,8 +51,8 @@ describe("people's changes to a mind's memory, in this browser", () => {
 
   it("queues a running mind's change for its worker, which makes it in its sandbox and writes the step once", async () => {
     const c = change({ what: "goal", op: "add", text: "call Bo" });
-    expect(await curate(db, mindId, c, T0, ids)).toEqual({ applied: false });
-    expect(await curate(db, mindId, c, T0, ids)).toEqual({ applied: false });
+    expect(await curate(db, mindId, c, T0, ids)).toEqual({ applied: false, fresh: true });
+    expect(await curate(db, mindId, c, T0, ids)).toEqual({ applied: false, fresh: false });
     expect((await queuedCurations(db, mindId)).map((q) => q.id)).toEqual([c.id]);
     expect(await curations()).toEqual([]);
     const waiting = curationStep(db, mindId, c.id, AbortSignal.timeout(5_000));

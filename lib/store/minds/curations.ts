@@ -30,7 +30,8 @@ export function watchCurationQueue(db: ReverieDb, mindId: string): Watched<Curat
   return watchTables(db, ["settings"], () => queuedCurations(db, mindId));
 }
 
-export type Curated = { applied: true; step: CurationStep } | { applied: false };
+/** `fresh`: this call made or queued it (false: it was made or queued already, by an earlier call). */
+export type Curated = ({ applied: true; step: CurationStep } | { applied: false }) & { fresh: boolean };
 
 /**
  * Apply `c` now (the mind is stopped) or queue it for the mind's worker (it
@@ -41,17 +42,18 @@ export async function curate(db: ReverieDb, mindId: string, c: Curation, now = D
   return db.transaction("rw", [db.minds, db.files, db.steps, db.settings], async () => {
     const stepId = c.id.toLowerCase();
     const written = await db.steps.get({ mind_id: mindId, step_id: stepId });
-    if (written) return { applied: true, step: JSON.parse(written.json) as CurationStep };
+    if (written) return { applied: true, step: JSON.parse(written.json) as CurationStep, fresh: false };
     const mind = await getMind(db, mindId);
     if (!mind) throw new Error(`No mind ${mindId} in this browser.`);
     if (mind.running) {
       const queue = await queuedCurations(db, mindId);
-      if (!queue.some((q) => q.id === c.id)) await db.settings.put({ key: queueKey(mindId), value: [...queue, c] });
-      return { applied: false };
+      if (queue.some((q) => q.id === c.id)) return { applied: false, fresh: false };
+      await db.settings.put({ key: queueKey(mindId), value: [...queue, c] });
+      return { applied: false, fresh: true };
     }
     const step = await applyCuration(savedRowsFs(db, mindId, now), c, now, ids);
     await appendStep(db, mindId, step);
-    return { applied: true, step };
+    return { applied: true, step, fresh: true };
   });
 }
 

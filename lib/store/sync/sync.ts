@@ -4,7 +4,7 @@
 // browser made (their URLs live only here). And the engine's view of the
 // mind's own rows, blobs and keys.
 import { alertStep, controlStep, inviteStep } from "../../share/invite-step";
-import { curate, queuedCurations } from "../minds/curations";
+import { curate } from "../minds/curations";
 import { InviteRole } from "../../share/roles";
 import Dexie from "dexie";
 import * as z from "zod";
@@ -120,10 +120,7 @@ export function localMind(db: ReverieDb, mindId: string): LocalMind {
     },
     async curate(c, now) {
       const { created_at: _at, link: _link, ...change } = c;
-      const queuedBefore = (await queuedCurations(db, mindId)).some((q) => q.id === c.id);
-      if (queuedBefore || (await db.steps.get({ mind_id: mindId, step_id: c.id.toLowerCase() }))) return false;
-      await curate(db, mindId, change, now);
-      return true;
+      return (await curate(db, mindId, change, now)).fresh;
     },
     async control(c, now) {
       const step = controlStep(c, now);
