@@ -41,6 +41,20 @@ function Covers({ line, onShowStep }: { line: TokenLine; onShowStep: (id: string
   );
 }
 
+const FIRST_LOOK = "first look (an idle wake's lean instructions; its next call has the full ones)";
+
+/** A line's name: an instructions' part from the mind's own file shows that file and its version (8 hex of its sha256). */
+function PartName({ line }: { line: TokenLine }) {
+  const from =
+    line.file !== undefined && line.sha !== undefined ? (
+      <span className="font-mono" data-testid="context-part-file">
+        {line.file} · {line.sha.slice(0, 8)}
+      </span>
+    ) : null;
+  if (line.kind === "first-look" || line.file === "first-look.md") return from ? <>{FIRST_LOOK} · {from}</> : <>{FIRST_LOOK}</>;
+  return from ?? <>{line.label}</>;
+}
+
 export function ContextParts({ lines, total, budget, onShowStep }: { lines: readonly TokenLine[]; total: number; budget: number; onShowStep: (id: string) => void }) {
   return (
     <table data-testid="context-parts" className="w-full border-collapse text-left text-xs">
@@ -53,8 +67,10 @@ export function ContextParts({ lines, total, budget, onShowStep }: { lines: read
       </thead>
       <tbody>
         {lines.map((line, i) => (
-          <tr key={i} data-testid="context-part" data-kind={line.kind} data-tokens={line.tokens} className="border-b border-stone-100 align-baseline dark:border-stone-900">
-            <td className="py-1 pr-3">{line.kind === "first-look" ? "first look (an idle wake's lean instructions; its next call has the full ones)" : line.label}</td>
+          <tr key={i} data-testid="context-part" data-kind={line.kind} data-tokens={line.tokens} data-file={line.file} data-sha={line.sha} className="border-b border-stone-100 align-baseline dark:border-stone-900">
+            <td className="py-1 pr-3">
+              <PartName line={line} />
+            </td>
             <td className="py-1 pr-3 text-right font-mono" data-testid="context-part-tokens">
               {line.tokens.toLocaleString("en")}
             </td>

@@ -6,7 +6,7 @@
 // as invalid is said to be so, and shown as it was read.
 import { useState } from "react";
 import { InvalidLine, type StepLine } from "@/lib/trajectory/headlong";
-import { isKind, type Step } from "@/lib/trajectory/schema";
+import { isKind, type SelfEditBy, type Step, type StepOf } from "@/lib/trajectory/schema";
 import { stepText } from "@/lib/trajectory/summary";
 import type { InspectTarget } from "../inspector/useSeenContext";
 import { Markdown } from "../markdown/Markdown";
@@ -120,9 +120,58 @@ export function StepBody({ step, actions }: { step: StepLine; actions: BodyActio
       </button>
     );
   }
+  if (isKind(step, "self-edit")) return <SelfEditBody step={step} />;
   const text = stepText(step);
   if (!text) return <KnownFields step={step} />;
   return PROSE.has(step.type) ? <Markdown text={text} /> : <p className="whitespace-pre-wrap break-words text-sm">{text}</p>;
+}
+
+/** Who made a self-edit, in a few words. */
+function byWhom(by: SelfEditBy): string {
+  switch (by.kind) {
+    case "mind":
+      return `the mind (run ${by.run.slice(0, 8)})`;
+    case "human":
+      return `${by.name} in ${by.via === "files" ? "Files" : "Settings"}`;
+    case "revert":
+      return `${by.name}, reverting ${by.of.slice(0, 8)}`;
+    case "harness":
+      return by.why === "first-start" ? "the harness, at the first start" : "the harness, finding an unrecorded change";
+  }
+}
+
+/** A diff line's colour: added green, taken out red, file and hunk headers muted. */
+function diffLineClass(line: string): string | undefined {
+  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@")) return "text-stone-500 dark:text-stone-400";
+  if (line.startsWith("+")) return "text-emerald-700 dark:text-emerald-400";
+  if (line.startsWith("-")) return "text-red-700 dark:text-red-300";
+  return undefined;
+}
+
+const diffBox = "mt-1 max-h-64 overflow-auto whitespace-pre-wrap break-words rounded bg-stone-100 px-2 py-1 font-mono text-xs dark:bg-stone-900";
+
+/** A change to the mind's own texts: its line, the file, who, the hashes, and the diff (text only: the mind may have written it). */
+function SelfEditBody({ step }: { step: StepOf<"self-edit"> }) {
+  // Each line with its own newline, so the pre's text is the diff exactly.
+  const lines = step.diff.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  return (
+    <div data-testid="self-edit" data-path={step.path}>
+      <p className="whitespace-pre-wrap break-words text-sm">{step.content}</p>
+      <div className="text-xs text-stone-500 dark:text-stone-400" data-testid="self-edit-meta">
+        <span className="font-mono">{step.path}</span> · by {byWhom(step.by)} ·{" "}
+        <span className="font-mono">
+          {step.before === null ? "new" : step.before.slice(0, 8)}→{step.after === null ? "removed" : step.after.slice(0, 8)}
+        </span>
+      </div>
+      <pre tabIndex={0} className={diffBox} data-testid="self-edit-diff">
+        {lines.map((line, i) => (
+          <span key={i} className={diffLineClass(line)}>
+            {line}
+          </span>
+        ))}
+      </pre>
+    </div>
+  );
 }
 
 /** A line kept as invalid: said to be so (and why), and shown exactly as it was read. */

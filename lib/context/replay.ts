@@ -226,6 +226,9 @@ export interface TokenLine {
   tokens: number;
   /** The part of the context this line is (absent for the instructions and the framing). */
   part?: SeenPart;
+  /** An instructions' part from the mind's own file: the file, and the sha256 of its text as recorded. */
+  file?: string;
+  sha?: string;
 }
 
 /**
@@ -235,7 +238,8 @@ export interface TokenLine {
  * own, as buildContext does.
  */
 export function tokenLines(call: SeenCall): { lines: TokenLine[]; total: number } {
-  const lines: TokenLine[] = call.system.map((s) => ({ kind: s.kind, label: s.kind, tokens: s.tokens }));
+  // A part rendered from the mind's own file is named by it and its version (the sha a self-edit's `after` names).
+  const lines: TokenLine[] = call.system.map((s) => (s.file !== undefined && s.sha !== undefined ? { kind: s.kind, label: `${s.file} · ${s.sha.slice(0, 8)}`, tokens: s.tokens, file: s.file, sha: s.sha } : { kind: s.kind, label: s.kind, tokens: s.tokens }));
   for (const p of call.parts) {
     const label =
       p.kind === "tier"

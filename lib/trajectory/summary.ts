@@ -17,6 +17,8 @@ export function stepText(step: Step): string {
   if (isKind(step, "shellm-run")) return step.model ?? "";
   if (isKind(step, "config")) return `model ${step.provider}/${step.model}`;
   if (isKind(step, "trajectory")) return step.name ?? "";
+  // The line, not the diff: a list of steps stays one line each.
+  if (isKind(step, "self-edit")) return step.content;
   // Every other kind, known or not, is shown by its content when it has one.
   return str(step.content);
 }

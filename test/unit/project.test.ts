@@ -2,11 +2,12 @@
 // (the messages), for a tail short enough to be shown whole.
 import { describe, expect, it } from "vitest";
 import { arraySource, buildContext } from "../../lib/context/build";
-import type { ChatMessage } from "../../lib/context/project";
+import { renderStep, type ChatMessage } from "../../lib/context/project";
 import { DEFAULT_TIERS } from "../../lib/context/staircase";
 import { TokenCounter } from "../../lib/context/tokens";
 import { DEFAULT_PACING } from "../../lib/mind/pacing";
-import type { Step } from "../../lib/trajectory/schema";
+import { selfEditStep } from "../../lib/shell/self/edit";
+import { isKind, type Step } from "../../lib/trajectory/schema";
 import { stepMaker } from "./helpers/steps";
 
 const F = "```";
@@ -153,6 +154,34 @@ describe("a tail as model messages", () => {
     // A prompt (the task) is never cut.
     const p = mk("prompt", { content: "x".repeat(3000) });
     expect(projectMessages([p], { selfName: SELF, elided: 0 })[0]?.content).toBe("x".repeat(3000));
+  });
+
+  it("a change to the mind's own texts reads as [self-edit], its line then its diff: its human's too, never left out as bookkeeping", async () => {
+    const mk = stepMaker();
+    const mine = mk("self-edit", { ...(await selfEditStep("self/instructions.md", "Be kind.\nBe brief.\n", "Be kind.\nBe very brief.\n", { kind: "mind", run: "1a2b3c4d-0000-4000-8000-aaaaaaaaaaaa", traj: "5e6f7a8b-0000-4000-8000-aaaaaaaaaaaa" })) });
+    const theirs = mk("self-edit", { ...(await selfEditStep("self/persona.md", "I am calm.\n", null, { kind: "human", name: "ada", via: "settings" })) });
+    expect(projectMessages([mine, theirs], { selfName: SELF, elided: 0 })).toEqual([
+      {
+        role: "user",
+        content:
+          "[self-edit] I changed self/instructions.md (+1 −1).\n--- a/self/instructions.md\n+++ b/self/instructions.md\n@@ -1,2 +1,2 @@\n Be kind.\n-Be brief.\n+Be very brief.\n" +
+          "\n\n[self-edit] ada removed your self/persona.md in Settings.\n--- a/self/persona.md\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-I am calm.\n",
+      },
+    ]);
+  });
+
+  it("a long self-edit diff is cut like any long field, with the hint naming how to read it whole", async () => {
+    const mk = stepMaker();
+    const lines = Array.from({ length: 300 }, (_, i) => `line ${i}`).join("\n");
+    const edit = mk("self-edit", { ...(await selfEditStep("self/instructions.md", null, `${lines}\n`, { kind: "harness", why: "first-start" })) });
+    if (!isKind(edit, "self-edit")) throw new Error("not a self-edit");
+    const diff = edit.diff;
+    expect(diff.length).toBeGreaterThan(2000);
+    const hint = `\n[… ${diff.length - 1900} more characters here; \`traj show ${edit.step_id.slice(0, 8)} --full\` reads it all]\n`;
+    expect(renderStep(edit, SELF)).toEqual({
+      role: "user",
+      content: `[self-edit] My own texts begin: created self/instructions.md (300 lines), as my harness wrote it at my first start.\n${diff.slice(0, 1500)}${hint}${diff.slice(-400)}`,
+    });
   });
 
   it("the elided note comes first and counts the steps not shown", () => {

@@ -8,6 +8,9 @@ import { StepRow } from "@/components/viewer/StepRow";
 import type { BodyActions } from "@/components/viewer/StepBody";
 import { InvalidLine, type StepLine } from "@/lib/trajectory/headlong";
 import { entryOf } from "@/lib/trajectory/rows";
+import { isKind, type Step } from "@/lib/trajectory/schema";
+import { stepLine, stepText } from "@/lib/trajectory/summary";
+import { selfEditStep } from "@/lib/shell/self/edit";
 import { id, stepMaker } from "./helpers/steps";
 
 const actions: BodyActions = { loadBlob: async () => undefined, openTrajectory: () => undefined, inspect: () => undefined };
@@ -66,5 +69,57 @@ describe("StepRow: valid steps, read through their kind", () => {
     const out = html(make("reasoning", { thought: "look", cmd: "ls", run_id: RUN }));
     expect(out).toContain('data-testid="inspect-context"');
     expect(textOf(out)).toBe("reasoning00:00:03looklswhat the model saw");
+  });
+});
+
+describe("StepRow: a self-edit", () => {
+  const make = stepMaker();
+  const MIND_RUN = "1a2b3c4d-0000-4000-8000-aaaaaaaaaaaa";
+
+  it("its line, the file, who, both hashes and the diff, each line coloured by what it does", async () => {
+    const step = make("self-edit", { ...(await selfEditStep("self/instructions.md", "Be kind.\nBe brief.\n", "Be kind.\nBe very brief.\n", { kind: "mind", run: MIND_RUN, traj: id(1) })) });
+    if (!isKind(step, "self-edit")) throw new Error("not a self-edit");
+    const out = html(step);
+    expect(out).toContain('data-testid="self-edit" data-path="self/instructions.md"');
+    expect(textOf(out)).toBe(
+      `self-editshell${step.ts.slice(11, 19)}I changed self/instructions.md (+1 −1).self/instructions.md · by the mind (run 1a2b3c4d) · ${step.before?.slice(0, 8)}→${step.after?.slice(0, 8)}` +
+        "--- a/self/instructions.md\n+++ b/self/instructions.md\n@@ -1,2 +1,2 @@\n Be kind.\n-Be brief.\n+Be very brief.\n",
+    );
+    // The diff's own text, whole; the line taken out red, the line put in green, the headers muted, context plain.
+    const pre = out.slice(out.indexOf('data-testid="self-edit-diff"'));
+    expect(textOf(pre.slice(pre.indexOf(">") + 1))).toBe(step.diff);
+    expect([...pre.matchAll(/<span( class="([^"]*)")?>([^<]*)<\/span>/g)].map((m) => [m[3], m[2] ?? ""])).toEqual([
+      ["--- a/self/instructions.md\n", "text-stone-500 dark:text-stone-400"],
+      ["+++ b/self/instructions.md\n", "text-stone-500 dark:text-stone-400"],
+      ["@@ -1,2 +1,2 @@\n", "text-stone-500 dark:text-stone-400"],
+      [" Be kind.\n", ""],
+      ["-Be brief.\n", "text-red-700 dark:text-red-300"],
+      ["+Be very brief.\n", "text-emerald-700 dark:text-emerald-400"],
+    ]);
+  });
+
+  it("a new file's before is 'new', a removed one's after 'removed'; its human, a revert and the harness are named", async () => {
+    const created = make("self-edit", { ...(await selfEditStep("self/persona.md", null, "I am calm.\n", { kind: "harness", why: "first-start" })) });
+    const removed = make("self-edit", { ...(await selfEditStep("self/persona.md", "I am calm.\n", null, { kind: "human", name: "ada", via: "settings" })) });
+    const reverted = make("self-edit", { ...(await selfEditStep("self/persona.md", null, "I am calm.\n", { kind: "revert", of: removed.step_id, name: "ada" })) });
+    const found = make("self-edit", { ...(await selfEditStep("self/persona.md", "I am calm.\n", "I am calm. <b>Always.</b>\n", { kind: "harness", why: "unrecorded" })) });
+    const meta = (s: StepLine) => textOf(/data-testid="self-edit-meta">(.*?)<\/div>/.exec(html(s))?.[1] ?? "");
+    const sha8 = (s: Step) => (isKind(s, "self-edit") ? (s.after ?? "").slice(0, 8) : "");
+    expect([created, removed, reverted, found].map(meta)).toEqual([
+      `self/persona.md · by the harness, at the first start · new→${sha8(created)}`,
+      `self/persona.md · by ada in Settings · ${sha8(created)}→removed`,
+      `self/persona.md · by ada, reverting ${removed.step_id.slice(0, 8)} · new→${sha8(reverted)}`,
+      `self/persona.md · by the harness, finding an unrecorded change · ${sha8(created)}→${sha8(found)}`,
+    ]);
+    // What the mind wrote is text, never markup.
+    expect(html(found)).toContain("+I am calm. &lt;b&gt;Always.&lt;/b&gt;");
+    expect(html(found)).not.toContain("<b>");
+  });
+
+  it("before its body is loaded, and in `traj tail`: its line, not its diff", async () => {
+    const step = make("self-edit", { ...(await selfEditStep("self/instructions.md", "a\n", "b\n", { kind: "human", name: "ada", via: "files" })) });
+    expect(stepText(step)).toBe("ada changed your self/instructions.md (+1 −1) in Files.");
+    expect(textOf(html(step, false))).toBe(`self-editsystem${step.ts.slice(11, 19)}ada changed your self/instructions.md (+1 −1) in Files.`);
+    expect(stepLine(step)).toBe(`${step.step_id.slice(0, 8)} ${step.ts.slice(11, 19)} self-edit [system] ada changed your self/instructions.md (+1 −1) in Files.`);
   });
 });

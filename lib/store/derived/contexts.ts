@@ -11,7 +11,7 @@ import { TierLine } from "../../context/rollups";
 import { shownSteps, type ReplayLookups, type SeenCall, type SeenPart } from "../../context/replay";
 import type { Step } from "../../trajectory/schema";
 import type { ContextRow, ReverieDb } from "../db/db";
-import { encodeCall, resolveRecords, sealedHash, StoredCall, type Encoded, type Previous, type SealedFacts } from "./seen-delta";
+import { encodeCall, fileOf, resolveRecords, sealedHash, StoredCall, type Encoded, type Previous, type SealedFacts } from "./seen-delta";
 import { parseRows } from "../steps/steps";
 
 const textKey = (hash: string) => `seen-text:${hash}`;
@@ -98,7 +98,7 @@ export function contextRows(db: ReverieDb, mindId: string, onError: (e: unknown)
         for (const s of call.system) {
           let hash = stored.get(s.text) ?? fresh.get(s.text);
           if (!hash) fresh.set(s.text, (hash = await sha256(s.text)));
-          system.push({ kind: s.kind, hash, tokens: s.tokens });
+          system.push({ kind: s.kind, hash, tokens: s.tokens, ...fileOf(s) });
         }
         out.push(rowOf(call, enc, system));
       }

@@ -49,8 +49,8 @@ export const StoredCall = z.object({
   before: z.number(),
   /** The record this one is a delta against; absent: a keyframe. */
   base: z.string().optional(),
-  /** Absent: the base's. */
-  system: z.array(z.object({ kind: SystemKind, hash: z.string(), tokens: z.number() })).optional(),
+  /** Absent: the base's. `file` and `sha`: the mind's own file a part came from, and its text's sha256 (absent in older rows, and for generated parts). */
+  system: z.array(z.object({ kind: SystemKind, hash: z.string(), tokens: z.number(), file: z.string().optional(), sha: z.string().optional() })).optional(),
   parts: z.array(StoredPart),
 });
 export type StoredCall = z.infer<typeof StoredCall>;
@@ -87,6 +87,11 @@ export function sealedHash(facts: SealedFacts): string {
 }
 
 const tierFacts = (p: TierPart): SealedFacts => ({ steps: p.count, first_step: p.first, last_step: p.last, cites: p.cites });
+
+/** A system part's file and sha, only those it has: a part recorded without them reads back without them. */
+export function fileOf(s: { file?: string; sha?: string }): { file?: string; sha?: string } {
+  return { ...(s.file !== undefined ? { file: s.file } : {}), ...(s.sha !== undefined ? { sha: s.sha } : {}) };
+}
 
 /** Structural equality of JSON-like values (parts are plain objects of strings, numbers and arrays). */
 function same(a: unknown, b: unknown): boolean {
@@ -251,7 +256,7 @@ export function resolveRecords(records: readonly StoredCall[], look: ResolveLook
       system = r.system.map((s) => {
         const text = look.text(s.hash);
         if (text === undefined) lostTexts.push(`the ${s.kind} text`);
-        return { kind: s.kind, text: text ?? "", tokens: s.tokens };
+        return { kind: s.kind, text: text ?? "", tokens: s.tokens, ...fileOf(s) };
       });
     } else if (base) {
       system = base.call.system;
