@@ -91,6 +91,8 @@ export interface ShellResult {
   execS: number;
   /** Which limit ended the block, if one did: "silence", "wall", "commands", "output", "recursion", … */
   limit?: string;
+  /** Writes to /workspace/self the sandbox turned away in this block for its rate (issue 24); absent when none were. */
+  selfRefused?: number;
 }
 
 /** What the agent's commands may reach while a run's shell is open: scoped to that run and its trajectory. */

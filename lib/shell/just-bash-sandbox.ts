@@ -14,6 +14,7 @@ import type { SandboxPorts } from "./commands/registry";
 import { FIXED_LIMITS, justBashLimits, WORKSPACE } from "./limits";
 import { allowListNet, type FetchFn } from "./net";
 import type { ClockPort, IdsPort, NetPort, RuntimePort } from "./ports";
+import { guardSelf, type SelfWrites } from "./self/guard";
 import { limitNamed, softStop } from "./stop";
 import { startWatchdog, type StopReason } from "./watchdog";
 
@@ -75,6 +76,8 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
   const limits = opts.permissions.limits;
   const allow = opts.permissions.network.allow;
   let ready: Promise<void> | null = null;
+  // The minute's writes to self/ are the mind's, whichever run made them.
+  const selfWrites: SelfWrites = { times: [] };
   // The filesystem starts bare; scripts expect /tmp to exist as well as the workspace.
   const ensureWorkspace = () =>
     (ready ??= (async () => {
@@ -86,6 +89,7 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
     open(scope: ShellScope): ShellSession {
       /** The block under way: its watchdog and the signal that wakes a sleeping script when it is stopped. */
       let current: { beacon: () => void; stopped: AbortSignal } | null = null;
+      const guard = guardSelf(opts.fs, { now: () => opts.clock.now(), writes: selfWrites });
       const ports: SandboxPorts = {
         ...scope,
         activity: { beacon: () => current?.beacon(), stopped: () => current?.stopped },
@@ -95,7 +99,7 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
         runtime: opts.runtime ?? NO_RUNTIME,
       };
       const bash = new Bash({
-        fs: opts.fs,
+        fs: guard.fs,
         cwd: WORKSPACE,
         env: { HOME: WORKSPACE },
         executionLimits: justBashLimits(limits),
@@ -152,6 +156,9 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
           } else if (limit && LIMIT_NOTES[limit]) {
             stderr += `${LIMIT_NOTES[limit]}\n`;
           }
+          const selfRefused = guard.takeRefused();
+          // Some commands hide why a change to self/ failed (rm -f says nothing, tee and sed say "No such file"): say it once.
+          for (const m of guard.takeMessages()) if (!result.stderr.includes(m)) stderr += `[reverie] ${m}\n`;
           try {
             await opts.flush();
           } catch (e) {
@@ -166,6 +173,7 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
             timedOut: stoppedBy !== null,
             execS: (now() - started) / 1000,
             ...(limit ? { limit } : {}),
+            ...(selfRefused > 0 ? { selfRefused } : {}),
           };
         },
       };

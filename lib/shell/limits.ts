@@ -15,6 +15,13 @@ export const FIXED_LIMITS = {
   maxCallDepth: 100,
   /** Bytes a network response (curl, skills install) may have. */
   maxFetchBytes: 1024 * 1024,
+  /**
+   * Calls that change /workspace/self (the mind's own texts) in any 60 s
+   * (issue 24): every change there becomes a `self-edit` step, so a flood must
+   * fail in the shell instead of burying the trajectory. A redirect is two
+   * calls (open, then write), so this is 15 `echo … > self/…` a minute.
+   */
+  selfWritesPerMinute: 30,
 } as const;
 
 /** The interpreter's own limits, derived from the mind's. */

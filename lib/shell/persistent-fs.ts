@@ -1,8 +1,11 @@
 // The mind's workspace filesystem: an in-memory filesystem (fast, what bash
 // sees) written through to a FileStore (IndexedDB in the browser). Mutations
 // mark paths dirty; `flush()` after each exec saves exactly what changed.
+// A mutation is handed the path where it lands, so one made through a linked
+// folder changes (and saves) the file there, not a hidden entry behind the link.
 import { InMemoryFs, type IFileSystem } from "just-bash";
 import type { FileRecord, FileStore } from "../mind/state";
+import { landingPath } from "./landing-path";
 
 export type { FileRecord, FileStore };
 
@@ -32,9 +35,18 @@ export async function openPersistentFs(store: FileStore, opts: { maxBytes?: numb
   }
 
   const dirty = new Set<string>();
-  const markArgs = (method: FsMethod, args: unknown[]) => {
-    const paths = method === "symlink" ? [args[1]] : method === "cp" || method === "mv" || method === "link" ? [args[0], args[1]] : [args[0]];
-    for (const p of paths) if (typeof p === "string") dirty.add(mem.resolvePath("/", p));
+  /** The call's paths where they land (through a linked folder: landing-path.ts), each marked dirty. */
+  const landArgs = async (method: FsMethod, args: unknown[]): Promise<unknown[]> => {
+    const at = method === "symlink" ? [1] : method === "cp" || method === "mv" || method === "link" ? [0, 1] : [0];
+    const landed = [...args];
+    for (const i of at) {
+      const p = landed[i];
+      if (typeof p !== "string") continue;
+      const path = await landingPath(mem, p);
+      landed[i] = path;
+      dirty.add(path);
+    }
+    return landed;
   };
 
   const fs = new Proxy(mem, {
@@ -42,10 +54,7 @@ export async function openPersistentFs(store: FileStore, opts: { maxBytes?: numb
       const value = Reflect.get(target, prop, receiver);
       if (typeof value !== "function") return value;
       if (!MUTATING.has(prop as FsMethod)) return value.bind(target);
-      return (...args: unknown[]) => {
-        markArgs(prop as FsMethod, args);
-        return value.apply(target, args);
-      };
+      return async (...args: unknown[]) => value.apply(target, await landArgs(prop as FsMethod, args));
     },
   }) as IFileSystem;
 

@@ -261,6 +261,29 @@ describe("flush", () => {
     expect(await b.fs.readFile("/workspace/kept.txt")).toBe("important");
   });
 
+  it("a change made through a linked folder lands in the folder and is saved there", async () => {
+    const { store, rows, saves } = mapStore();
+    const a = await openPersistentFs(store);
+    await a.fs.mkdir("/workspace/self", { recursive: true });
+    await a.fs.writeFile("/workspace/self/instructions.md", "old\n");
+    await a.fs.mkdir("/tmp", { recursive: true });
+    await a.fs.symlink("/workspace/self", "/tmp/link");
+    await a.flush();
+    const bash = new Bash({ fs: a.fs, cwd: "/workspace" });
+    const r = await bash.exec("echo new > /tmp/link/instructions.md; echo more >> /tmp/link/notes.md; mkdir /tmp/link/d; cat self/instructions.md", { cwd: "/workspace" });
+    expect([r.stdout, r.stderr, r.exitCode]).toEqual(["new\n", "", 0]);
+    await a.flush();
+    expect(saves.at(-1)).toEqual({ put: ["/workspace/self/d", "/workspace/self/instructions.md", "/workspace/self/notes.md"], remove: [] });
+    expect([...rows.keys()].sort()).toEqual(["/tmp", "/tmp/link", "/workspace/self", "/workspace/self/d", "/workspace/self/instructions.md", "/workspace/self/notes.md"]);
+    const b = await openPersistentFs(store);
+    expect((await listing(b.fs)).map(brief)).toEqual([
+      "/workspace/self dir",
+      "/workspace/self/d dir",
+      "/workspace/self/instructions.md file new\n",
+      "/workspace/self/notes.md file more\n",
+    ]);
+  });
+
   it("a failed removal is retried too", async () => {
     const inner = mapStore();
     let fail = false;
