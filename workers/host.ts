@@ -16,7 +16,10 @@ import type { MindStatus } from "../lib/protocol";
 import { lazyShell } from "../lib/shell/lazy-shell";
 import type { RuntimePort } from "../lib/shell/ports";
 import { listSkills, recordsReader, SKILLS_DIR, type SkillReader } from "../lib/shell/skills";
-import { filesUnder } from "../lib/store/minds/files";
+import { filesUnder, filesWithin } from "../lib/store/minds/files";
+import { SelfLedger } from "../lib/home/self-ledger";
+import { fsSelfFiles, recordsSelfFiles } from "../lib/shell/self/files";
+import { SELF_DIR } from "../lib/shell/self/paths";
 import type { ReverieDb } from "../lib/store/db/db";
 import type { Mind as MindRecord } from "../lib/store/minds/minds";
 import { getPriceTable } from "../lib/store/minds/prices";
@@ -26,6 +29,7 @@ import { watchOthers } from "../lib/store/steps/watch-others";
 import { watchTables } from "../lib/store/db/watch";
 import { getSync } from "../lib/store/sync/sync";
 import { serveCurationQueue, watchCurationQueue } from "../lib/store/minds/curations";
+import { serveSelfChanges, watchSelfChanges } from "../lib/store/minds/self-changes";
 import { applyCuration, sandboxCurationFs, type CurationFs } from "../lib/shell/curation";
 
 export const systemClock: Clock = {
@@ -88,6 +92,15 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   const { permissions } = mind;
   // The workspace and its sandbox (lib/shell/lazy-shell.ts): loaded once the first model call is out, so a mind wakes
   // without waiting for them; a block that comes sooner waits.
+  // Its own texts (self/), as its trajectory records them: set up at its first start, read from the saved rows until the workspace is open.
+  const self = await SelfLedger.load({
+    state,
+    root: mindId,
+    files: recordsSelfFiles(() => filesWithin(db, mindId, SELF_DIR), (put, remove) => state.files.save(put, remove), () => clock.now()),
+    persona: mind.persona,
+    clock,
+    ids,
+  });
   let workspace: SkillReader | null = null;
   let files: { fs: CurationFs; flush: () => Promise<void> } | null = null;
   const shell = lazyShell(async () => {
@@ -95,6 +108,7 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     const { fs, flush } = await openPersistentFs(state.files, { maxBytes: permissions.limits.max_workspace_bytes });
     workspace = fs;
     files = { fs: sandboxCurationFs(fs), flush };
+    self.useFiles(fsSelfFiles(fs, flush));
     return justBashSandbox({ fs, flush, permissions, ids, clock, fetch: (url, init) => fetch(url, init), runtime: permissions.webcontainer ? options.runtime : undefined });
   });
   // Skills for the prompt: from the workspace once it is open, before that from their saved rows (nothing has written since).
@@ -117,6 +131,7 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     model: warmOnFirstCall(model, () => void shell.warm().catch(() => undefined)),
     summaryModel,
     shell,
+    self,
     skills,
     permissions,
     // Its wakes say where they ran, and under which lease epoch when this tab holds the mind's lease (a kept-alive mind).
@@ -165,10 +180,32 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     },
     () => undefined,
   );
+  // Its owner's changes to its own texts (Settings, Files) likewise: made through its ledger once the workspace is open
+  // (the texts are then read and written there), each recorded as a self-edit under the change's id.
+  const serveSelf = () => {
+    serving = serving
+      .then(() =>
+        serveSelfChanges(db, mindId, async (c) => {
+          await shell.warm();
+          // Its own write (through its journal), so it is offered to the mind here: the change cuts an idle wait short.
+          const step = await self.apply(c);
+          loop.notify(step);
+          return step;
+        }),
+      )
+      .catch((e: unknown) => console.warn(`Could not make a change to the mind's own texts: ${e instanceof Error ? e.message : String(e)}`));
+  };
+  const selfWatch = watchSelfChanges(db, mindId).subscribe(
+    (queue) => {
+      if (queue.length) serveSelf();
+    },
+    () => undefined,
+  );
 
   // Writes go behind the loop (CachedLog): the mind is done once they are stored.
   const done = loop.start().finally(async () => {
     queueWatch.unsubscribe();
+    selfWatch.unsubscribe();
     await serving;
     unwatch();
     epochWatch.unsubscribe();

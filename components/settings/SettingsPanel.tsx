@@ -14,6 +14,8 @@ import { priceProblems, readBudgetFields, withProxyPrice } from "./money-form";
 import { useProxyOffer } from "./money-hooks";
 import { PricesEditor } from "./PricesEditor";
 import { ConfigHistory } from "./ConfigHistory";
+import { SelfHistory } from "./SelfHistory";
+import { SelfTexts } from "./SelfTexts";
 import { QuietHoursFields } from "./QuietHoursFields";
 import { readQuietFields } from "./quiet-form";
 
@@ -103,6 +105,8 @@ export function SettingsPanel({ mind }: { mind: Mind }) {
         </div>
       </form>
       <ConfigHistory mindId={mind.id} />
+      <SelfTexts mindId={mind.id} />
+      <SelfHistory mindId={mind.id} />
       <PricesEditor />
     </div>
   );

@@ -6,8 +6,8 @@
 // as invalid is said to be so, and shown as it was read.
 import { useState } from "react";
 import { InvalidLine, type StepLine } from "@/lib/trajectory/headlong";
-import { isKind, type SelfEditBy, type Step, type StepOf } from "@/lib/trajectory/schema";
-import { stepText } from "@/lib/trajectory/summary";
+import { isKind, type Step, type StepOf } from "@/lib/trajectory/schema";
+import { selfEditWho, stepText } from "@/lib/trajectory/summary";
 import type { InspectTarget } from "../inspector/useSeenContext";
 import { Markdown } from "../markdown/Markdown";
 
@@ -126,20 +126,6 @@ export function StepBody({ step, actions }: { step: StepLine; actions: BodyActio
   return PROSE.has(step.type) ? <Markdown text={text} /> : <p className="whitespace-pre-wrap break-words text-sm">{text}</p>;
 }
 
-/** Who made a self-edit, in a few words. */
-function byWhom(by: SelfEditBy): string {
-  switch (by.kind) {
-    case "mind":
-      return `the mind (run ${by.run.slice(0, 8)})`;
-    case "human":
-      return `${by.name} in ${by.via === "files" ? "Files" : "Settings"}`;
-    case "revert":
-      return `${by.name}, reverting ${by.of.slice(0, 8)}`;
-    case "harness":
-      return by.why === "first-start" ? "the harness, at the first start" : "the harness, finding an unrecorded change";
-  }
-}
-
 /** A diff line's colour: added green, taken out red, file and hunk headers muted. */
 function diffLineClass(line: string): string | undefined {
   if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@")) return "text-stone-500 dark:text-stone-400";
@@ -158,7 +144,7 @@ function SelfEditBody({ step }: { step: StepOf<"self-edit"> }) {
     <div data-testid="self-edit" data-path={step.path}>
       <p className="whitespace-pre-wrap break-words text-sm">{step.content}</p>
       <div className="text-xs text-stone-500 dark:text-stone-400" data-testid="self-edit-meta">
-        <span className="font-mono">{step.path}</span> · by {byWhom(step.by)} ·{" "}
+        <span className="font-mono">{step.path}</span> · by {selfEditWho(step.by)} ·{" "}
         <span className="font-mono">
           {step.before === null ? "new" : step.before.slice(0, 8)}→{step.after === null ? "removed" : step.after.slice(0, 8)}
         </span>

@@ -21,6 +21,8 @@ const TYPE_STYLE: Record<string, string> = {
   fork: "border-fuchsia-500",
   merge: "border-fuchsia-500",
   "shellm-run": "border-indigo-700",
+  // A change to the mind's own texts stands out: it changes how the mind thinks from then on.
+  "self-edit": "border-pink-500",
 };
 
 export function typeColour(type: string): string {

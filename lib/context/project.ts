@@ -71,7 +71,9 @@ export function renderStep(step: Step, selfName: string): ChatMessage | null {
   // An alert is tagged as one, so the mind never reads a bot's words as a person's; a person's change to its memory or goals too.
   if (isKind(step, "observation")) return { role: "user", content: `[${step.source === "alert" ? "alert" : step.source === "curation" ? "curation" : "observation"}] ${cut(step.content)}` };
   // A change to the mind's own texts (its human's too, so never bookkeeping): the line, then the diff, cut like any long field.
-  if (isKind(step, "self-edit")) return { role: "user", content: `[self-edit] ${cut(step.content)}\n${cut(step.diff)}` };
+  // Where its texts began (its harness wrote them at its first start: the texts it ran with before, whole) is not a change:
+  // shown, it would put every text in the context again and change the first request after the upgrade. It reads them in self/.
+  if (isKind(step, "self-edit")) return step.by.kind === "harness" && step.by.why === "first-start" ? null : { role: "user", content: `[self-edit] ${cut(step.content)}\n${cut(step.diff)}` };
   // Every other kind, known or not: its content when that is text.
   const body = typeof step.content === "string" ? cut(step.content) : "";
   return { role: "user", content: `[${step.type}]${body ? ` ${body}` : ""}` };

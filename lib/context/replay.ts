@@ -27,6 +27,9 @@ export type SystemKind = z.infer<typeof SystemKind>;
 export interface SystemPart {
   kind: SystemKind;
   text: string;
+  /** The mind's own file the part was rendered from (self/instructions.md is "instructions.md"), and that text's sha256 as recorded: absent for generated parts (the command list, the skills) and in calls recorded before self/. */
+  file?: string;
+  sha?: string;
 }
 
 const ids = z.array(z.string());
@@ -120,7 +123,7 @@ export function seenCall(
 /** The record of the responder's call: one conversation part, its instructions unsplit, no token budget (0). */
 export function conversationCall(
   view: ConversationView,
-  call: { step_id: string; run_id: string; traj_id: string; instructions: string; counter: TokenCounter },
+  call: { step_id: string; run_id: string; traj_id: string; system: SystemPart; counter: TokenCounter },
 ): SeenCall {
   const [message] = conversationMessages(view);
   const tokens = call.counter.count(message?.content ?? "");
@@ -133,7 +136,7 @@ export function conversationCall(
     budget: 0,
     before: 0,
     tokens: tokens + MESSAGE_OVERHEAD,
-    system: [{ kind: "instructions", text: call.instructions, tokens: call.counter.cached(`system:instructions:${call.instructions}`, call.instructions) }],
+    system: [{ ...call.system, tokens: call.counter.cached(`system:${call.system.kind}:${call.system.text}`, call.system.text) }],
     parts: [{ kind: "conversation", person: view.person, inner: view.inner.map((s) => s.step_id), conversation: view.conversation.map((m) => m.step_id), message: view.message.step_id, tokens }],
   };
 }

@@ -19,6 +19,9 @@ import { formatTs, stampStep, type Step } from "../trajectory/schema";
 import type { Scenario } from "./scenario";
 import type { FileWrite, Played, PlayedEvent } from "./score";
 import { simClock, type SimClock } from "./sim-clock";
+import { SelfLedger } from "../home/self-ledger";
+import { fsSelfFiles, recordsSelfFiles } from "../shell/self/files";
+import { SELF_DIR } from "../shell/self/paths";
 
 const H = 3_600_000;
 /** Caps for a scenario that sets none: high enough not to end a week's idle life, low enough to bound a runaway model. */
@@ -115,10 +118,20 @@ export async function playScenario(o: PlayOptions): Promise<PlayedScenario> {
       for (const r of put) if (r.kind === "file" && r.path.startsWith(`${WORKSPACE}/`)) files.push({ path: r.path.slice(WORKSPACE.length + 1), atMs: at, text: utf8d.decode(r.data ?? new Uint8Array()) });
     },
   };
+  // Its own texts (self/), set up as at any mind's first start: straight to the store, so they are not files the mind wrote.
+  const self = await SelfLedger.load({
+    state,
+    root: mindId,
+    files: recordsSelfFiles(async () => (await state.files.loadAll()).filter((r) => r.path === SELF_DIR || r.path.startsWith(`${SELF_DIR}/`)), (put, remove) => state.files.save(put, remove), () => clock.now()),
+    persona: settings.persona,
+    clock,
+    ids,
+  });
   const { permissions } = settings;
   const { fs, flush } = await openPersistentFs(watched, { maxBytes: permissions.limits.max_workspace_bytes });
   // Blocks and model calls are real work: the clock does not skip while they run.
   const sandbox = justBashSandbox({ fs, flush, permissions, ids, clock });
+  self.useFiles(fsSelfFiles(fs, flush));
   const shell: ShellPort = {
     open: (scope) => {
       const session = sandbox.open(scope);
@@ -153,6 +166,7 @@ export async function playScenario(o: PlayOptions): Promise<PlayedScenario> {
     ids,
     model,
     shell,
+    self,
     skills: () => listSkills(fs),
     permissions,
     where: undefined,

@@ -11,7 +11,7 @@ import { Journal } from "../mind/journal";
 import { Mind, type MindDeps } from "../mind/mind";
 import { GATHER_MS, MindWriter, TrajectoryLog, WINDOW } from "../mind/mind-log";
 import type { Clock, Ids, ModelPort, ShellPort } from "../mind/ports";
-import { instructionsFor } from "../mind/prompt";
+import { selfInstructions } from "../mind/prompt";
 import { DEFAULT_RUN_LIMITS } from "../mind/run";
 import type { MindRecord, MindState } from "../mind/state";
 import { commandList } from "../shell/commands/registry";
@@ -19,6 +19,7 @@ import { WORKSPACE } from "../shell/limits";
 import type { SkillInfo } from "../shell/skills";
 import type { MindSettings } from "../store/minds/mind-record";
 import type { BudgetConfig } from "../trajectory/schema";
+import type { SelfLedger } from "./self-ledger";
 
 export interface WireMind {
   state: MindState<MindSettings>;
@@ -34,6 +35,8 @@ export interface WireMind {
   /** The summaries' model, when its human picked a cheaper one (absent: the mind's own). */
   summaryModel?: ModelPort;
   shell: ShellPort;
+  /** Its own texts (self/), loaded by the home before the mind is wired: every thinker reads them, each block's changes are recorded. */
+  self: SelfLedger;
   /** The installed skills, for the prompt. */
   skills: () => Promise<SkillInfo[]>;
   /** What the sandbox may do in this home (the server bounds the network). */
@@ -76,7 +79,8 @@ export function wireMind(w: WireMind): WiredMind {
     shell: w.shell,
     clock,
     selfName: mind.name,
-    instructions: async () => instructionsFor(mind, { commands: commandList(), skills: await w.skills().catch(() => []) }),
+    self: w.self,
+    instructions: async () => selfInstructions(w.self.texts(), mind.name, { commands: commandList(), skills: await w.skills().catch(() => []) }),
     pacing: mind.pacing,
     where: w.where,
     limits: { ...DEFAULT_RUN_LIMITS, maxIterations: mind.max_iterations },
@@ -92,5 +96,7 @@ export function wireMind(w: WireMind): WiredMind {
     ...(w.onPartial ? { onPartial: w.onPartial } : {}),
     contexts: writer,
   });
+  // Its self-edits go through the journal from now on (before, the home's loading wrote straight to the store).
+  w.self.attach((step) => journal.append(step));
   return { loop, log, journal, stored: () => writer.flushed().catch(() => undefined) };
 }

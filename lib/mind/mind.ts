@@ -12,6 +12,7 @@ import type { Journal } from "./journal";
 import type { SealedPast } from "../context/sealed-past";
 import type { ModelPort, TierStorePort } from "./ports";
 import { recoverAtStart } from "./recovery";
+import type { SelfTexts } from "./self";
 import { Summarizer } from "./summarizer";
 import { InnerLife, type FirstWake, type InnerLifeDeps } from "./thinkers/inner-life";
 import { Responder } from "./thinkers/responder";
@@ -21,6 +22,7 @@ const STARTUP_SCAN = 200;
 
 /** The mind keeps its own alarms (read from its log at start). */
 export interface MindDeps extends Omit<InnerLifeDeps, "alarms"> {
+  /** Its persona, for a mind without texts of its own (`self`): a test's. */
   persona: string;
   /** The responder's model (the mind's own, unless its human picked another). */
   responderModel?: ModelPort;
@@ -34,6 +36,12 @@ export interface MindDeps extends Omit<InnerLifeDeps, "alarms"> {
    */
   summaries?: { past: SealedPast; store: TierStorePort; model?: ModelPort; readBeforeFirstWake?: boolean };
 }
+
+/** The thinkers that only read the mind's own texts (the responder, the summarizer) read them as recorded, at each call. */
+const selfTexts = (deps: MindDeps): { self?: () => SelfTexts } => {
+  const self = deps.self;
+  return self ? { self: () => self.texts() } : {};
+};
 
 export class Mind {
   readonly innerLife: InnerLife;
@@ -50,7 +58,7 @@ export class Mind {
   constructor(private readonly deps: MindDeps) {
     const capped = (m: ModelPort) => (deps.budget ? budgetedModel(m, deps.budget.caps, deps.budget.spend, deps.clock) : m);
     this.summarizer = deps.summaries
-      ? new Summarizer({ ...deps.summaries, model: capped(deps.summaries.model ?? deps.model), clock: deps.clock, journal: deps.journal.forThinker(), selfName: deps.selfName, persona: deps.persona })
+      ? new Summarizer({ ...deps.summaries, model: capped(deps.summaries.model ?? deps.model), clock: deps.clock, journal: deps.journal.forThinker(), selfName: deps.selfName, persona: deps.persona, ...selfTexts(deps) })
       : null;
     const onStatus: MindDeps["onStatus"] = (status) => {
       // Summaries wait for the inner life to be between runs, and while its model is failing or its spend is paused (one endpoint: let its own calls find it working first).
@@ -65,6 +73,7 @@ export class Mind {
       model: capped(deps.responderModel ?? deps.model),
       selfName: deps.selfName,
       persona: deps.persona,
+      ...selfTexts(deps),
       signal: this.stopController.signal,
       onBusy: (messageId) => this.summarizer?.setBusy("responder", messageId !== null),
       contexts: deps.contexts,

@@ -5,8 +5,8 @@ import type { SystemPart } from "../context/replay";
 import type { StepOf } from "../trajectory/schema";
 import { alarmTime } from "../trajectory/summary";
 import type { Alarm } from "./ports";
-import { personaText, renderCut, type SelfCut, type SelfValues } from "./self";
-import { SELF_DEFAULTS } from "./self-defaults";
+import { personaText, renderCut, renderSelf, type SelfCut, type SelfFile, type SelfText, type SelfTexts, type SelfValues } from "./self";
+import { defaultSelfTexts, SELF_DEFAULTS } from "./self-defaults";
 
 export interface PromptExtras {
   /** The command list, one `- summary` a line (generated from the sandbox's registry). */
@@ -41,19 +41,68 @@ const PEOPLE_BEFORE_ROLES = `
 People write to you as [message <id> from <name> to <you>]; your responder answers them (once per message), and you see its replies here. You may start a conversation with chat send.
 When nothing needs doing, say so in a sentence and set FINAL=idle: you will be woken again later.`;
 
-/** The standing instructions in their parts (persona, how to act, commands, people, skills); joined, they are the instructions. */
+/** The standing instructions in their parts (persona, how to act, commands, people, skills) from a persona and the shipped texts; joined, they are the instructions. */
 export function instructionParts(mind: { name: string; persona: string }, extras: PromptExtras): SystemPart[] {
-  const skills = extras.skills.length
-    ? `\n\nSkills you have installed (\`skills show <name>\` reads one):\n${extras.skills.map((s) => `- ${s.name}: ${s.description}`).join("\n")}`
-    : "";
-  const cut = instructionsCut({ name: mind.name, persona: personaText(mind.persona), commands: extras.commands, skills });
+  return selfInstructionParts(defaultSelfTexts(mind.persona), mind.name, extras);
+}
+
+/** Where a part came from: the mind's file and its recorded sha, when the home gave one. */
+const fromFile = (file: SelfFile, t: SelfText): { file: string; sha?: string } => ({ file, ...(t.sha ? { sha: t.sha } : {}) });
+
+const skillsText = (skills: PromptExtras["skills"]) =>
+  skills.length ? `\n\nSkills you have installed (\`skills show <name>\` reads one):\n${skills.map((s) => `- ${s.name}: ${s.description}`).join("\n")}` : "";
+
+/**
+ * The standing instructions rendered from the mind's own texts (its
+ * instructions.md with its persona.md), in their parts, each naming the file
+ * it came from. Texts the mind rewrote so that they no longer hold
+ * {{persona}}, {{commands}} and {{skills}} once each, in that order, are one
+ * part: they are still rendered, only not cut.
+ */
+export function selfInstructionParts(self: SelfTexts, name: string, extras: PromptExtras): SystemPart[] {
+  const file = self["instructions.md"];
+  const persona = self["persona.md"];
+  const values = { name, persona: personaText(persona.text), commands: extras.commands, skills: skillsText(extras.skills) };
+  const cut = renderCut(file.text, values, INSTRUCTION_CUTS);
+  if (!cut) return [{ kind: "instructions", text: renderSelf(file.text, values), ...fromFile("instructions.md", file) }];
   return [
-    { kind: "persona", text: cut.head + cut.at.persona.value },
-    { kind: "how-to-act", text: cut.at.persona.after },
+    { kind: "persona", text: cut.head + cut.at.persona.value, ...fromFile("persona.md", persona) },
+    { kind: "how-to-act", text: cut.at.persona.after, ...fromFile("instructions.md", file) },
     { kind: "commands", text: cut.at.commands.value },
-    { kind: "people", text: cut.at.commands.after },
+    { kind: "people", text: cut.at.commands.after, ...fromFile("instructions.md", file) },
     { kind: "skills", text: cut.at.skills.value + cut.at.skills.after },
   ];
+}
+
+/** An idle wake's first look rendered from the mind's own first-look.md (and persona.md): one part when the mind's text no longer holds {{persona}} and {{command-names}} in that order. */
+export function selfFirstLookParts(self: SelfTexts, name: string, commands: string): SystemPart[] {
+  const file = self["first-look.md"];
+  const persona = self["persona.md"];
+  const values = { name, persona: personaText(persona.text), "command-names": commandNames(commands).join(", ") };
+  const cut = renderCut(file.text, values, FIRST_LOOK_CUTS);
+  if (!cut) return [{ kind: "first-look", text: renderSelf(file.text, values), ...fromFile("first-look.md", file) }];
+  return [
+    { kind: "persona", text: cut.head + cut.at.persona.value, ...fromFile("persona.md", persona) },
+    { kind: "first-look", text: cut.at.persona.after, ...fromFile("first-look.md", file) },
+    { kind: "commands", text: cut.at["command-names"].value + cut.at["command-names"].after },
+  ];
+}
+
+/** A run's instructions: the text sent, its parts (joined, the text), and an idle wake's first look likewise. */
+export interface Instructions {
+  text: string;
+  system: SystemPart[];
+  firstLook?: { text: string; system: SystemPart[] };
+}
+
+const joined = (parts: readonly SystemPart[]) => parts.map((p) => p.text).join("");
+
+/** What the inner life's runs are told, from the mind's own texts as recorded. */
+export function selfInstructions(self: SelfTexts, name: string, extras: PromptExtras): Instructions {
+  // An empty part (no skills installed) is not shown as one, as runs recorded it before.
+  const system = selfInstructionParts(self, name, extras).filter((p) => p.text);
+  const look = selfFirstLookParts(self, name, extras.commands).filter((p) => p.text);
+  return { text: joined(system), system, firstLook: { text: joined(look), system: look } };
 }
 
 export function instructionsFor(mind: { name: string; persona: string }, extras: PromptExtras): string {

@@ -6,7 +6,9 @@ import { DEFAULT_BUDGET, type BuildCache, type BuildOptions, type BuiltContext, 
 import type { TokenCounter } from "../context/tokens";
 import type { BudgetPause } from "../protocol";
 import type { Step } from "../trajectory/schema";
+import type { SystemPart } from "../context/replay";
 import type { AlarmPort, ContextPort, ModelPort, ShellPort, ShellState } from "./ports";
+import type { SelfPort } from "./self";
 
 export interface RunLimits {
   maxIterations: number;
@@ -35,6 +37,10 @@ export interface RunDeps {
   shell: ShellPort;
   selfName: string;
   instructions: string;
+  /** The instructions' parts (joined, `instructions`), each naming the file of the mind's it came from; absent: split from the text. */
+  system?: readonly SystemPart[];
+  /** The mind's own texts: after each block, what it changed under self/ is recorded (lib/home/self-ledger.ts). */
+  self?: SelfPort;
   limits: RunLimits;
   nesting: Nesting;
   /** 0 for a thinker's own run; n for a run nested n deep. */
@@ -47,7 +53,7 @@ export interface RunDeps {
   /** The first model call's token budget, when it should be smaller (an idle wake choosing what to do). */
   firstCallBudget?: number;
   /** The first model call's own instructions and context cut, when it is a lean first look (an idle wake: lib/mind/thinkers/first-look.ts); later calls get `instructions` and the whole budget. */
-  firstLook?: { instructions: string; build: (src: ContextSource, opts: BuildOptions) => BuiltContext };
+  firstLook?: { instructions: string; system?: readonly SystemPart[]; build: (src: ContextSource, opts: BuildOptions) => BuiltContext };
   /** Token counts cached across calls (one per mind); a fresh one when not given. */
   counter?: TokenCounter;
   /** What the context's build keeps from one call to the next (one per mind: the calls of its runs are a step or two apart); a fresh one per run when not given. */
@@ -74,6 +80,8 @@ export interface RunOutcome {
   answer?: string;
   /** The run's last step (its final, error or thought). */
   lastStepId: string;
+  /** When end is error: its step's reason (empty-reply, iterations, repeat, stall, …). */
+  reason?: string;
   /** The model's error text, for the status line, when end is model-error. */
   error?: string;
   /** When end is model-error: how long the model's server asked to wait. */

@@ -78,7 +78,7 @@ async function iterate(
   };
   const end = async (e: Ending["end"], step: Parameters<RunScope["append"]>[0], extra: Partial<Ending> = {}): Promise<Ending> => {
     const written = saw(await run.append(step));
-    return { end: e, lastStepId: written.step_id, ...extra };
+    return { end: e, lastStepId: written.step_id, ...(e === "error" && step.type === "error" ? { reason: step.reason } : {}), ...extra };
   };
   const stopped = () => end("stopped", { type: "error", reason: "stopped", content: "Stopped by its human in the middle of the run." });
   let failuresInRow = 0;
@@ -86,8 +86,8 @@ async function iterate(
   let tokens = 0;
   const repeat = { text: "", count: 0 };
   // The run's instructions do not change between its calls: split them once.
-  const system = deps.contexts ? splitInstructions(deps.instructions) : [];
-  const firstSystem = deps.contexts && deps.firstLook ? splitInstructions(deps.firstLook.instructions) : system;
+  const system = deps.contexts ? (deps.system ?? splitInstructions(deps.instructions)) : [];
+  const firstSystem = deps.contexts && deps.firstLook ? (deps.firstLook.system ?? splitInstructions(deps.firstLook.instructions)) : system;
 
   for (let i = 1; i <= limits.maxIterations; i++) {
     if (deps.signal.aborted) return stopped();
@@ -143,6 +143,9 @@ async function iterate(
     state.shell = { env: carriedEnv(result.env), cwd: result.cwd };
     const note = parsed.droppedBlocks > 0 ? `[reverie] ${parsed.droppedBlocks} more bash block(s) in the reply were not run: send one block per reply.\n` : "";
     await recordOutput(run, result, note);
+    // What the block changed of the mind's own texts goes on the record now, and takes effect from the next run.
+    // A settle that cannot write its step adopts nothing, and the next block's settle finds the same change again.
+    await deps.self?.settle({ run: run.runId, traj: log.trajId }, result.selfRefused ?? 0).catch(() => undefined);
     if (deps.signal.aborted) return stopped();
     const stoppedWhy = result.limit === "silence" ? "it showed no sign of life for too long (the watchdog)" : result.limit === "wall" && result.timedOut ? "it ran past the wall-time limit" : null;
     if (stoppedWhy) {

@@ -77,3 +77,31 @@ export function renderCut<K extends string>(file: string, values: SelfValues & R
   }
   return next === cuts.length ? { head, at: at as Record<K, { value: string; after: string }> } : undefined;
 }
+
+/** The mind's own texts, the files of /workspace/self/ the harness reads (watchers/ beside them are programs, not texts). */
+export const SELF_FILES = ["persona.md", "instructions.md", "first-look.md", "responder.md", "summarizer.md"] as const;
+export type SelfFile = (typeof SELF_FILES)[number];
+
+/** One of its texts as last recorded: the text, and its sha256 (hex) when its home computed one (the parts of a call show it). */
+export interface SelfText {
+  text: string;
+  sha?: string;
+}
+export type SelfTexts = Readonly<Record<SelfFile, SelfText>>;
+
+/**
+ * The mind's own texts as its home recorded them (lib/home/self-ledger.ts).
+ * Every thinker reads them at the start of each run; a run keeps the texts it
+ * started with. After each block, `settle` records what the block changed
+ * under self/ (a `self-edit` step each, in the mind's own trajectory) and only
+ * then do the new texts take effect, from the next run on.
+ */
+export interface SelfPort {
+  texts(): SelfTexts;
+  /** After a block of run `run` (in trajectory `traj`): record and adopt what it changed; `refused` writes the sandbox turned away (its rate) get one error step. */
+  settle(by: { run: string; traj: string }, refused?: number): Promise<void>;
+  /** Which adoption of texts the store is at: a run reads it as it starts, with the texts. */
+  version(): number;
+  /** A thinker's run that started at `version` ended so: the guard (issue 24, part 6) counts the runs after an edit. */
+  ran(version: number, outcome: { end: string; reason?: string }): Promise<void>;
+}

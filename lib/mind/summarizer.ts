@@ -13,7 +13,9 @@ import type { SealedPast } from "../context/sealed-past";
 import { formatTs, type Step } from "../trajectory/schema";
 import type { Journal } from "./journal";
 import type { Clock, ModelPort, TierStorePort } from "./ports";
-import { childrenMessage, citesIn, cleanSummary, stepsMessage, summaryInstructions } from "./summary-prompt";
+import { childrenMessage, citesIn, cleanSummary, selfSummaryInstructions, stepsMessage } from "./summary-prompt";
+import type { SelfTexts } from "./self";
+import { defaultSelfTexts } from "./self-defaults";
 
 export const SUMMARIZER = "summarizer";
 export const SUMMARY_FAILED = "summary-failed";
@@ -27,7 +29,10 @@ export interface SummarizerDeps {
   /** Where failures are logged (a thinker's journal: its steps are not the inner life's work). */
   journal: Journal;
   selfName: string;
+  /** Its persona, when it has no texts of its own (a test's mind): the shipped summarizer.md speaks with it. */
   persona: string;
+  /** Its own texts (summarizer.md, persona.md) as recorded, read at each call. */
+  self?: () => SelfTexts;
   /** First retry after a failure, doubling up to `retryCapMs`. */
   retryMs?: number;
   retryCapMs?: number;
@@ -174,7 +179,7 @@ export class Summarizer {
   }
 
   private async summarize(block: BlockRef): Promise<void> {
-    const { past, model, selfName, persona } = this.deps;
+    const { past, model, selfName, persona, self } = this.deps;
     const { from, to } = blockRange(block, past.tiers);
     // A block's ends (all that is known of a block inside the sealed past), and its seqs, which its row keeps.
     const first = past.idAt(from);
@@ -211,7 +216,7 @@ export class Summarizer {
     }
 
     this.calls++;
-    const reply = await model.complete({ instructions: summaryInstructions(selfName, persona), messages, signal: this.signal });
+    const reply = await model.complete({ instructions: selfSummaryInstructions(self?.() ?? defaultSelfTexts(persona), selfName), messages, signal: this.signal });
     if (this.signal.aborted) return;
     if (!reply.ok) {
       const retryAt = reply.paused ? reply.paused.resetsAt : reply.retryAfterS !== undefined ? this.deps.clock.now() + reply.retryAfterS * 1000 : undefined;

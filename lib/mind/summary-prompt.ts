@@ -6,8 +6,8 @@ import { renderStep } from "../context/project";
 import type { Summary } from "../context/build";
 import type { Step } from "../trajectory/schema";
 import type { ChatMessage } from "./ports";
-import { personaText, renderSelf } from "./self";
-import { SELF_DEFAULTS } from "./self-defaults";
+import { personaText, renderSelf, type SelfTexts } from "./self";
+import { defaultSelfTexts } from "./self-defaults";
 
 /** A summary longer than this is cut (on a character boundary): a summary is a line or two, not a copy. */
 export const MAX_SUMMARY_CHARS = 1500;
@@ -19,9 +19,14 @@ const id8 = (id: string) => id.slice(0, 8);
 /** Words only the summarizer's instructions hold (a scripted test server can tell its calls apart by them). */
 export const SUMMARY_MARK = "writing your own memory";
 
-/** The summarizer's instructions (summarizer.md, which holds SUMMARY_MARK in its words). */
+/** The summarizer's instructions (summarizer.md, which holds SUMMARY_MARK in its words), from a persona and the shipped text. */
 export function summaryInstructions(selfName: string, persona: string): string {
-  return renderSelf(SELF_DEFAULTS.summarizer, { name: selfName, persona: personaText(persona) });
+  return selfSummaryInstructions(defaultSelfTexts(persona), selfName);
+}
+
+/** The summarizer's instructions from the mind's own summarizer.md and persona.md. */
+export function selfSummaryInstructions(self: SelfTexts, selfName: string): string {
+  return renderSelf(self["summarizer.md"].text, { name: selfName, persona: personaText(self["persona.md"].text) });
 }
 
 /** The one message of a tier-0 call: the block's steps, each with its id. */

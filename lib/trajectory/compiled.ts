@@ -28,6 +28,8 @@ export function parsesAsWritten(schema: z.core.$ZodType): boolean {
   if (def.type === "string" || def.type === "number" || def.type === "boolean" || def.type === "literal" || def.type === "enum" || def.type === "unknown") return true;
   if (schema instanceof z.core.$ZodOptional || schema instanceof z.core.$ZodNullable) return parsesAsWritten(schema._zod.def.innerType);
   if (schema instanceof z.core.$ZodArray) return parsesAsWritten(schema._zod.def.element);
+  // A union (a discriminated one too) gives back what the option that matched gives back.
+  if (schema instanceof z.core.$ZodUnion) return schema._zod.def.options.every(parsesAsWritten);
   if (schema instanceof z.core.$ZodObject) {
     const { catchall, shape } = schema._zod.def;
     return catchall?._zod.def.type === "unknown" && Object.values(shape).every(parsesAsWritten);

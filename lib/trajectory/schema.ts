@@ -134,6 +134,42 @@ export const AlarmStep = kind("alarm", {
   message: "an alarm's set step has its time (at) and note, and names itself (alarm = its step_id)",
 });
 
+/** sha256 of a text's UTF-8 bytes, lower-case hex. */
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, "a sha256 is 64 lower-case hex digits");
+/** Who changed one of the mind's own texts (a self-edit's `by`). */
+export const SelfEditBy = z.discriminatedUnion("kind", [
+  /** The mind's shell: the block of run `run`, in trajectory `traj` (a nested run's own). */
+  z.looseObject({ kind: z.literal("mind"), run: StepId, traj: StepId }),
+  /** Its human, in Files or in Settings (by the name they write under). */
+  z.looseObject({ kind: z.literal("human"), name: z.string(), via: z.enum(["files", "settings"]) }),
+  /** A revert of the self-edit `of`, asked for by its human. */
+  z.looseObject({ kind: z.literal("revert"), of: StepId, name: z.string() }),
+  /** The harness: the texts written at the mind's first start, a change found on disk that had no step, or a watcher it turned off (it kept failing). */
+  z.looseObject({ kind: z.literal("harness"), why: z.enum(["first-start", "unrecorded", "watcher-failed"]) }),
+  /** The harness's guard: the runs after self-edit `of` all failed in ways its text can cause, so it was taken back. */
+  z.looseObject({ kind: z.literal("guard"), of: StepId }),
+]);
+export type SelfEditBy = z.infer<typeof SelfEditBy>;
+/**
+ * A change to one of the mind's own texts under /workspace/self/ (issue 24).
+ * Never rewritten: a revert is a new one. Written without a run_id (a nested
+ * run's edit goes to the mind's own trajectory, where its run does not exist;
+ * `by` says where it came from).
+ */
+export const SelfEditStep = kind("self-edit", {
+  /** Workspace-relative: "self/instructions.md". */
+  path: z.string().regex(/^self\/[^/]+(\/[^/]+)*$/, "a self-edit's path is under self/"),
+  /** null: there was no such file. */
+  before: Sha256.nullable(),
+  /** null: the file was removed. */
+  after: Sha256.nullable(),
+  /** A unified diff from before to after (a/ and b/ paths, three lines of context). */
+  diff: text,
+  by: SelfEditBy,
+  /** One line for people and the model: "I changed self/instructions.md (+3 −1)". */
+  content: text,
+});
+
 /** Pacing, limits and model, as the human set them; written whenever they change. */
 const QUIET_RANGE = /^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$/;
 function knownZone(tz: string): boolean {
@@ -212,6 +248,7 @@ export const KNOWN_KINDS = {
   "monolith-wake": MonolithWakeStep,
   alarm: AlarmStep,
   config: ConfigStep,
+  "self-edit": SelfEditStep,
 } as const;
 
 export type KnownKind = keyof typeof KNOWN_KINDS;

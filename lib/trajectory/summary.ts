@@ -1,6 +1,6 @@
 // One-line and short renderings of steps, shared by `traj tail`, the context
 // projection and the page.
-import { isKind, type Step, type StepOf } from "./schema";
+import { isKind, type SelfEditBy, type Step, type StepOf } from "./schema";
 
 /** A field of a kind this version does not know: text stays text, anything else is shown in JSON, nothing is "". */
 const str = (v: unknown): string => (typeof v === "string" ? v : v === undefined ? "" : JSON.stringify(v));
@@ -41,4 +41,20 @@ export function stepLine(step: Step, maxText = 120): string {
   const cut = text.length > maxText ? `${text.slice(0, maxText - 1)}…` : text;
   const time = step.ts.slice(11, 19);
   return `${step.step_id.slice(0, 8)} ${time} ${step.type}${step.source ? ` [${step.source}]` : ""}${cut ? ` ${cut}` : ""}`;
+}
+
+/** Who made a self-edit (a change to the mind's own texts), in a few words: the stream's and Settings' history's. */
+export function selfEditWho(by: SelfEditBy): string {
+  switch (by.kind) {
+    case "mind":
+      return `the mind (run ${by.run.slice(0, 8)})`;
+    case "human":
+      return `${by.name || "its human"} in ${by.via === "files" ? "Files" : "Settings"}`;
+    case "revert":
+      return `${by.name || "its human"}, reverting ${by.of.slice(0, 8)}`;
+    case "guard":
+      return `the harness's guard, taking back ${by.of.slice(0, 8)}`;
+    case "harness":
+      return by.why === "first-start" ? "the harness, at the first start" : by.why === "watcher-failed" ? "the harness, turning off a failing watcher" : "the harness, finding an unrecorded change";
+  }
 }

@@ -108,7 +108,7 @@ describe("context records stored as deltas, read back whole", () => {
     if (!isMessage(message)) throw new Error("not a message step");
     await settle(r, [message]);
     const reply = life.make("message", { from: "Reverie", to: "ana", content: "Yes." });
-    const answer = conversationCall({ person: "ana", selfName: "Reverie", inner: life.steps.slice(-20), conversation: [], message }, { step_id: reply.step_id, run_id: message.step_id, traj_id: MIND, instructions: "Answer ana.", counter: new TokenCounter() });
+    const answer = conversationCall({ person: "ana", selfName: "Reverie", inner: life.steps.slice(-20), conversation: [], message }, { step_id: reply.step_id, run_id: message.step_id, traj_id: MIND, system: { kind: "instructions", text: "Answer ana." }, counter: new TokenCounter() });
     given.set(answer.step_id, answer);
     await settle(r, [reply], answer);
 

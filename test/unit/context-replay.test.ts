@@ -137,7 +137,7 @@ describe("replay: the record of a call rebuilds its messages byte for byte", () 
 describe("the instructions in parts, and the token table", () => {
   it("splits the instructions back into the parts they were made of; joined, they are the text", () => {
     const text = SYSTEM.map((p) => p.text).join("");
-    expect(splitInstructions(text)).toEqual(SYSTEM.filter((p) => p.text));
+    expect(splitInstructions(text)).toEqual(SYSTEM.filter((p) => p.text).map(({ kind, text }) => ({ kind, text })));
     expect(splitInstructions(text).map((p) => p.kind)).toEqual(["persona", "how-to-act", "commands", "people", "skills"]);
     expect(splitInstructions("You are a test mind.")).toEqual([{ kind: "instructions", text: "You are a test mind." }]);
   });

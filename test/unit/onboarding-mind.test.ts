@@ -122,7 +122,8 @@ describe("a seeded mind's first wake", () => {
     ]);
     // What it then thought is in the stream after the seed.
     const types = (await tailSteps(db, mind.id, 50)).map((s) => `${s.type}${s.source ? `/${s.source}` : ""}`);
-    expect(types.slice(0, 4)).toEqual(["trajectory/system", "config/system", "thought/seed", "wake/monolith"]);
+    // Its texts are written at its first start (self/), before it is woken; the model is not shown that record.
+    expect(types.slice(0, 9)).toEqual(["trajectory/system", "config/system", "thought/seed", ...Array(5).fill("self-edit/system"), "wake/monolith"]);
     expect(types).toContain("thought/monolith");
   });
 });

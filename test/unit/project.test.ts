@@ -173,15 +173,20 @@ describe("a tail as model messages", () => {
   it("a long self-edit diff is cut like any long field, with the hint naming how to read it whole", async () => {
     const mk = stepMaker();
     const lines = Array.from({ length: 300 }, (_, i) => `line ${i}`).join("\n");
-    const edit = mk("self-edit", { ...(await selfEditStep("self/instructions.md", null, `${lines}\n`, { kind: "harness", why: "first-start" })) });
+    const edit = mk("self-edit", { ...(await selfEditStep("self/instructions.md", null, `${lines}\n`, { kind: "harness", why: "unrecorded" })) });
     if (!isKind(edit, "self-edit")) throw new Error("not a self-edit");
     const diff = edit.diff;
     expect(diff.length).toBeGreaterThan(2000);
     const hint = `\n[… ${diff.length - 1900} more characters here; \`traj show ${edit.step_id.slice(0, 8)} --full\` reads it all]\n`;
     expect(renderStep(edit, SELF)).toEqual({
       role: "user",
-      content: `[self-edit] My own texts begin: created self/instructions.md (300 lines), as my harness wrote it at my first start.\n${diff.slice(0, 1500)}${hint}${diff.slice(-400)}`,
+      content: `[self-edit] Created self/instructions.md (300 lines) with no step to say so; recorded now, when my harness found it.\n${diff.slice(0, 1500)}${hint}${diff.slice(-400)}`,
     });
+  });
+
+  it("where the texts began (the harness's first-start record, whole texts the mind ran with before) is not shown", async () => {
+    const first = stepMaker()("self-edit", { ...(await selfEditStep("self/persona.md", null, "calm", { kind: "harness", why: "first-start" })) });
+    expect(renderStep(first, SELF)).toBeNull();
   });
 
   it("the elided note comes first and counts the steps not shown", () => {

@@ -7,9 +7,9 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { commandNames, firstLookParts, instructionParts, instructionsFor, splitInstructions } from "@/lib/mind/prompt";
+import { commandNames, firstLookParts, instructionParts, instructionsFor, selfInstructions, splitInstructions } from "@/lib/mind/prompt";
 import { personaText, renderCut, renderSelf } from "@/lib/mind/self";
-import { SELF_DEFAULTS } from "@/lib/mind/self-defaults";
+import { defaultSelfTexts, SELF_DEFAULTS } from "@/lib/mind/self-defaults";
 import { SUMMARY_MARK, summaryInstructions } from "@/lib/mind/summary-prompt";
 import { NO_REPLY, responderInstructions } from "@/lib/mind/thinkers/responder";
 import { commandList } from "@/lib/shell/commands/registry";
@@ -41,7 +41,12 @@ describe("the shipped default texts render to today's prompts, byte for byte", (
     const extras = { commands: COMMANDS, skills };
     const full = before.instructionsFor(mind, extras);
     expect(instructionsFor(mind, extras)).toBe(full);
-    expect(instructionParts(mind, extras)).toEqual(before.instructionParts(mind, extras));
+    const parts = instructionParts(mind, extras);
+    expect(parts.map(({ kind, text }) => ({ kind, text }))).toEqual(before.instructionParts(mind, extras));
+    // Each part names the file it came from (the generated ones, none); no sha: these texts were not recorded.
+    expect(parts.map((p) => p.file ?? null)).toEqual(["persona.md", "instructions.md", null, "instructions.md", null]);
+    const self = defaultSelfTexts(persona);
+    expect(selfInstructions(self, name, extras).text).toBe(full);
     expect(splitInstructions(full)).toEqual(before.splitInstructions(full));
 
     const look = before.firstLookParts(full);
@@ -50,6 +55,9 @@ describe("the shipped default texts render to today's prompts, byte for byte", (
     const lookText = (look ?? []).map((p) => p.text).join("");
     expect(renderSelf(SELF_DEFAULTS.firstLook, { name, persona: personaText(persona), "command-names": commandNames(COMMANDS).join(", ") })).toBe(lookText);
     expect(splitInstructions(lookText)).toEqual(before.splitInstructions(lookText));
+    const selfLook = selfInstructions(self, name, extras).firstLook;
+    expect(selfLook?.text).toBe(lookText);
+    expect(selfLook?.system.map(({ kind, text }) => ({ kind, text }))).toEqual(look);
 
     expect(responderInstructions(name, persona)).toBe(before.responderInstructions(name, persona));
     expect(summaryInstructions(name, persona)).toBe(before.summaryInstructions(name, persona));

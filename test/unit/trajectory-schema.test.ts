@@ -38,6 +38,14 @@ const REQUIRED: Record<KnownKind, Record<string, unknown>> = {
     model: "llama3",
     provider: "openai-compatible",
   },
+  "self-edit": {
+    path: "self/instructions.md",
+    before: null,
+    after: "a".repeat(64),
+    diff: "--- /dev/null\n+++ b/self/instructions.md\n@@ -0,0 +1 @@\n+hi\n",
+    by: { kind: "mind", run: ID2, traj: ID3 },
+    content: "I created self/instructions.md (1 line).",
+  },
 };
 
 const stepOf = (type: string, fields: Record<string, unknown> = {}) => ({ type, step_id: ID, ts: TS, ...fields });
@@ -245,6 +253,8 @@ describe("checkStep (the command line's context reads a long log through it)", (
   it("tells a schema that changes a value from one that does not", () => {
     expect(parsesAsWritten(z.looseObject({ a: z.string().optional(), n: z.number().int().min(0), e: z.enum(["x"]), l: z.array(z.looseObject({ b: z.boolean() })) }))).toBe(true);
     expect(parsesAsWritten(z.object({ a: z.string() }))).toBe(false); // drops unknown keys
+    expect(parsesAsWritten(z.discriminatedUnion("k", [z.looseObject({ k: z.literal("a") }), z.looseObject({ k: z.literal("b"), n: z.number() })]))).toBe(true);
+    expect(parsesAsWritten(z.union([z.looseObject({ k: z.literal("a") }), z.object({ k: z.literal("b") })]))).toBe(false);
     expect(parsesAsWritten(z.looseObject({ a: z.string().trim() }))).toBe(false);
     expect(parsesAsWritten(z.looseObject({ a: z.string().default("x") }))).toBe(false);
     expect(parsesAsWritten(z.looseObject({ a: z.string().catch("x") }))).toBe(false);

@@ -6,6 +6,7 @@ import firstLook from "./first-look.md" with { type: "text" };
 import instructions from "./instructions.md" with { type: "text" };
 import responder from "./responder.md" with { type: "text" };
 import summarizer from "./summarizer.md" with { type: "text" };
+import type { SelfTexts } from "../self";
 
 export const SELF_DEFAULTS = {
   /** The standing instructions: who the mind is, how it acts, its commands, people, its skills. */
@@ -17,3 +18,14 @@ export const SELF_DEFAULTS = {
   /** How the summarizer writes a stretch of the trajectory into the mind's memory. */
   summarizer,
 } as const;
+
+/** A mind's texts as it first has them: its persona as its settings give it, and the shipped defaults. */
+export function defaultSelfTexts(persona: string): SelfTexts {
+  return {
+    "persona.md": { text: persona },
+    "instructions.md": { text: instructions },
+    "first-look.md": { text: firstLook },
+    "responder.md": { text: responder },
+    "summarizer.md": { text: summarizer },
+  };
+}

@@ -5,11 +5,14 @@
 // mind sends.
 import type { BuildOptions, BuiltContext, ContextSource } from "../../context/build";
 import { LEAN_BUDGET, leanContext } from "../../context/lean";
+import type { SystemPart } from "../../context/replay";
 import { firstLookParts } from "../prompt";
 
 export interface FirstLook {
   /** The first call's instructions (later calls of the run get the standing ones). */
   instructions: string;
+  /** Its parts (joined, the instructions), for "what the model saw". */
+  system: SystemPart[];
   /** The first call's token budget for its messages. */
   budget: number;
   /** How the first call's context is cut from the stream (buildContext's options, the budget among them). */
@@ -20,5 +23,10 @@ export interface FirstLook {
 export function idleFirstLook(instructions: string): FirstLook | undefined {
   const parts = firstLookParts(instructions);
   if (!parts) return undefined;
-  return { instructions: parts.map((p) => p.text).join(""), budget: LEAN_BUDGET, build: leanContext };
+  return leanLook(parts);
+}
+
+/** The first look of a scheduled wake, given its instructions' parts (rendered from the mind's own first-look.md). */
+export function leanLook(system: SystemPart[]): FirstLook {
+  return { instructions: system.map((p) => p.text).join(""), system, budget: LEAN_BUDGET, build: leanContext };
 }

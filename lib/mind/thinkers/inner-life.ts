@@ -12,12 +12,13 @@ import { afterWake, delaySeconds, failureDelaySeconds, RESTED, type PacingState 
 import { outsideQuietS } from "../quiet-hours";
 import type { Clock, ContextPort, ModelPort, ShellPort } from "../ports";
 import type { PacingSnapshot } from "../state";
-import { taskText, type WakeTask } from "../prompt";
+import { taskText, type Instructions, type WakeTask } from "../prompt";
+import type { SelfPort } from "../self";
 import { AWAY_NOTE_AFTER_S, formatDuration } from "../recovery";
 import { BuildCache, IDLE_BUDGET } from "../../context/build";
 import { TokenCounter } from "../../context/tokens";
 import { DEFAULT_NESTING, shellmRun, type Nesting, type RunDeps, type RunLimits, type RunOutcome, type ShellState } from "../run";
-import { idleFirstLook } from "./first-look";
+import { idleFirstLook, leanLook } from "./first-look";
 import { wakeWhere, type WakeWhere } from "../where";
 
 export const INNER_LIFE = "monolith";
@@ -31,8 +32,10 @@ export interface InnerLifeDeps {
   shell: ShellPort;
   clock: Clock;
   selfName: string;
-  /** The standing instructions, read at each wake (installed skills can change between wakes). */
-  instructions: string | (() => Promise<string>);
+  /** The standing instructions, read at each wake (installed skills and the mind's own texts can change between wakes): a text, or rendered in parts with the first look's. */
+  instructions: string | (() => Promise<string | Instructions>);
+  /** The mind's own texts: each block's changes to them are recorded after it. */
+  self?: SelfPort;
   pacing: PacingConfig;
   limits: RunLimits;
   nesting?: Nesting;
@@ -109,11 +112,14 @@ export class InnerLife {
       this.failures = deps.pacingState.failures;
     }
     this.reported = `${this.pacing.level}/${this.pacing.ticks}/${this.failures}`;
-    // A person's message, an alert from an alert link, or a person's change to its memory or goals: each cuts the wait short (only a message rests the pacing).
+    // A person's message, an alert from an alert link, a person's change to its memory or goals, or its owner's change to its own texts: each cuts the wait short (only a message rests the pacing).
     this.subscription = {
       name: INNER_LIFE,
-      types: ["message", "observation"],
-      accept: (s) => (isKind(s, "message") && s.from !== deps.selfName) || (s.type === "observation" && (s.source === "alert" || s.source === "curation")),
+      types: ["message", "observation", "self-edit"],
+      accept: (s) =>
+        (isKind(s, "message") && s.from !== deps.selfName) ||
+        (s.type === "observation" && (s.source === "alert" || s.source === "curation")) ||
+        (isKind(s, "self-edit") && (s.by.kind === "human" || s.by.kind === "revert")),
     };
   }
 
@@ -259,17 +265,22 @@ export class InnerLife {
     const workBefore = journal.workCount();
     deps.onStatus({ state: "thinking" });
     const run = await journal.openRun({ model: deps.model.name, trigger_step: trigger ?? wakeStep.step_id, wake: wakeStep.step_id, launched_by: INNER_LIFE });
-    const instructions = typeof deps.instructions === "string" ? deps.instructions : await deps.instructions();
+    // Which texts this run has (the guard counts the runs after a change to them).
+    const textsAt = deps.self?.version();
+    const given = typeof deps.instructions === "string" ? deps.instructions : await deps.instructions();
+    const instructions = typeof given === "string" ? given : given.text;
     // A spontaneous wake looks around cheaply first (lean instructions, the life at its coarsest, the last few steps); once it acts, its calls get the whole budget.
     // One an alert or a person's change cut short is not idle: the lean look could show that step only as a summary, or not at all (it keeps just the open block).
     const idle = task.reason === "scheduled" && !this.news;
     this.news = false;
-    const look = idle ? idleFirstLook(instructions) : undefined;
+    const look = !idle ? undefined : typeof given === "string" ? idleFirstLook(given) : given.firstLook ? leanLook(given.firstLook.system) : undefined;
     const runDeps: RunDeps = {
       model: deps.model,
       shell: deps.shell,
       selfName: deps.selfName,
       instructions,
+      ...(typeof given === "string" ? {} : { system: given.system }),
+      ...(deps.self ? { self: deps.self } : {}),
       limits: deps.limits,
       nesting: deps.nesting ?? DEFAULT_NESTING,
       depth: 0,
@@ -284,6 +295,7 @@ export class InnerLife {
       onPartial: deps.onPartial,
     };
     const outcome = await shellmRun(runDeps, run, { prompt: taskText(task), shell: this.shell });
+    if (textsAt !== undefined) await deps.self?.ran(textsAt, outcome).catch(() => undefined);
     this.shell = outcome.shell;
     if (outcome.shellChanged) deps.onShellState?.(outcome.shell);
     // Rung once the model has seen them: a failed call, a spend pause or a stop leaves them to ring at the next wake.

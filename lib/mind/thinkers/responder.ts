@@ -5,15 +5,15 @@
 // reply-failed. A message is answered at most once: the responder claims it
 // before the call, and skips one the log shows handled.
 import { conversationMessages, type ConversationView, type MessageStep } from "../../context/conversation";
-import { conversationCall } from "../../context/replay";
+import { conversationCall, type SystemPart } from "../../context/replay";
 import { TokenCounter } from "../../context/tokens";
 import { isKind, type Step } from "../../trajectory/schema";
 import type { Subscription } from "../dispatch";
 import type { Journal } from "../journal";
 import type { ContextPort, ModelPort } from "../ports";
 import { handledIn } from "../recovery";
-import { personaText, renderSelf } from "../self";
-import { SELF_DEFAULTS } from "../self-defaults";
+import { personaText, renderSelf, type SelfTexts } from "../self";
+import { defaultSelfTexts } from "../self-defaults";
 import { wakeWhere, type WakeWhere } from "../where";
 
 type Message = MessageStep;
@@ -30,7 +30,10 @@ export interface ResponderDeps {
   journal: Journal;
   model: ModelPort;
   selfName: string;
+  /** Its persona, when it has no texts of its own (a test's mind): the shipped responder.md speaks with it. */
   persona: string;
+  /** Its own texts (responder.md, persona.md) as recorded, read at each message. */
+  self?: () => SelfTexts;
   signal: AbortSignal;
   /** Reports what the responder is doing (for the page's status line). */
   onBusy?: (messageId: string | null) => void;
@@ -42,7 +45,13 @@ export interface ResponderDeps {
 
 /** How the responder is told to answer (responder.md, which spells NO_REPLY out as text). */
 export function responderInstructions(name: string, persona: string): string {
-  return renderSelf(SELF_DEFAULTS.responder, { name, persona: personaText(persona) });
+  return responderPart(defaultSelfTexts(persona), name).text;
+}
+
+/** The responder's instructions rendered from the mind's own responder.md and persona.md: one part, naming its file. */
+export function responderPart(self: SelfTexts, name: string): SystemPart {
+  const file = self["responder.md"];
+  return { kind: "instructions", text: renderSelf(file.text, { name, persona: personaText(self["persona.md"].text) }), file: "responder.md", ...(file.sha ? { sha: file.sha } : {}) };
 }
 
 export class Responder {
@@ -85,11 +94,12 @@ export class Responder {
       const inner = tail.filter((s) => INNER_KINDS.has(s.type) && s.source !== RESPONDER).slice(-INNER_LIFE);
       const view: ConversationView = { person, selfName, inner, conversation, message: trigger };
       const messages = conversationMessages(view);
-      const instructions = responderInstructions(selfName, this.deps.persona);
+      const system = responderPart(this.deps.self?.() ?? defaultSelfTexts(this.deps.persona), selfName);
+      const instructions = system.text;
       const reply = await this.deps.model.complete({ instructions, messages, signal: this.deps.signal });
       // What the call saw, kept under the step it led to (the inspector's "what the model saw"); a call a spend cap refused saw nothing.
       const saw = (led: Step) => {
-        if (this.deps.contexts && !(!reply.ok && reply.paused)) this.deps.contexts.record(conversationCall(view, { step_id: led.step_id, run_id: wake.step_id, traj_id: journal.log.trajId, instructions, counter: this.counter }));
+        if (this.deps.contexts && !(!reply.ok && reply.paused)) this.deps.contexts.record(conversationCall(view, { step_id: led.step_id, run_id: wake.step_id, traj_id: journal.log.trajId, system, counter: this.counter }));
         return led;
       };
       // The decision is the step this call produced: it carries the call's usage.

@@ -25,6 +25,8 @@ import type { Step } from "../../trajectory/schema";
 import type { Sql } from "../db/sql";
 import { sqlMindState } from "../state/sql-mind-state";
 import type { HostBoundNetwork } from "./network";
+import { SelfLedger } from "../../home/self-ledger";
+import { fsSelfFiles } from "../../shell/self/files";
 
 const ids = { uuid: () => crypto.randomUUID() };
 /** How long a mind being put away waits for its summarizer to seal what is ready. */
@@ -101,6 +103,8 @@ export async function hostMind(opts: HostedMindOptions): Promise<HostedMind> {
   const { fs, flush } = await openPersistentFs(state.files, { maxBytes: permissions.limits.max_workspace_bytes });
   // No WebContainer on the server: node/npm/npx say there is no runtime, as in a browser without one.
   const shell = justBashSandbox({ fs, flush, permissions, ids, clock, fetch: net.fetch, network: net.sandbox });
+  // Its own texts (self/), as its trajectory records them (set up here if it never ran anywhere yet).
+  const self = await SelfLedger.load({ state, root, files: fsSelfFiles(fs, flush), persona: mind.persona, clock, ids });
   let handedOffAt: number | undefined;
   const { loop, log, stored } = wireMind({
     state,
@@ -112,6 +116,7 @@ export async function hostMind(opts: HostedMindOptions): Promise<HostedMind> {
     model,
     summaryModel,
     shell,
+    self,
     skills: () => listSkills(fs),
     permissions,
     where: { home: "server", epoch },

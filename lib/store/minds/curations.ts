@@ -5,30 +5,24 @@
 // waits in a queue here (a settings row, per mind) that the worker takes from,
 // applies in its sandbox and records; the page follows the step. Whichever
 // way, the step has the request's id, so a request is applied once.
-import { liveQuery } from "dexie";
 import * as z from "zod";
 import { FileRecord } from "../../mind/state";
 import { applyCuration, Curation, type CurationFs, type CurationStep } from "../../shell/curation";
 import { WORKSPACE } from "../../shell/limits";
 import type { Step } from "../../trajectory/schema";
 import type { ReverieDb } from "../db/db";
-import { watchTables, type Watched } from "../db/watch";
-import { appendStep } from "../steps/steps";
+import type { Watched } from "../db/watch";
+import { changeQueue } from "./change-queue";
+import { appendStep, stepWritten } from "../steps/steps";
 import { getMind } from "./minds";
 
-const queueKey = (mindId: string) => `curations:${mindId}`;
-const Queue = z.array(Curation);
+const queue = changeQueue(z.array(Curation), "curations");
 
 /** The requests waiting for the mind's worker, oldest first (a damaged queue reads as empty). */
-export async function queuedCurations(db: ReverieDb, mindId: string): Promise<Curation[]> {
-  const parsed = Queue.safeParse((await db.settings.get(queueKey(mindId)))?.value);
-  return parsed.success ? parsed.data : [];
-}
+export const queuedCurations = (db: ReverieDb, mindId: string): Promise<Curation[]> => queue.list(db, mindId);
 
 /** The queue, now and after every change (the worker's watch; the Memory tab's "waiting" line). */
-export function watchCurationQueue(db: ReverieDb, mindId: string): Watched<Curation[]> {
-  return watchTables(db, ["settings"], () => queuedCurations(db, mindId));
-}
+export const watchCurationQueue = (db: ReverieDb, mindId: string): Watched<Curation[]> => queue.watch(db, mindId);
 
 /** `fresh`: this call made or queued it (false: it was made or queued already, by an earlier call). */
 export type Curated = ({ applied: true; step: CurationStep } | { applied: false }) & { fresh: boolean };
@@ -45,33 +39,16 @@ export async function curate(db: ReverieDb, mindId: string, c: Curation, now = D
     if (written) return { applied: true, step: JSON.parse(written.json) as CurationStep, fresh: false };
     const mind = await getMind(db, mindId);
     if (!mind) throw new Error(`No mind ${mindId} in this browser.`);
-    if (mind.running) {
-      const queue = await queuedCurations(db, mindId);
-      if (queue.some((q) => q.id === c.id)) return { applied: false, fresh: false };
-      await db.settings.put({ key: queueKey(mindId), value: [...queue, c] });
-      return { applied: false, fresh: true };
-    }
+    if (mind.running) return { applied: false, fresh: await queue.add(db, mindId, c) };
     const step = await applyCuration(savedRowsFs(db, mindId, now), c, now, ids);
     await appendStep(db, mindId, step);
     return { applied: true, step, fresh: true };
   });
 }
 
-/**
- * The mind's worker applies what waits, in order, each through `apply` (its
- * sandbox), then writes its step and takes it off the queue in one
- * transaction. A request whose step is written already (its worker stopped
- * between the two) only leaves the queue.
- */
-export async function serveCurationQueue(db: ReverieDb, mindId: string, apply: (c: Curation) => Promise<Step>): Promise<void> {
-  for (const c of await queuedCurations(db, mindId)) {
-    const done = await db.steps.get({ mind_id: mindId, step_id: c.id.toLowerCase() });
-    const step = done ? null : await apply(c);
-    await db.transaction("rw", [db.steps, db.settings], async () => {
-      if (step && !(await db.steps.get({ mind_id: mindId, step_id: step.step_id }))) await appendStep(db, mindId, step);
-      await db.settings.put({ key: queueKey(mindId), value: (await queuedCurations(db, mindId)).filter((q) => q.id !== c.id) });
-    });
-  }
+/** The mind's worker applies what waits, in order, each through `apply` (its sandbox); a request whose step is written already only leaves the queue. */
+export function serveCurationQueue(db: ReverieDb, mindId: string, apply: (c: Curation) => Promise<Step>): Promise<void> {
+  return queue.serve(db, mindId, async (c) => ({ step: await apply(c) }));
 }
 
 /**
@@ -82,13 +59,13 @@ export async function serveCurationQueue(db: ReverieDb, mindId: string, apply: (
 export async function drainCurationQueue(db: ReverieDb, mindId: string, now = Date.now()): Promise<number> {
   return db.transaction("rw", [db.minds, db.files, db.steps, db.settings], async () => {
     if ((await getMind(db, mindId))?.running !== false) return 0;
-    const queue = await queuedCurations(db, mindId);
-    for (const c of queue) {
+    const waiting = await queuedCurations(db, mindId);
+    for (const c of waiting) {
       if (await db.steps.get({ mind_id: mindId, step_id: c.id.toLowerCase() })) continue;
       await appendStep(db, mindId, await applyCuration(savedRowsFs(db, mindId, now), c, now, { uuid: () => crypto.randomUUID() }));
     }
-    await db.settings.delete(queueKey(mindId));
-    return queue.length;
+    await queue.clear(db, mindId);
+    return waiting.length;
   });
 }
 
@@ -124,24 +101,5 @@ function savedRowsFs(db: ReverieDb, mindId: string, now: number): CurationFs {
 
 /** The step of request `id` once it is written (by the worker), or null when `signal` ends the wait first. */
 export function curationStep(db: ReverieDb, mindId: string, id: string, signal: AbortSignal): Promise<CurationStep | null> {
-  return new Promise((resolve) => {
-    const sub = liveQuery(() => db.steps.get({ mind_id: mindId, step_id: id.toLowerCase() })).subscribe({
-      next: (row) => {
-        if (!row) return;
-        end();
-        resolve(JSON.parse(row.json) as CurationStep);
-      },
-      error: () => undefined,
-    });
-    const end = () => {
-      sub.unsubscribe();
-      signal.removeEventListener("abort", stop);
-    };
-    const stop = () => {
-      end();
-      resolve(null);
-    };
-    if (signal.aborted) stop();
-    else signal.addEventListener("abort", stop, { once: true });
-  });
+  return stepWritten(db, mindId, id, signal) as Promise<CurationStep | null>;
 }

@@ -22,6 +22,13 @@ export async function filesUnder(db: ReverieDb, mindId: string, dir: string): Pr
   return parsed(await db.files.where("[mind_id+path]").between([mindId, `${dir}/`], [mindId, `${dir}/\uffff`]).toArray());
 }
 
+/** The rows at `dir` and under it (a folder's own row with its contents). */
+export async function filesWithin(db: ReverieDb, mindId: string, dir: string): Promise<FileRecord[]> {
+  // The key range also holds siblings that sort between "dir" and "dir/" ("dir.old"): left out.
+  const rows = parsed(await db.files.where("[mind_id+path]").between([mindId, dir], [mindId, `${dir}/\uffff`], true, true).toArray());
+  return rows.filter((r) => r.path === dir || r.path.startsWith(`${dir}/`));
+}
+
 /** A row that does not parse is left out rather than breaking the workspace. */
 function parsed(rows: unknown[]): FileRecord[] {
   return rows.flatMap((row): FileRecord[] => {

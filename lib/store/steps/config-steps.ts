@@ -1,15 +1,18 @@
-// A mind's `config` steps (one per change its human made in Settings), newest
-// first, found by the keys-only [mind_id+traj_id+seq+type+step_id] index so
+// A mind's `config` steps (one per change its human made in Settings), or its
+// self-edits (changes to its own texts), newest first, found by the keys-only [mind_id+traj_id+seq+type+step_id] index so
 // the rows of other kinds are never read or parsed.
 import Dexie from "dexie";
-import { isKind, type StepOf } from "../../trajectory/schema";
+import { isKind, type KnownKind, type StepOf } from "../../trajectory/schema";
 import type { ReverieDb } from "../db/db";
 import { parseRows } from "./steps";
 
 export type ConfigStep = StepOf<"config">;
 
 /** The newest `limit` config steps of the mind's own trajectory, newest first. */
-export async function recentConfigSteps(db: ReverieDb, mindId: string, limit: number): Promise<ConfigStep[]> {
+export const recentConfigSteps = (db: ReverieDb, mindId: string, limit: number): Promise<ConfigStep[]> => recentStepsOfKind(db, mindId, "config", limit);
+
+/** The newest `limit` steps of one kind in the mind's own trajectory, newest first (config steps; self-edits). */
+export async function recentStepsOfKind<K extends KnownKind>(db: ReverieDb, mindId: string, kind: K, limit: number): Promise<StepOf<K>[]> {
   const ids: string[] = [];
   await db.steps
     .where("[mind_id+traj_id+seq+type+step_id]")
@@ -19,10 +22,10 @@ export async function recentConfigSteps(db: ReverieDb, mindId: string, limit: nu
     .until(() => ids.length >= limit)
     .eachKey((key) => {
       const [, , , type, stepId] = key as [string, string, number, string, string];
-      if (type === "config") ids.push(stepId);
+      if (type === kind) ids.push(stepId);
     });
   if (!ids.length) return [];
   const rows = await db.steps.where("[mind_id+step_id]").anyOf(ids.map((id) => [mindId, id])).toArray();
   const steps = parseRows(rows.sort((a, b) => (b.seq ?? 0) - (a.seq ?? 0))).steps;
-  return steps.filter((s): s is ConfigStep => isKind(s, "config"));
+  return steps.filter((s): s is StepOf<K> => isKind(s, kind));
 }

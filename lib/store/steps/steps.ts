@@ -245,3 +245,27 @@ export function watchRows(afterSeq: number, after: (seq: number) => Promise<Step
     subscription?.unsubscribe();
   };
 }
+
+/** The step `id` of the mind once it is written (by its worker, which made a change a page asked for), or null when `signal` ends the wait first. */
+export function stepWritten(db: ReverieDb, mindId: string, id: string, signal: AbortSignal): Promise<Step | null> {
+  return new Promise((resolve) => {
+    const sub = liveQuery(() => db.steps.get({ mind_id: mindId, step_id: id.toLowerCase() })).subscribe({
+      next: (row) => {
+        if (!row) return;
+        end();
+        resolve(JSON.parse(row.json) as Step);
+      },
+      error: () => undefined,
+    });
+    const end = () => {
+      sub.unsubscribe();
+      signal.removeEventListener("abort", stop);
+    };
+    const stop = () => {
+      end();
+      resolve(null);
+    };
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
+  });
+}

@@ -6,7 +6,8 @@ import { useEffect, useMemo, useState } from "react";
 import { getArchive, listArchives, type ImportedArchive } from "../minds/archives";
 import { db } from "../db/db";
 import { watchTables } from "../db/watch";
-import { listWorkspace, readWorkspaceFile, saveWorkspaceFile, type WorkspaceEntry } from "../minds/files";
+import { listWorkspace, readWorkspaceFile, type WorkspaceEntry } from "../minds/files";
+import { saveFromFiles } from "../minds/self-changes";
 import { getMind, listMinds, panicStop, requestPanic, setRunning, type Mind } from "../minds/minds";
 import { mindConversations } from "../steps/chat";
 import type { Conversation } from "../../trajectory/chat";
@@ -88,9 +89,9 @@ export function useWorkspaceFile(mindId: string, path: string | null): FileRecor
   return useLiveQuery(() => (path === null ? null : readWorkspaceFile(db(), mindId, path)), [mindId, path]);
 }
 
-/** What the human may do to a mind's workspace; refused while the mind runs. */
+/** What the human may do to a mind's workspace; refused while the mind runs (but for its own texts, which its worker then changes). */
 export function useWorkspaceActions(mindId: string): { save: (path: string, text: string) => Promise<void> } {
-  return useMemo(() => ({ save: (path, text) => saveWorkspaceFile(db(), mindId, path, text) }), [mindId]);
+  return useMemo(() => ({ save: async (path, text) => saveFromFiles(db(), mindId, path, text, await getSenderName(db())) }), [mindId]);
 }
 
 /** A mind's goals and memories, live (re-read as the worker saves its workspace), those matching `query` (all for a blank one): undefined while loading. */
