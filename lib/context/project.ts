@@ -69,7 +69,8 @@ export function renderStep(step: Step, selfName: string): ChatMessage | null {
   if (isKind(step, "final")) return { role: "user", content: `[run ended: FINAL=${cut(step.content)}]` };
   if (isKind(step, "error")) return { role: "user", content: `[error: ${cut(step.reason)}] ${cut(step.content)}` };
   // An alert is tagged as one, so the mind never reads a bot's words as a person's; a person's change to its memory or goals too.
-  if (isKind(step, "observation")) return { role: "user", content: `[${step.source === "alert" ? "alert" : step.source === "curation" ? "curation" : "observation"}] ${cut(step.content)}` };
+  // A watcher's output (source watcher:NAME, lib/mind/watchers.ts) says which of its watchers printed it.
+  if (isKind(step, "observation")) return { role: "user", content: `[${observationTag(step.source)}] ${cut(step.content)}` };
   // A change to the mind's own texts (its human's too, so never bookkeeping): the line, then the diff, cut like any long field.
   // Where its texts began (its harness wrote them at its first start: the texts it ran with before, whole) is not a change:
   // shown, it would put every text in the context again and change the first request after the upgrade. It reads them in self/.
@@ -77,4 +78,12 @@ export function renderStep(step: Step, selfName: string): ChatMessage | null {
   // Every other kind, known or not: its content when that is text.
   const body = typeof step.content === "string" ? cut(step.content) : "";
   return { role: "user", content: `[${step.type}]${body ? ` ${body}` : ""}` };
+}
+
+/** How an observation is tagged for the model, by where it came from. */
+function observationTag(source: string | undefined): string {
+  if (source === "alert" || source === "curation") return source;
+  // A watcher's name is at most 40 characters; a foreign log's source may be anything.
+  if (source?.startsWith("watcher:")) return `watcher ${source.slice("watcher:".length, "watcher:".length + 40)}`;
+  return "observation";
 }

@@ -13,9 +13,11 @@ import { GATHER_MS, MindWriter, TrajectoryLog, WINDOW } from "../mind/mind-log";
 import type { Clock, Ids, ModelPort, ShellPort } from "../mind/ports";
 import { selfInstructions } from "../mind/prompt";
 import { DEFAULT_RUN_LIMITS } from "../mind/run";
+import { Watchers } from "../mind/watchers";
 import type { MindRecord, MindState } from "../mind/state";
 import { commandList } from "../shell/commands/registry";
-import { WORKSPACE } from "../shell/limits";
+import { FIXED_LIMITS, WORKSPACE } from "../shell/limits";
+import { selfPath } from "../shell/self/files";
 import type { SkillInfo } from "../shell/skills";
 import type { MindSettings } from "../store/minds/mind-record";
 import type { BudgetConfig } from "../trajectory/schema";
@@ -70,16 +72,30 @@ export function wireMind(w: WireMind): WiredMind {
   const past = new SealedPast(DEFAULT_TIERS);
   const log = new TrajectoryLog(writer, w.root, WINDOW, past);
   const journal = new Journal(log, w.ids, clock);
+  // The watchers it wrote (self/watchers/), as its ledger records them: each runs in its sandbox after the steps it names.
+  const watchers = new Watchers({
+    journal,
+    shell: w.shell,
+    clock,
+    selfName: mind.name,
+    recorded: () => w.self.watchers(),
+    rewrite: (name, text) => w.self.harnessWrite(selfPath(`watchers/${name}.sh`), text, "watcher-failed"),
+    limits: { wallMs: FIXED_LIMITS.watcherWallMs, outputBytes: FIXED_LIMITS.watcherOutputBytes, runsPerMinute: FIXED_LIMITS.watcherRunsPerMinute },
+    cwd: WORKSPACE,
+  });
+  // Every session of its runs sees how they ran (`watch`).
+  const shell: ShellPort = { open: (scope) => w.shell.open({ ...scope, watchers }) };
   const loop = new Mind({
     journal,
     persona: mind.persona,
     model: w.model,
     budget: { caps: w.caps, spend: spendTally((since) => state.spendSince(since), clock) },
     summaries: { past, store: state.tiers(w.root), model: w.summaryModel, ...(w.readBeforeFirstWake ? { readBeforeFirstWake: true } : {}) },
-    shell: w.shell,
+    shell,
     clock,
     selfName: mind.name,
     self: w.self,
+    watchers,
     instructions: async () => selfInstructions(w.self.texts(), mind.name, { commands: commandList(), skills: await w.skills().catch(() => []) }),
     pacing: mind.pacing,
     where: w.where,

@@ -11,7 +11,8 @@ export { WORK_KINDS };
 /** What a trajectory's journals share with the children forked from it. */
 interface Shared {
   work: number;
-  readonly listeners: Set<(step: Step) => void>;
+  /** Told of each step appended, with the trajectory it went to (the root's, or a forked child's). */
+  readonly listeners: Set<(step: Step, trajId: string) => void>;
   /** Ids this mind wrote lately, so a watch of the store can skip them (the mind keeps what it wrote). */
   readonly written: Set<string>;
 }
@@ -69,7 +70,7 @@ export class Journal {
     }
     await this.log.append(full);
     if (WORK_KINDS.has(full.type)) this.shared.work++;
-    for (const l of this.shared.listeners) l(full);
+    for (const l of this.shared.listeners) l(full, this.log.trajId);
     return full;
   }
 
@@ -119,7 +120,7 @@ export class Journal {
     return this.shared.work;
   }
 
-  onAppend(listener: (step: Step) => void): () => void {
+  onAppend(listener: (step: Step, trajId: string) => void): () => void {
     this.shared.listeners.add(listener);
     return () => this.shared.listeners.delete(listener);
   }

@@ -16,6 +16,7 @@ import type { SelfTexts } from "./self";
 import { Summarizer } from "./summarizer";
 import { InnerLife, type FirstWake, type InnerLifeDeps } from "./thinkers/inner-life";
 import { Responder } from "./thinkers/responder";
+import type { Watchers } from "./watchers";
 
 /** How far back start-up looks for unfinished runs and unanswered messages. */
 const STARTUP_SCAN = 200;
@@ -35,6 +36,8 @@ export interface MindDeps extends Omit<InnerLifeDeps, "alarms"> {
    * mind for one wake at a time; a tab starts at once and shows it once read).
    */
   summaries?: { past: SealedPast; store: TierStorePort; model?: ModelPort; readBeforeFirstWake?: boolean };
+  /** The watchers it wrote itself (lib/mind/watchers.ts): they run after its steps from its start until it stops. */
+  watchers?: Watchers;
 }
 
 /** The thinkers that only read the mind's own texts (the responder, the summarizer) read them as recorded, at each call. */
@@ -117,6 +120,7 @@ export class Mind {
       return;
     }
     void this.summarizer?.start();
+    this.deps.watchers?.start();
     if (this.deps.summaries?.readBeforeFirstWake) await this.summarizer?.load();
     // Found unanswered at start inside quiet hours that hold messages: they wait for the stretch's end like new ones.
     const admitted = unanswered.filter((m) => !this.hold(m));
@@ -128,13 +132,19 @@ export class Mind {
     this.alarms.dispose();
   }
 
-  /** Resolves once the summarizer has nothing ready to seal (at once without one): a host putting the mind away between wakes lets it finish. */
-  caughtUp(): Promise<void> {
-    return this.summarizer?.caughtUp() ?? Promise.resolve();
+  /** Resolves once the summarizer has nothing ready to seal and no watcher has a run under way or waiting: a host putting the mind away between wakes lets them finish. */
+  async caughtUp(): Promise<void> {
+    await Promise.all([this.summarizer?.caughtUp(), this.deps.watchers?.idle()]);
   }
 
   /** A step appeared in the trajectory (from this tab, another tab, or the mind itself). */
   notify(step: Step): void {
+    this.deps.watchers?.offer(step);
+    this.admit(step);
+  }
+
+  /** A step let in to the thinkers (a held message, again at its stretch's end). */
+  private admit(step: Step): void {
     this.summarizer?.poke();
     if (this.hold(step)) return;
     this.dispatcher.offer(step);
@@ -176,13 +186,13 @@ export class Mind {
     const due = this.held;
     this.held = [];
     // Through the door again: a clock that slept past another quiet stretch's start holds them on.
-    for (const m of due) this.notify(m);
+    for (const m of due) this.admit(m);
   }
 
   /** Stop at once: runs under way are cut and recorded as stopped. */
   async stop(): Promise<void> {
     this.stopController.abort();
-    await Promise.all([this.innerLife.stop(), this.summarizer?.stop()]);
+    await Promise.all([this.innerLife.stop(), this.summarizer?.stop(), this.deps.watchers?.stop()]);
     await this.done;
   }
 }

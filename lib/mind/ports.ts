@@ -78,6 +78,10 @@ export interface ModelPort {
 
 export interface ShellRequest extends ShellState {
   signal: AbortSignal;
+  /** What the block reads on its standard input (a watcher's step, as JSON); none when absent. */
+  stdin?: string;
+  /** Tighter limits than the mind's for this block (a watcher's): its wall time, and the bytes of stdout and of stderr it keeps. */
+  limits?: { wallMs: number; outputBytes: number };
 }
 
 export interface ShellResult {
@@ -105,6 +109,8 @@ export interface ShellScope {
   shellm: ShellmPort;
   /** The mind's own alarms (a nested run's are its mind's too). */
   alarms: AlarmPort;
+  /** How the mind's watchers have run (absent where none run: a command-line shell). */
+  watchers?: WatcherPort;
   /** How deep this run is (0: a thinker's own run). */
   depth: number;
 }
@@ -165,6 +171,43 @@ export interface AlarmPort {
   cancel(idPrefix: string): Promise<AlarmResult>;
   /** The pending alarms, soonest first. */
   list(): Promise<Alarm[]>;
+}
+
+/** One run of a watcher, as `watch logs` shows it. */
+export interface WatcherRun {
+  at: number;
+  /** What it printed on stdout (kept cut short), "" when nothing. */
+  output: string;
+  /** What it printed on stderr (kept cut short), "" when nothing. */
+  stderr: string;
+  /** Why it failed (a non-zero exit and the first line of its stderr, or its wall time), when it did. */
+  failed?: string;
+}
+
+/** What the mind's watchers did since they started in this home (kept in memory, not in the trajectory). */
+export interface WatcherStats {
+  runs: number;
+  /** Runs that printed something (each an observation). */
+  outputs: number;
+  failures: number;
+  /** Failures since its last run that did not fail (three turn it off). */
+  failuresInRow: number;
+  /** Runs not made: past the runs a minute a watcher may have. */
+  skipped: number;
+  lastOutput?: { at: number; text: string };
+  lastError?: { at: number; text: string };
+  /** The newest runs, oldest first. */
+  recent: WatcherRun[];
+}
+
+/** The mind's watchers as they run (the `watch` command reads it; lib/mind/watchers.ts keeps it). */
+export interface WatcherPort {
+  /** Since when (ms) the stats are kept: the mind's start in this home. */
+  readonly since: number;
+  /** A watcher's stats, undefined when it has not been offered a step yet. */
+  stats(name: string): WatcherStats | undefined;
+  /** Its text as recorded, which is what runs (a file changed in this block runs from the block's end); undefined when not recorded. */
+  recorded(name: string): string | undefined;
 }
 
 export type NestedRunResult = { ok: true; answer: string; childId: string } | { ok: false; error: string; childId?: string };

@@ -4,7 +4,7 @@
 // just-bash resets env and cwd on every exec, so the caller passes them in
 // and reads them back from the result.
 import { Bash, defineCommand, type IFileSystem, type SecureFetch } from "just-bash";
-import type { ShellPort, ShellRequest, ShellResult, ShellScope, ShellSession } from "../mind/ports";
+import type { ShellPort, ShellRequest, ShellResult, ShellScope, ShellSession, WatcherPort } from "../mind/ports";
 import type { Permissions } from "../trajectory/permissions";
 import { cutUtf8 } from "../trajectory/large-output";
 import { bindCommands } from "./commands/bind";
@@ -52,6 +52,9 @@ const NO_RUNTIME: RuntimePort = {
   spawn: async () => ({ output: "", exit: 127, files: [], ended: "no runtime" }),
 };
 
+/** Where no watchers run (a command-line shell): `watch` still reads and writes their files. */
+const NO_WATCHERS: WatcherPort = { since: 0, stats: () => undefined, recorded: () => undefined };
+
 const networkOff = (name: string) =>
   defineCommand(name, async () => ({
     stdout: "",
@@ -92,6 +95,7 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
       const guard = guardSelf(opts.fs, { now: () => opts.clock.now(), writes: selfWrites });
       const ports: SandboxPorts = {
         ...scope,
+        watchers: scope.watchers ?? NO_WATCHERS,
         activity: { beacon: () => current?.beacon(), stopped: () => current?.stopped },
         clock: opts.clock,
         ids: opts.ids,
@@ -112,6 +116,9 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
       return {
         async exec(code: string, req: ShellRequest): Promise<ShellResult> {
           const started = now();
+          // A watcher's run has tighter limits than the mind's blocks.
+          const wallMs = req.limits?.wallMs ?? limits.wall_s * 1000;
+          const outputBytes = req.limits?.outputBytes ?? limits.max_output_bytes;
           await ensureWorkspace();
           const soft = new AbortController();
           const hard = new AbortController();
@@ -119,7 +126,7 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
           let grace: ReturnType<typeof setTimer> | undefined;
           const watchdog = startWatchdog({
             silenceMs: limits.silence_s * 1000,
-            wallMs: limits.wall_s * 1000,
+            wallMs,
             onStop: () => {
               restore = softStop(bash).restore;
               soft.abort();
@@ -136,6 +143,7 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
               cwd,
               signal: AbortSignal.any([req.signal, hard.signal]),
               rawScript: true,
+              ...(req.stdin !== undefined ? { stdin: req.stdin } : {}),
             });
             result = { stdout: r.stdout, stderr: r.stderr, exit: r.exitCode, env: r.env };
           } catch (e) {
@@ -149,10 +157,10 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
           }
           const stoppedBy = req.signal.aborted ? null : watchdog.reason;
           const limit = stoppedBy ?? limitNamed(result.stderr);
-          let stderr = limitOutput(result.stderr, "stderr", limits.max_output_bytes);
+          let stderr = limitOutput(result.stderr, "stderr", outputBytes);
           if (stoppedBy) {
             stderr = stderr.replace(/^bash: (too many commands executed|.*too many iterations|.*execution aborted).*\n/m, "");
-            stderr += `${STOP_NOTES[stoppedBy](stoppedBy === "silence" ? limits.silence_s : limits.wall_s)}${hard.signal.aborted ? " (it did not end by itself and was aborted; what the command under way printed is lost)" : ""}\n`;
+            stderr += `${STOP_NOTES[stoppedBy](stoppedBy === "silence" ? limits.silence_s : wallMs / 1000)}${hard.signal.aborted ? " (it did not end by itself and was aborted; what the command under way printed is lost)" : ""}\n`;
           } else if (limit && LIMIT_NOTES[limit]) {
             stderr += `${LIMIT_NOTES[limit]}\n`;
           }
@@ -165,7 +173,7 @@ export function justBashSandbox(opts: SandboxOptions): ShellPort {
             stderr += `[reverie] the workspace could not be saved (${e instanceof Error ? e.message : String(e)}); files written in this block may be lost on reload\n`;
           }
           return {
-            stdout: limitOutput(result.stdout, "stdout", limits.max_output_bytes),
+            stdout: limitOutput(result.stdout, "stdout", outputBytes),
             stderr,
             exit: stoppedBy ? TIMEOUT_EXIT : result.exit,
             env: result.env,

@@ -22,6 +22,17 @@ export const FIXED_LIMITS = {
    * calls (open, then write), so this is 15 `echo … > self/…` a minute.
    */
   selfWritesPerMinute: 30,
+  /**
+   * A watcher's run (self/watchers/NAME.sh, after each step it names; issue
+   * 24, part 4): its wall time, the bytes of stdout (and of stderr) it keeps
+   * (what it printed past them is cut, with a note), and the runs one
+   * watcher may start in any 60 s (past them a step is passed over and
+   * counted as skipped). Tight: a watcher runs beside the mind's own blocks,
+   * after every step of its types, with nobody waiting for it.
+   */
+  watcherWallMs: 1_000,
+  watcherOutputBytes: 16 * 1024,
+  watcherRunsPerMinute: 30,
 } as const;
 
 /** The interpreter's own limits, derived from the mind's. */

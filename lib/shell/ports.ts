@@ -1,7 +1,7 @@
 // The ports the agent's commands may be given. Each command declares the few
 // it needs (see commands/command.ts); the sandbox's owner wires real ones.
 // The trajectory-facing ports are the mind's own (lib/mind/ports.ts), re-exported here.
-export type { Alarm, AlarmPort, ChatPort, FoundStep, NestedRunResult, ShellmPort, TrajPort } from "../mind/ports";
+export type { Alarm, AlarmPort, ChatPort, FoundStep, NestedRunResult, ShellmPort, TrajPort, WatcherPort, WatcherRun, WatcherStats } from "../mind/ports";
 
 export interface ClockPort {
   now(): number;

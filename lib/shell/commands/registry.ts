@@ -2,7 +2,7 @@
 // just-bash (./bind); the prompt's command list is generated from their
 // summaries. Nothing here loads just-bash: the prompt needs the list before
 // the browser's sandbox is loaded (lib/shell/lazy-shell.ts).
-import type { ActivityPort, AlarmPort, ChatPort, ClockPort, IdsPort, NetPort, RuntimePort, ShellmPort, TrajPort } from "../ports";
+import type { ActivityPort, AlarmPort, ChatPort, ClockPort, IdsPort, NetPort, RuntimePort, ShellmPort, TrajPort, WatcherPort } from "../ports";
 import { alarm } from "./alarm";
 import { chat } from "./chat";
 import type { AgentCommand } from "./command";
@@ -17,6 +17,7 @@ import { skills } from "./skills";
 import { sub } from "./sub";
 import { traj } from "./traj";
 import { view } from "./view";
+import { watch } from "./watch";
 import { yes } from "./yes";
 
 /** Everything any command may be given; each command takes only the part it declares. */
@@ -25,6 +26,8 @@ export interface SandboxPorts {
   chat: ChatPort;
   shellm: ShellmPort;
   alarms: AlarmPort;
+  /** How the mind's watchers have run (`watch`). */
+  watchers: WatcherPort;
   activity: ActivityPort;
   clock: ClockPort;
   ids: IdsPort;
@@ -33,7 +36,7 @@ export interface SandboxPorts {
 }
 
 // Listed by hand (literal imports, so bundlers follow them); order is the prompt's order.
-export const COMMANDS: readonly AgentCommand<SandboxPorts>[] = [chat, traj, mem, focus, alarm, skills, view, put, glob, sub, shellm, mktemp, yes, node, npm, npx];
+export const COMMANDS: readonly AgentCommand<SandboxPorts>[] = [chat, traj, mem, focus, alarm, watch, skills, view, put, glob, sub, shellm, mktemp, yes, node, npm, npx];
 
 /** The command list for the prompt, one `summary` a line. */
 export function commandList(commands: readonly AgentCommand<SandboxPorts>[] = COMMANDS): string {

@@ -1,6 +1,7 @@
 // skills: install, read and remove the mind's skills (see ../skills.ts). An
 // installed skill always has front matter naming it and describing it, so the
 // prompt can offer it by one line whatever shape the source had.
+import { BUILTIN_PREFIX, BUILTIN_SKILLS } from "../builtin-skills";
 import { fieldText, formatFrontMatter, parseFrontMatter } from "../front-matter";
 import type { NetPort } from "../ports";
 import { listSkills, SKILL_NAME, skillDescription, skillPath, SKILLS_DIR } from "../skills";
@@ -10,6 +11,7 @@ const USAGE = `usage: skills list                                   installed sk
        skills show <name>                            print a skill's file
        skills install <file or URL> [--name N] [--force]
                                                      install a Markdown skill from a workspace file or an http(s) URL
+       skills install builtin:<name>                 install one Reverie ships: ${Object.keys(BUILTIN_SKILLS).join(", ")}
        skills remove <name>                          uninstall a skill
 A skill is ${SKILLS_DIR}/<name>.md. Its description is the front matter 'description:' line,
 or else its first non-empty line. Its name is --name, else the front matter 'name:', else the
@@ -95,6 +97,12 @@ async function install(args: string[], io: CommandIO, ports: { net: NetPort }): 
 
 /** The source's text, or the result to return when it cannot be had. */
 async function load(source: string, io: CommandIO, ports: { net: NetPort }): Promise<string | CommandResult> {
+  if (source.startsWith(BUILTIN_PREFIX)) {
+    const name = source.slice(BUILTIN_PREFIX.length);
+    const shipped = Object.hasOwn(BUILTIN_SKILLS, name) ? BUILTIN_SKILLS[name] : undefined;
+    if (shipped === undefined) return fail(`skills install: Reverie ships no skill '${name}' (it ships: ${Object.keys(BUILTIN_SKILLS).join(", ")})`);
+    return shipped;
+  }
   if (/^https?:\/\//i.test(source)) {
     const got = await ports.net.fetchText(source, io.signal);
     if (!got.ok) return fail(`skills install: ${got.error}`);
