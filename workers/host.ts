@@ -15,6 +15,7 @@ import type { Clock, ModelPort } from "../lib/mind/ports";
 import type { MindStatus } from "../lib/protocol";
 import { lazyShell } from "../lib/shell/lazy-shell";
 import type { RuntimePort } from "../lib/shell/ports";
+import type { scratchCopy } from "../lib/shell/scratch-fs";
 import { listSkills, recordsReader, SKILLS_DIR, type SkillReader } from "../lib/shell/skills";
 import { filesUnder, filesWithin } from "../lib/store/minds/files";
 import { SelfLedger } from "../lib/home/self-ledger";
@@ -103,10 +104,12 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   });
   let workspace: SkillReader | null = null;
   let files: { fs: CurationFs; flush: () => Promise<void> } | null = null;
+  let live: Parameters<typeof scratchCopy>[0] | null = null;
   const shell = lazyShell(async () => {
     const [{ openPersistentFs }, { justBashSandbox }] = await Promise.all([import("../lib/shell/persistent-fs"), import("../lib/shell/just-bash-sandbox")]);
     const { fs, flush } = await openPersistentFs(state.files, { maxBytes: permissions.limits.max_workspace_bytes });
     workspace = fs;
+    live = fs;
     files = { fs: sandboxCurationFs(fs), flush };
     self.useFiles(fsSelfFiles(fs, flush));
     return justBashSandbox({ fs, flush, permissions, ids, clock, fetch: (url, init) => fetch(url, init), runtime: permissions.webcontainer ? options.runtime : undefined });
@@ -132,6 +135,14 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     summaryModel,
     shell,
     self,
+    // A try's sandbox: over a scratch copy of the workspace as it is now (in memory, never saved), no WebContainer.
+    scratchShell: async () => {
+      await shell.warm();
+      const [{ scratchCopy }, { justBashSandbox }] = await Promise.all([import("../lib/shell/scratch-fs"), import("../lib/shell/just-bash-sandbox")]);
+      if (!live) throw new Error("the workspace is not open");
+      const fs = await scratchCopy(live, { maxBytes: permissions.limits.max_workspace_bytes });
+      return justBashSandbox({ fs, flush: async () => undefined, permissions, ids, clock, fetch: (url, init) => fetch(url, init) });
+    },
     skills,
     permissions,
     // Its wakes say where they ran, and under which lease epoch when this tab holds the mind's lease (a kept-alive mind).

@@ -4,6 +4,7 @@
 // diff, and a Revert that undoes one as a new change (the log stays
 // append-only). A revert that cannot be made says why under its button.
 import { useState } from "react";
+import { SELF_FILES } from "@/lib/mind/self";
 import type { StepOf } from "@/lib/trajectory/schema";
 import { selfEditWho } from "@/lib/trajectory/summary";
 import { useSelfEdits } from "@/lib/store/view/hooks-self";
@@ -39,8 +40,8 @@ export function SelfHistory({ mindId }: { mindId: string }) {
 function SelfHistoryItem({ mindId, edit }: { mindId: string; edit: SelfEdit }) {
   const { ask, busy } = useSelfAsk(mindId);
   const [answer, setAnswer] = useState<SelfAnswer | null>(null);
-  // Where a text began is not undone (the mind keeps its texts); every other change may be.
-  const revertable = edit.before !== null && edit.after !== null;
+  // Where a text began is not undone (the mind keeps its texts); every other change to one of its five texts may be (a watcher is the mind's to change: `watch`).
+  const revertable = edit.before !== null && edit.after !== null && SELF_FILES.some((f) => edit.path === `self/${f}`);
   return (
     <li data-testid="self-history-item" data-step-id={edit.step_id} data-path={edit.path} data-by={edit.by.kind} className="text-sm">
       <div className="flex flex-wrap items-baseline gap-x-2">

@@ -21,6 +21,7 @@ import type { FileWrite, Played, PlayedEvent } from "./score";
 import { simClock, type SimClock } from "./sim-clock";
 import { SelfLedger } from "../home/self-ledger";
 import { fsSelfFiles, recordsSelfFiles } from "../shell/self/files";
+import { scratchCopy } from "../shell/scratch-fs";
 import { SELF_DIR } from "../shell/self/paths";
 
 const H = 3_600_000;
@@ -167,6 +168,15 @@ export async function playScenario(o: PlayOptions): Promise<PlayedScenario> {
     model,
     shell,
     self,
+    scratchShell: async () => {
+      const scratch = justBashSandbox({ fs: await scratchCopy(fs, { maxBytes: permissions.limits.max_workspace_bytes }), flush: async () => undefined, permissions, ids, clock });
+      return {
+        open: (scope) => {
+          const session = scratch.open(scope);
+          return { exec: (code, req) => clock.busy(session.exec(code, req)) };
+        },
+      };
+    },
     skills: () => listSkills(fs),
     permissions,
     where: undefined,

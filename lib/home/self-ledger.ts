@@ -216,6 +216,28 @@ export class SelfLedger implements SelfPort {
     });
   }
 
+  /**
+   * The mind makes a trial's texts its own (`self merge`): each that differs
+   * from its text as recorded becomes a self-edit citing the try's child
+   * trajectory. Refused, with nothing changed, when one of those texts
+   * changed since the trial was forked (`base`: its sha then).
+   */
+  merge(trial: string, tryChild: string, texts: ReadonlyMap<SelfFile, { text: string; base: string }>): Promise<{ ok: true; edits: SelfEdit[] } | { ok: false; error: string }> {
+    return this.serial(async () => {
+      const changed = [...texts].filter(([file, t]) => this.recorded.get(selfPath(file))?.text !== t.text);
+      const moved = changed.filter(([file, t]) => this.recorded.get(selfPath(file))?.sha !== t.base).map(([file]) => selfPath(file));
+      if (moved.length) return { ok: false as const, error: `${moved.join(", ")} changed since trial ${trial} was forked; fork again (or copy the change into the trial) and try it again.` };
+      const edits: SelfEdit[] = [];
+      for (const [file, t] of changed) {
+        const path = selfPath(file);
+        const was = this.recorded.get(path)?.text ?? null;
+        await this.files.write([{ path, text: t.text }]);
+        edits.push(await this.record(await selfEditStep(path, was, t.text, { kind: "merge", trial, try: tryChild }), path, t.text));
+      }
+      return { ok: true as const, edits };
+    });
+  }
+
   /** The harness changes a file of self/ itself (it turned off a watcher that kept failing): written, recorded as the harness's, adopted. */
   harnessWrite(path: string, text: string, why: "watcher-failed"): Promise<SelfEdit> {
     return this.serial(async () => {
@@ -231,16 +253,17 @@ export class SelfLedger implements SelfPort {
 
   /**
    * The guard: after a change to the run texts (by the mind or a person), the
-   * next GUARD_RUNS runs that had it are counted; if every one failed in a
+   * next GUARD_RUNS runs that had it, and made a call from the changed text, are counted; if every one failed in a
    * way the text can cause, the change is taken back as a new self-edit and
    * an error step names it. Runs that say nothing (stopped, the model down,
    * a cap) are not counted.
    */
-  ran(version: number, outcome: { end: string; reason?: string }): Promise<void> {
+  ran(version: number, outcome: { end: string; reason?: string }, used: readonly SelfFile[]): Promise<void> {
     return this.serial(async () => {
       const w = this.watched;
       const failure = textFailure(outcome);
-      if (!w || version < w.from || failure === undefined) return;
+      // A run none of whose calls read the changed text says nothing of it.
+      if (!w || version < w.from || failure === undefined || !used.some((f) => selfPath(f) === w.edit.path)) return;
       w.runs.push(failure);
       if (w.runs.length < GUARD_RUNS) return;
       this.watched = null;
@@ -270,7 +293,7 @@ export class SelfLedger implements SelfPort {
     if (text === null) this.recorded.delete(path);
     else this.recorded.set(path, { text, sha: step.after ?? (await sha256(text)) });
     this.adopted++;
-    if (RUN_TEXTS.includes(path) && (step.by.kind === "mind" || step.by.kind === "human" || step.by.kind === "revert")) this.watched = { edit: written, from: this.adopted, runs: [] };
+    if (RUN_TEXTS.includes(path) && ["mind", "human", "revert", "merge"].includes(step.by.kind)) this.watched = { edit: written, from: this.adopted, runs: [] };
     return written;
   }
 

@@ -39,6 +39,8 @@ export interface WireMind {
   shell: ShellPort;
   /** Its own texts (self/), loaded by the home before the mind is wired: every thinker reads them, each block's changes are recorded. */
   self: SelfLedger;
+  /** A sandbox over a scratch copy of its workspace, for `self try` (absent: trials cannot be tried in this home). */
+  scratchShell?: () => Promise<ShellPort>;
   /** The installed skills, for the prompt. */
   skills: () => Promise<SkillInfo[]>;
   /** What the sandbox may do in this home (the server bounds the network). */
@@ -85,6 +87,7 @@ export function wireMind(w: WireMind): WiredMind {
   });
   // Every session of its runs sees how they ran (`watch`).
   const shell: ShellPort = { open: (scope) => w.shell.open({ ...scope, watchers }) };
+  const extras = async () => ({ commands: commandList(), skills: await w.skills().catch(() => []) });
   const loop = new Mind({
     journal,
     persona: mind.persona,
@@ -96,7 +99,8 @@ export function wireMind(w: WireMind): WiredMind {
     selfName: mind.name,
     self: w.self,
     watchers,
-    instructions: async () => selfInstructions(w.self.texts(), mind.name, { commands: commandList(), skills: await w.skills().catch(() => []) }),
+    instructions: async () => selfInstructions(w.self.texts(), mind.name, await extras()),
+    ...(w.scratchShell ? { trial: { scratch: w.scratchShell, render: async (texts) => selfInstructions(texts, mind.name, await extras()) } } : {}),
     pacing: mind.pacing,
     where: w.where,
     limits: { ...DEFAULT_RUN_LIMITS, maxIterations: mind.max_iterations },

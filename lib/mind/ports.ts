@@ -7,6 +7,7 @@ import type { BudgetPause } from "../protocol";
 import type { Step, StepUsage } from "../trajectory/schema";
 
 import type { ShellState } from "./state";
+import type { SelfFile, SelfTexts } from "./self";
 
 export type { ChatMessage, ShellState };
 export type { TierStorePort } from "./state";
@@ -109,6 +110,8 @@ export interface ShellScope {
   shellm: ShellmPort;
   /** The mind's own alarms (a nested run's are its mind's too). */
   alarms: AlarmPort;
+  /** Trying and merging trials of its own texts (`self try`, `self merge`), when its home can (absent: those say so). */
+  trials?: TrialPort;
   /** How the mind's watchers have run (absent where none run: a command-line shell). */
   watchers?: WatcherPort;
   /** How deep this run is (0: a thinker's own run). */
@@ -215,4 +218,13 @@ export type NestedRunResult = { ok: true; answer: string; childId: string } | { 
 /** `shellm`: a nested run in a forked child trajectory. */
 export interface ShellmPort {
   run(task: string, opts: { signal: AbortSignal; beacon: () => void; shell: ShellState }): Promise<NestedRunResult>;
+}
+
+export type TryResult = { ok: true; child: string; report: string } | { ok: false; error: string };
+export type MergeResult = { ok: true; lines: string[] } | { ok: false; error: string };
+
+/** The `self` command's way to the mind (lib/mind/self-trial.ts): try a trial's texts on past wakes, merge them. */
+export interface TrialPort {
+  try(name: string, texts: SelfTexts, opts: { last: number; signal: AbortSignal; beacon: () => void }): Promise<TryResult>;
+  merge(name: string, tryChild: string, texts: ReadonlyMap<SelfFile, { text: string; base: string }>): Promise<MergeResult>;
 }

@@ -8,7 +8,8 @@ import type { BudgetPause } from "../protocol";
 import type { Step } from "../trajectory/schema";
 import type { SystemPart } from "../context/replay";
 import type { AlarmPort, ContextPort, ModelPort, ShellPort, ShellState } from "./ports";
-import type { SelfPort } from "./self";
+import type { SelfPort, SelfTexts } from "./self";
+import type { Instructions } from "./prompt";
 
 export interface RunLimits {
   maxIterations: number;
@@ -41,6 +42,10 @@ export interface RunDeps {
   system?: readonly SystemPart[];
   /** The mind's own texts: after each block, what it changed under self/ is recorded (lib/home/self-ledger.ts). */
   self?: SelfPort;
+  /** What `self try` needs from the home (a scratch sandbox, the instructions texts make); absent: trials cannot be tried here. */
+  trial?: TrialDeps;
+  /** Steps shown before the run's own as the stream it sees (a try re-running a past wake: the steps before that wake). */
+  contextBefore?: readonly Step[];
   limits: RunLimits;
   nesting: Nesting;
   /** 0 for a thinker's own run; n for a run nested n deep. */
@@ -80,6 +85,8 @@ export interface RunOutcome {
   answer?: string;
   /** The run's last step (its final, error or thought). */
   lastStepId: string;
+  /** Model calls the run made (a refused or failed one included). */
+  calls?: number;
   /** When end is error: its step's reason (empty-reply, iterations, repeat, stall, …). */
   reason?: string;
   /** The model's error text, for the status line, when end is model-error. */
@@ -107,3 +114,9 @@ export const DEFAULT_RUN_LIMITS: RunLimits = {
 };
 
 export const DEFAULT_NESTING: Nesting = { maxDepth: 2, childIterations: 8 };
+
+/** What a home gives `self try`: a sandbox over a scratch copy of the workspace, and the instructions a set of texts makes. */
+export interface TrialDeps {
+  scratch: () => Promise<ShellPort>;
+  render: (texts: SelfTexts) => Promise<Instructions>;
+}

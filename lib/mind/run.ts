@@ -12,6 +12,7 @@ import type { Step } from "../trajectory/schema";
 import { alarmPort } from "./alarms";
 import type { RunScope } from "./journal";
 import { nestedShellm } from "./nested";
+import { selfTrials } from "./self-trial";
 import type { ShellResult, ShellState } from "./ports";
 import { splitInstructions } from "./prompt";
 import { shellChanged } from "./state";
@@ -52,6 +53,7 @@ export async function shellmRun(deps: RunDeps, run: RunScope, task: RunTask): Pr
     },
     shellm: nestedShellm({ ...deps, alarms }, run, () => state.reasoning, shellmRun),
     alarms,
+    ...(deps.trial ? { trials: selfTrials({ ...deps, trial: deps.trial }, run, shellmRun) } : {}),
     depth: deps.depth,
   });
   const ended = await iterate({ ...deps, counter: deps.counter ?? new TokenCounter(), cache: deps.cache ?? new BuildCache() }, run, (code, signal) => session.exec(code, { ...state.shell, signal }), state, prompt);
@@ -76,9 +78,11 @@ async function iterate(
     seen = null;
     return led;
   };
+  // Model calls made so far (the first of an idle wake's is its first look).
+  let calls = 0;
   const end = async (e: Ending["end"], step: Parameters<RunScope["append"]>[0], extra: Partial<Ending> = {}): Promise<Ending> => {
     const written = saw(await run.append(step));
-    return { end: e, lastStepId: written.step_id, ...(e === "error" && step.type === "error" ? { reason: step.reason } : {}), ...extra };
+    return { end: e, lastStepId: written.step_id, calls, ...(e === "error" && step.type === "error" ? { reason: step.reason } : {}), ...extra };
   };
   const stopped = () => end("stopped", { type: "error", reason: "stopped", content: "Stopped by its human in the middle of the run." });
   let failuresInRow = 0;
@@ -96,7 +100,7 @@ async function iterate(
     const [tail, total] = await Promise.all([log.tail(limits.contextSteps), log.count()]);
     // The sealed past, once read: the whole stream's positions, its sealed summaries as the staircase. Until then (or in a forked child) the past before the tail is elided.
     const past = log.past?.();
-    const source = past ? past.source(tail) : arraySource(tail.filter(inStream));
+    const source = past ? past.source(tail) : arraySource(deps.contextBefore ? [...deps.contextBefore, ...tail].filter(inStream) : tail.filter(inStream));
     const lookups = past ? oncePerBlock(past) : null;
     const opts: BuildOptions = {
       selfName: deps.selfName,
@@ -113,6 +117,7 @@ async function iterate(
     const built = (look?.build ?? buildContext)(source, opts);
     const { messages } = built;
     if (deps.contexts) seen = seenCall(built, opts, source, { step_id: "", run_id: run.runId, traj_id: log.trajId, iteration: i, system: look ? firstSystem : system });
+    calls++;
     const reply = await deps.model.complete({ instructions: look?.instructions ?? deps.instructions, messages, signal: deps.signal, onDelta: deps.onPartial });
     deps.onPartial?.("");
     if (!reply.ok) {

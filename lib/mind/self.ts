@@ -78,6 +78,8 @@ export function renderCut<K extends string>(file: string, values: SelfValues & R
   return next === cuts.length ? { head, at: at as Record<K, { value: string; after: string }> } : undefined;
 }
 
+import type { StepOf } from "../trajectory/schema";
+
 /** The mind's own texts, the files of /workspace/self/ the harness reads (watchers/ beside them are programs, not texts). */
 export const SELF_FILES = ["persona.md", "instructions.md", "first-look.md", "responder.md", "summarizer.md"] as const;
 export type SelfFile = (typeof SELF_FILES)[number];
@@ -100,8 +102,10 @@ export interface SelfPort {
   texts(): SelfTexts;
   /** After a block of run `run` (in trajectory `traj`): record and adopt what it changed; `refused` writes the sandbox turned away (its rate) get one error step. */
   settle(by: { run: string; traj: string }, refused?: number): Promise<void>;
+  /** `self merge`: make a trial's texts (each with the sha it was forked from) the mind's own, as self-edits citing the try's child trajectory; refused when one changed since the fork. */
+  merge(trial: string, tryChild: string, texts: ReadonlyMap<SelfFile, { text: string; base: string }>): Promise<{ ok: true; edits: StepOf<"self-edit">[] } | { ok: false; error: string }>;
   /** Which adoption of texts the store is at: a run reads it as it starts, with the texts. */
   version(): number;
-  /** A thinker's run that started at `version` ended so: the guard (issue 24, part 6) counts the runs after an edit. */
-  ran(version: number, outcome: { end: string; reason?: string }): Promise<void>;
+  /** A thinker's run that started at `version`, whose calls were made from `used` (its texts' files), ended so: the guard (issue 24, part 6) counts the runs after an edit that used the edited text. */
+  ran(version: number, outcome: { end: string; reason?: string }, used: readonly SelfFile[]): Promise<void>;
 }

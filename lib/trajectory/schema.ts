@@ -148,6 +148,8 @@ export const SelfEditBy = z.discriminatedUnion("kind", [
   z.looseObject({ kind: z.literal("harness"), why: z.enum(["first-start", "unrecorded", "watcher-failed"]) }),
   /** The harness's guard: the runs after self-edit `of` all failed in ways its text can cause, so it was taken back. */
   z.looseObject({ kind: z.literal("guard"), of: StepId }),
+  /** The mind merged trial `trial` (self fork) after trying it: `try` is the child trajectory its try ran in (self try). */
+  z.looseObject({ kind: z.literal("merge"), trial: z.string(), try: StepId }),
 ]);
 export type SelfEditBy = z.infer<typeof SelfEditBy>;
 /**

@@ -52,6 +52,8 @@ export function selfEditWho(by: SelfEditBy): string {
       return `${by.name || "its human"} in ${by.via === "files" ? "Files" : "Settings"}`;
     case "revert":
       return `${by.name || "its human"}, reverting ${by.of.slice(0, 8)}`;
+    case "merge":
+      return `the mind, merging trial ${by.trial} (tried in ${by.try.slice(0, 8)})`;
     case "guard":
       return `the harness's guard, taking back ${by.of.slice(0, 8)}`;
     case "harness":

@@ -15,7 +15,7 @@ import type { BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserAndModelForFile } from "./browser";
 import { isResponderCall, isSummaryCall, type RecordedRequest } from "../fixtures/model-server";
-import { createMind, invite, rows, setPacing, startMind, stopMind, waitForStatus, RUNNING } from "./mind-page";
+import { createMind, invite, rows, setPacing, startMind, stopMind, waitForStatus, waitForLongIdle, RUNNING } from "./mind-page";
 
 const baseUrl = inject("baseUrl");
 const IDLE = { text: "Nothing needs doing.\n\n```bash\nFINAL=idle\n```" };
@@ -44,7 +44,7 @@ const thinkerCalls = (from: number): RecordedRequest[] => env.model.requests.sli
 
 /** Wait until the mind idles with a long wait ahead, then the number of requests so far: the next inner-life call is the one a change brings. */
 async function idle(page: Page): Promise<number> {
-  await page.getByTestId("next-wake").filter({ hasText: /^next thought in \d{2,3} s$/ }).waitFor({ timeout: 30_000 });
+  await waitForLongIdle(page);
   return env.model.requests.length;
 }
 

@@ -107,6 +107,11 @@ export async function setPacing(page: Page, pacing: { base_s: number; cap_s: num
   await page.getByTestId("mind-settings").click();
 }
 
+/** Wait until the mind idles with a long wait ahead (the pacing setPacing gave it): from then on only what the test does wakes it. */
+export async function waitForLongIdle(page: Page, timeout = 30_000): Promise<void> {
+  await page.getByTestId("next-wake").filter({ hasText: /^next thought in \d{2,3} s$/ }).waitFor({ timeout });
+}
+
 /** Send a message from the box and wait until its step is in the stream (written to the store). */
 export async function sendMessage(page: Page, text: string, timeout = 10_000): Promise<void> {
   await page.getByTestId("message-input").fill(text);

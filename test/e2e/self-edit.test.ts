@@ -20,7 +20,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserAndModelForFile } from "./browser";
 import { isResponderCall, isSummaryCall, type RecordedRequest } from "../fixtures/model-server";
-import { createMind, setPacing, waitForStatus, RUNNING } from "./mind-page";
+import { createMind, setPacing, waitForStatus, waitForLongIdle, RUNNING } from "./mind-page";
 
 const baseUrl = inject("baseUrl");
 const IDLE = { text: "Nothing needs doing.\n\n```bash\nFINAL=idle\n```" };
@@ -61,7 +61,7 @@ async function callsFrom(from: number, n: number): Promise<string[]> {
 
 /** Wait until the mind idles with a long wait ahead, then the number of requests so far: the next inner-life call is the one the test brings. */
 async function idle(): Promise<number> {
-  await host.getByTestId("next-wake").filter({ hasText: /^next thought in \d{2,3} s$/ }).waitFor({ timeout: 30_000 });
+  await waitForLongIdle(host);
   return env.model.requests.length;
 }
 

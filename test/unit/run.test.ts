@@ -89,7 +89,7 @@ describe("shellmRun: the FINAL contract", () => {
     ]);
     expect(t.shell.calls).toEqual([{ code: "echo hi\nFINAL=done", env: {}, cwd: "/workspace" }]);
     // The whole outcome: the answer, the step that ended the run, and the shell it leaves (unchanged: FINAL is not carried).
-    expect(t.result.outcome).toEqual({ end: "final", runId: jid(1), answer: "done", lastStepId: jid(5), shell: { env: {}, cwd: "/workspace" }, shellChanged: false });
+    expect(t.result.outcome).toEqual({ end: "final", runId: jid(1), answer: "done", lastStepId: jid(5), calls: 1, shell: { env: {}, cwd: "/workspace" }, shellChanged: false });
   });
 
   it("the model is called with the instructions and the projected trajectory", async () => {

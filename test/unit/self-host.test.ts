@@ -203,7 +203,7 @@ describe("a mind's own texts in its tab", { timeout: 30_000 }, () => {
 
   it("the guard: when the three runs after an edit all fail in ways its text can cause, the edit is taken back and an error names it", async () => {
     const mind = await newMind();
-    model.enqueue(bash("echo 'Never write bash.' >> /workspace/self/instructions.md\nFINAL=edited"));
+    model.enqueue(bash("echo 'Never write bash.' >> /workspace/self/first-look.md\nFINAL=edited"));
     for (let i = 0; i < 3; i++) model.enqueue({ text: `Just a thought, number ${i + 1}.` });
     const handle = await runMind(db, mind.id, { onStatus: () => undefined });
     try {
@@ -216,18 +216,18 @@ describe("a mind's own texts in its tab", { timeout: 30_000 }, () => {
     expect(edits.map((e) => e.by.kind)).toEqual(["mind", "guard"]);
     const [edit, back] = edits;
     expect(back?.by).toEqual({ kind: "guard", of: edit?.step_id });
-    expect(back?.after).toBe(await sha256(SELF_DEFAULTS.instructions));
-    expect(back?.content).toBe(`My harness took back ${edit?.step_id.slice(0, 8)}: changed self/instructions.md (+0 −1), as the runs after it all failed.`);
+    expect(back?.after).toBe(await sha256(SELF_DEFAULTS.firstLook));
+    expect(back?.content).toBe(`My harness took back ${edit?.step_id.slice(0, 8)}: changed self/first-look.md (+0 −1), as the runs after it all failed.`);
     const guard = all.find((x) => x.type === "error" && (x as { reason?: string }).reason === "self-guard") as { content: string } | undefined;
-    expect(guard?.content).toBe(`The 3 runs after change ${edit?.step_id.slice(0, 8)} to self/instructions.md all failed (no bash block), so my harness took it back (${back?.step_id.slice(0, 8)}); the text is as it was before it.`);
-    expect((await selfRows(mind.id))["/workspace/self/instructions.md"]).toBe(SELF_DEFAULTS.instructions);
-    // Three runs (one call each: a bare thought ends a run) came between the edit and the guard's step; a call after it has the text as it was.
-    expect(model.requests.filter((r) => r.at >= Date.parse(edit?.ts ?? "") && r.at <= Date.parse(back?.ts ?? ""))).toHaveLength(3);
+    expect(guard?.content).toBe(`The 3 runs after change ${edit?.step_id.slice(0, 8)} to self/first-look.md all failed (no bash block), so my harness took it back (${back?.step_id.slice(0, 8)}); the text is as it was before it.`);
+    expect((await selfRows(mind.id))["/workspace/self/first-look.md"]).toBe(SELF_DEFAULTS.firstLook);
+    // Three idle wakes' first looks (made from first-look.md, each a bare thought that ends its run) came between the edit and the guard's step; a call after it has the text as it was.
+    expect(model.requests.filter((r) => r.messages[0]?.content.includes("Never write bash."))).toHaveLength(3);
     const after = model.requests.filter((r) => r.at >= Date.parse(back?.ts ?? ""));
     if (after.length) expect(after[0]?.messages[0]?.content).not.toContain("Never write bash.");
   });
 
-  it("the guard leaves an edit alone when one of the runs after it goes well", async () => {
+  it("the guard counts only runs that used the changed text, and leaves an edit alone when one of them goes well", async () => {
     const mind = await newMind();
     model.enqueue(bash("echo 'Be brief.' >> /workspace/self/instructions.md\nFINAL=edited"));
     model.enqueue({ text: "A thought." });

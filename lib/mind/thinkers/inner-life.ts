@@ -13,7 +13,8 @@ import { outsideQuietS } from "../quiet-hours";
 import type { Clock, ContextPort, ModelPort, ShellPort } from "../ports";
 import type { PacingSnapshot } from "../state";
 import { taskText, type Instructions, type WakeTask } from "../prompt";
-import type { SelfPort } from "../self";
+import type { SelfFile, SelfPort } from "../self";
+import type { TrialDeps } from "../run-types";
 import { AWAY_NOTE_AFTER_S, formatDuration } from "../recovery";
 import { BuildCache, IDLE_BUDGET } from "../../context/build";
 import { TokenCounter } from "../../context/tokens";
@@ -36,6 +37,8 @@ export interface InnerLifeDeps {
   instructions: string | (() => Promise<string | Instructions>);
   /** The mind's own texts: each block's changes to them are recorded after it. */
   self?: SelfPort;
+  /** What `self try` needs from the home (absent: trials cannot be tried). */
+  trial?: TrialDeps;
   pacing: PacingConfig;
   limits: RunLimits;
   nesting?: Nesting;
@@ -281,6 +284,7 @@ export class InnerLife {
       instructions,
       ...(typeof given === "string" ? {} : { system: given.system }),
       ...(deps.self ? { self: deps.self } : {}),
+      ...(deps.trial ? { trial: deps.trial } : {}),
       limits: deps.limits,
       nesting: deps.nesting ?? DEFAULT_NESTING,
       depth: 0,
@@ -295,7 +299,9 @@ export class InnerLife {
       onPartial: deps.onPartial,
     };
     const outcome = await shellmRun(runDeps, run, { prompt: taskText(task), shell: this.shell });
-    if (textsAt !== undefined) await deps.self?.ran(textsAt, outcome).catch(() => undefined);
+    // The texts its calls were made from: an idle wake's first call is its first look, the rest the standing instructions.
+    const used: SelfFile[] = ["persona.md", ...(look ? (["first-look.md"] as const) : []), ...(!look || (outcome.calls ?? 1) > 1 ? (["instructions.md"] as const) : [])];
+    if (textsAt !== undefined) await deps.self?.ran(textsAt, outcome, used).catch(() => undefined);
     this.shell = outcome.shell;
     if (outcome.shellChanged) deps.onShellState?.(outcome.shell);
     // Rung once the model has seen them: a failed call, a spend pause or a stop leaves them to ring at the next wake.

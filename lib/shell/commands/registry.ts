@@ -2,6 +2,7 @@
 // just-bash (./bind); the prompt's command list is generated from their
 // summaries. Nothing here loads just-bash: the prompt needs the list before
 // the browser's sandbox is loaded (lib/shell/lazy-shell.ts).
+import type { TrialPort } from "../../mind/ports";
 import type { ActivityPort, AlarmPort, ChatPort, ClockPort, IdsPort, NetPort, RuntimePort, ShellmPort, TrajPort, WatcherPort } from "../ports";
 import { alarm } from "./alarm";
 import { chat } from "./chat";
@@ -12,6 +13,7 @@ import { mem } from "./mem";
 import { mktemp } from "./mktemp";
 import { node, npm, npx } from "./node";
 import { put } from "./put";
+import { self } from "./self";
 import { shellm } from "./shellm";
 import { skills } from "./skills";
 import { sub } from "./sub";
@@ -26,6 +28,8 @@ export interface SandboxPorts {
   chat: ChatPort;
   shellm: ShellmPort;
   alarms: AlarmPort;
+  /** Trying and merging trials of the mind's texts (`self`), when its home can. */
+  trials?: TrialPort;
   /** How the mind's watchers have run (`watch`). */
   watchers: WatcherPort;
   activity: ActivityPort;
@@ -36,7 +40,7 @@ export interface SandboxPorts {
 }
 
 // Listed by hand (literal imports, so bundlers follow them); order is the prompt's order.
-export const COMMANDS: readonly AgentCommand<SandboxPorts>[] = [chat, traj, mem, focus, alarm, watch, skills, view, put, glob, sub, shellm, mktemp, yes, node, npm, npx];
+export const COMMANDS: readonly AgentCommand<SandboxPorts>[] = [chat, traj, mem, focus, alarm, watch, skills, self, view, put, glob, sub, shellm, mktemp, yes, node, npm, npx];
 
 /** The command list for the prompt, one `summary` a line. */
 export function commandList(commands: readonly AgentCommand<SandboxPorts>[] = COMMANDS): string {

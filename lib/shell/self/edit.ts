@@ -82,6 +82,8 @@ function contentOf(by: SelfEditBy, what: string): string {
       return `${by.name} ${what.replace(/^(\w+) /, "$1 your ")} in ${by.via === "files" ? "Files" : "Settings"}.`;
     case "revert":
       return `${by.name} reverted ${by.of.slice(0, 8)}: ${what}.`;
+    case "merge":
+      return `I ${what}, merging trial ${by.trial} (tried in ${by.try.slice(0, 8)}).`;
     case "guard":
       return `My harness took back ${by.of.slice(0, 8)}: ${what}, as the runs after it all failed.`;
     case "harness":
