@@ -13,6 +13,8 @@ import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
 import { FAKE_KEYS } from "../fixtures/fake-keys";
 import { openTestDb } from "./helpers/db";
 import { id } from "./helpers/steps";
+import { selfEditStep } from "@/lib/shell/self/edit";
+import { stampStep } from "@/lib/trajectory/schema";
 
 const KEY = FAKE_KEYS.openaiProject;
 const OTHER = FAKE_KEYS.anthropic;
@@ -148,6 +150,21 @@ describe("collectBugReport", () => {
     expect(lines.map((l) => JSON.parse(l).step_id)).toEqual(exported.map((l) => JSON.parse(l).step_id));
     expect(lines.filter((l, i) => l !== exported[i]).map((l) => JSON.parse(l).content)).toEqual([`my key is ${REDACTED}, Bo's is ${REDACTED}`]);
     expect(other.id).not.toBe(ada.id);
+  });
+
+  it("carries a change to the mind's own texts (a self-edit) as the export does, a key pasted into the text scrubbed from its diff", async () => {
+    const db = await openTestDb("bug-report-self-edit");
+    const ada = await createMind(db, { name: "Ada", persona: "", model: { provider: "openai", model: "gpt-5", apiKey: KEY } }, NOW - 5_000);
+    const edit = await selfEditStep("self/instructions.md", "Be kind.\n", `Be kind.\nMy key: ${KEY}\n`, { kind: "human", name: "Ada", via: "settings" });
+    await appendStep(db, ada.id, stampStep({ ...edit, step_id: id(43) }, { id: id(43), now: NOW - 1000 }));
+    let exported: string[] = [];
+    for await (const e of exportEntries(db, ada.id)) if (e.path.endsWith("/trajectory.jsonl")) exported = String(e.data).split("\n").filter(Boolean);
+    const raw = exported.find((l) => JSON.parse(l).type === "self-edit") ?? "";
+    expect(JSON.parse(raw).diff).toContain(`+My key: ${KEY}`);
+    const { text } = await collectBugReport(db, ada.id, { now: NOW, appVersion: "0.1.0", userAgent: "test", log: [] });
+    expectNoKey(text, KEY);
+    const line = (JSON.parse(text).trajectories[0].lines as string[]).find((l) => JSON.parse(l).type === "self-edit") ?? "";
+    expect(JSON.parse(line)).toEqual({ ...JSON.parse(raw), diff: JSON.parse(raw).diff.replace(KEY, REDACTED) });
   });
 
   it("says so when there is no such mind", async () => {

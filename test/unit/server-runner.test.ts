@@ -91,6 +91,11 @@ for (const engine of engines) {
       expect(n).toBe(0);
       const [file] = await sql.query<{ data: Uint8Array }>("SELECT data FROM mind_files WHERE mind = $1 AND path = '/workspace/notes.txt'", [m.mind]);
       expect(new TextDecoder().decode(file?.data)).toContain("server was here");
+      // Its own texts (self/) were written at its first start, here, once: each later stretch on the server finds them as recorded.
+      const selfEdits = all.filter((s) => s.type === "self-edit");
+      expect(selfEdits.map((s) => [s.path, (s.by as { why?: string }).why])).toEqual(["persona.md", "instructions.md", "first-look.md", "responder.md", "summarizer.md"].map((f) => [`self/${f}`, "first-start"]));
+      const texts = await sql.query<{ path: string }>("SELECT path FROM mind_files WHERE mind = $1 AND path LIKE '/workspace/self/%' ORDER BY path", [m.mind]);
+      expect(texts.map((t) => t.path)).toEqual(["/workspace/self/first-look.md", "/workspace/self/instructions.md", "/workspace/self/persona.md", "/workspace/self/responder.md", "/workspace/self/summarizer.md", "/workspace/self/watchers"]);
       // Between wakes the mind waits as a job, not in memory, and holds no lease.
       await until("the mind put away, its lease let go", async () => {
         const [lease] = await sql.query<{ live: boolean }>("SELECT expires_at > now() AS live FROM mind_leases WHERE mind = $1", [m.mind]);
