@@ -11,6 +11,8 @@ import { discoverProxy } from "../lib/llm/proxy";
 import { budgetProblems } from "../lib/mind/budget";
 import { wireMind } from "../lib/home/wire-mind";
 import { loadO200k } from "../lib/context/tokens";
+import { replay } from "../lib/context/replay";
+import { contextOf, replayLookups } from "../lib/store/derived/contexts";
 import type { Clock, ModelPort } from "../lib/mind/ports";
 import type { MindStatus } from "../lib/protocol";
 import { lazyShell } from "../lib/shell/lazy-shell";
@@ -142,6 +144,13 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
       if (!live) throw new Error("the workspace is not open");
       const fs = await scratchCopy(live, { maxBytes: permissions.limits.max_workspace_bytes });
       return justBashSandbox({ fs, flush: async () => undefined, permissions, ids, clock, fetch: (url, init) => fetch(url, init) });
+    },
+    // What a past call saw, for a try to send the same: its record rebuilt whole from the steps and summaries it cited, or nothing.
+    recordedCall: async (stepId) => {
+      const seen = await contextOf(db, mindId, stepId);
+      if (!seen || seen.missing.length) return undefined;
+      const rebuilt = replay(seen.call, await replayLookups(db, mindId, seen.call));
+      return rebuilt.missing.length ? undefined : { messages: rebuilt.messages, firstLook: seen.call.system.some((p) => p.kind === "first-look" || p.file === "first-look.md") };
     },
     skills,
     permissions,

@@ -13,6 +13,7 @@ import { GATHER_MS, MindWriter, TrajectoryLog, WINDOW } from "../mind/mind-log";
 import type { Clock, Ids, ModelPort, ShellPort } from "../mind/ports";
 import { selfInstructions } from "../mind/prompt";
 import { DEFAULT_RUN_LIMITS } from "../mind/run";
+import type { TrialDeps } from "../mind/run-types";
 import { Watchers } from "../mind/watchers";
 import type { MindRecord, MindState } from "../mind/state";
 import { commandList } from "../shell/commands/registry";
@@ -41,6 +42,8 @@ export interface WireMind {
   self: SelfLedger;
   /** A sandbox over a scratch copy of its workspace, for `self try` (absent: trials cannot be tried in this home). */
   scratchShell?: () => Promise<ShellPort>;
+  /** What a past call saw, rebuilt from its record, for `self try` (absent: this home keeps no records it can rebuild). */
+  recordedCall?: TrialDeps["recorded"];
   /** The installed skills, for the prompt. */
   skills: () => Promise<SkillInfo[]>;
   /** What the sandbox may do in this home (the server bounds the network). */
@@ -100,7 +103,7 @@ export function wireMind(w: WireMind): WiredMind {
     self: w.self,
     watchers,
     instructions: async () => selfInstructions(w.self.texts(), mind.name, await extras()),
-    ...(w.scratchShell ? { trial: { scratch: w.scratchShell, render: async (texts) => selfInstructions(texts, mind.name, await extras()) } } : {}),
+    ...(w.scratchShell ? { trial: { scratch: w.scratchShell, render: async (texts) => selfInstructions(texts, mind.name, await extras()), ...(w.recordedCall ? { recorded: w.recordedCall } : {}) } } : {}),
     pacing: mind.pacing,
     where: w.where,
     limits: { ...DEFAULT_RUN_LIMITS, maxIterations: mind.max_iterations },

@@ -10,6 +10,7 @@ import type { SystemPart } from "../context/replay";
 import type { AlarmPort, ContextPort, ModelPort, ShellPort, ShellState } from "./ports";
 import type { SelfPort, SelfTexts } from "./self";
 import type { Instructions } from "./prompt";
+import type { ChatMessage } from "../context/project";
 
 export interface RunLimits {
   maxIterations: number;
@@ -46,6 +47,8 @@ export interface RunDeps {
   trial?: TrialDeps;
   /** Steps shown before the run's own as the stream it sees (a try re-running a past wake: the steps before that wake). */
   contextBefore?: readonly Step[];
+  /** The first call's messages as given (a try re-running a past wake: the messages its first call was sent, as recorded); later calls build their own. */
+  firstMessages?: ChatMessage[];
   limits: RunLimits;
   nesting: Nesting;
   /** 0 for a thinker's own run; n for a run nested n deep. */
@@ -115,8 +118,10 @@ export const DEFAULT_RUN_LIMITS: RunLimits = {
 
 export const DEFAULT_NESTING: Nesting = { maxDepth: 2, childIterations: 8 };
 
-/** What a home gives `self try`: a sandbox over a scratch copy of the workspace, and the instructions a set of texts makes. */
+/** What a home gives `self try`: a sandbox over a scratch copy of the workspace, the instructions a set of texts makes, and (where it keeps them) what a past call saw. */
 export interface TrialDeps {
   scratch: () => Promise<ShellPort>;
   render: (texts: SelfTexts) => Promise<Instructions>;
+  /** The messages the call that led to step `stepId` was sent, rebuilt from its record; undefined when there is none (or it cannot be rebuilt whole), or the home keeps none. */
+  recorded?: (stepId: string) => Promise<{ messages: ChatMessage[]; firstLook: boolean } | undefined>;
 }

@@ -115,7 +115,8 @@ async function iterate(
     };
     const look = i === 1 ? deps.firstLook : undefined;
     const built = (look?.build ?? buildContext)(source, opts);
-    const { messages } = built;
+    // A try re-running a past wake sends its first call exactly the messages that wake's first call was sent.
+    const messages = i === 1 && deps.firstMessages ? deps.firstMessages : built.messages;
     if (deps.contexts) seen = seenCall(built, opts, source, { step_id: "", run_id: run.runId, traj_id: log.trajId, iteration: i, system: look ? firstSystem : system });
     calls++;
     const reply = await deps.model.complete({ instructions: look?.instructions ?? deps.instructions, messages, signal: deps.signal, onDelta: deps.onPartial });

@@ -1,10 +1,12 @@
 // Trying the mind's own texts before making them its own (issue 24, part 5):
-// `self try` re-runs the inputs of its last wakes (each wake's task, with the
-// steps before it as the stream it saw) with a trial's texts, in a child
+// `self try` re-runs the inputs of its last wakes (each wake's task, its first
+// call sent the messages that call was sent as recorded, or where its home
+// keeps no records the steps before it as the stream) with a trial's texts, in a child
 // trajectory and over a scratch copy of the workspace, and compares each run
 // with what really happened; `self merge` makes the trial's texts its own, as
 // self-edits citing the try. The `self` command (lib/shell/commands/self.ts)
 // keeps the trial's files; this is the part that needs the mind.
+import { buildContext } from "../context/build";
 import type { Step } from "../trajectory/schema";
 import { isKind, stepUsage } from "../trajectory/schema";
 import type { RunScope } from "./journal";
@@ -95,6 +97,10 @@ export function selfTrials(deps: RunDeps & { trial: TrialDeps }, run: RunScope, 
         const steps = tail.filter((s) => s.run_id === original.step_id);
         const prompt = steps.find((s) => isKind(s, "prompt"));
         const task = prompt && isKind(prompt, "prompt") ? prompt.content : "";
+        // Its first call's context as recorded, where the home keeps records (the first step a call led to: its reasoning, thought or error); else the steps before it as the stream.
+        const led = steps.find((s) => s.type === "reasoning" || s.type === "thought" || s.type === "error");
+        const seen = led ? await deps.trial.recorded?.(led.step_id).catch(() => undefined) : undefined;
+        const lean = seen?.firstLook && instructions.firstLook;
         const trialRun = await childJournal.openRun({ model: deps.model.name, trigger_step: wake.step_id, launched_by: "self-try" });
         const outcome = await runFn(
           {
@@ -106,7 +112,9 @@ export function selfTrials(deps: RunDeps & { trial: TrialDeps }, run: RunScope, 
             self: undefined,
             trial: undefined,
             contexts: undefined,
-            firstLook: undefined,
+            // A wake whose first call was a lean first look is tried with the trial's first look, on the messages that call was sent.
+            firstLook: lean ? { instructions: lean.text, system: lean.system, build: buildContext } : undefined,
+            ...(seen ? { firstMessages: seen.messages } : {}),
             firstCallBudget: undefined,
             contextBefore: before,
             depth: deps.depth + 1,
@@ -123,7 +131,7 @@ export function selfTrials(deps: RunDeps & { trial: TrialDeps }, run: RunScope, 
         const t = runFacts(mine);
         real.push(r);
         trial.push(t);
-        lines.push(`wake ${id8(wake.step_id)} (${(wake as { reason?: string }).reason ?? "?"})`, `  real   ${factsLine(r)}`, `  trial  ${factsLine(t)}`);
+        lines.push(`wake ${id8(wake.step_id)} (${(wake as { reason?: string }).reason ?? "?"}; ${seen ? "its first call's recorded context" : "the steps before it as context"})`, `  real   ${factsLine(r)}`, `  trial  ${factsLine(t)}`);
       }
       await run.append({ type: "merge", content: `Tried trial ${name} on ${trial.length} wake(s): ${totals(trial)} (they really did: ${totals(real)}).`, from_traj: child, from_step: lastStep, from_traj_ref: `${child}-self-try-${name}` });
       const head = `self try ${name}: ${trial.length} wake${trial.length > 1 ? "s" : ""} re-run with the trial's texts in trajectory ${id8(child)} (a scratch copy of the workspace; the calls counted against your budget)`;

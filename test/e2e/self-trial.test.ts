@@ -2,8 +2,9 @@
 // 5), in Debian's Chromium against the real app and the scripted model server
 // (a fake at the model's HTTP boundary). It forks a trial of its texts and
 // edits it; `self try` re-runs its last wake with the trial's texts in a child
-// trajectory (the scripted server receives the trial's instructions) and
-// prints the comparison; `self merge` makes the trial its own, a self-edit
+// trajectory, its first call sent the messages the wake's own was sent (the
+// scripted server receives them with the trial's instructions), and prints the
+// comparison; `self merge` makes the trial its own, a self-edit
 // citing the try's child trajectory, shown in the stream and in Settings.
 //
 // The mind idles with a two-minute wait between wakes: a message wakes it, and
@@ -48,7 +49,7 @@ const stepWith = (type: string, text: string) => host.locator(`[data-testid="ste
 describe("self fork, try and merge; a watcher", () => {
   it("the try re-runs a wake with the trial's texts and prints the comparison; the merge's self-edit cites the try's child trajectory", async () => {
     await idle();
-    env.model.enqueue(bash(`self fork calm && sed -i 's/a persistent mind/${CALM}/' /workspace/trials/calm/instructions.md && self diff calm\nFINAL="act: forked"`), IDLE);
+    env.model.enqueue(bash(`self fork calm && sed -i 's/a persistent mind/${CALM}/' /workspace/trials/calm/instructions.md /workspace/trials/calm/first-look.md && self diff calm\nFINAL="act: forked"`), IDLE);
     await sendMessage(host, "Could you try being calmer?");
     await stepWith("shell-output", `+You are {{name}}, ${CALM}.`).first().waitFor({ timeout: 30_000 });
     const before = await idle();
@@ -67,15 +68,21 @@ describe("self fork, try and merge; a watcher", () => {
     await stepWith("observation", "Trying trial calm on my last wake").first().waitFor({ timeout: 30_000 });
     const calls = env.model.requests.slice(before).filter((r) => !isResponderCall(r.messages) && !isSummaryCall(r.messages)).map((r) => r.messages[0]?.content ?? "");
     expect(calls.map((c) => c.includes(CALM)).slice(0, 3)).toEqual([false, true, false]);
+    // The re-run's first call was sent the messages the tried wake's first call was sent (its record, rebuilt whole).
+    expect(text).toContain("its first call's recorded context");
 
     // The merge: a self-edit by the mind, merging the trial, citing the try's trajectory; in the stream and in Settings.
     const merged = stepWith("self-edit", `merging trial calm (tried in ${child})`);
     await merged.first().waitFor({ timeout: 30_000 });
     await host.getByTestId("mind-settings").click();
     await host.getByTestId("self-history").waitFor();
-    const newest = host.getByTestId("self-history").getByTestId("self-history-item").first();
-    await expect.poll(() => newest.getAttribute("data-by")).toBe("merge");
-    await expect(newest.locator("p").first().textContent()).resolves.toBe(`I changed self/instructions.md (+1 −1), merging trial calm (tried in ${child}).`);
+    // Two texts merged (the trial changed both), each its own self-edit; the newest two in the history.
+    const items = host.getByTestId("self-history").getByTestId("self-history-item");
+    await expect.poll(async () => (await items.evaluateAll((els) => els.slice(0, 2).map((e) => [e.getAttribute("data-path"), e.getAttribute("data-by")])))).toEqual([
+      ["self/first-look.md", "merge"],
+      ["self/instructions.md", "merge"],
+    ]);
+    await expect(items.nth(1).locator("p").first().textContent()).resolves.toBe(`I changed self/instructions.md (+1 −1), merging trial calm (tried in ${child}).`);
     await expect.poll(() => host.getByTestId("self-text-instructions").inputValue()).toContain(`You are {{name}}, ${CALM}.`);
     await host.getByTestId("mind-settings").click();
   });

@@ -35,7 +35,7 @@ describe("self fork, diff, try, merge", { timeout: 30_000 }, () => {
   it("a trial is tried on the last wakes with its texts, in a child trajectory over a scratch workspace, compared, and merged citing the try", async () => {
     const mind = await createMind(db, { name: "Ada", persona: "I tend notes.", model: { provider: "openai-compatible", baseURL: model.url, model: "scripted" } });
     model.enqueue(bash('echo one\nFINAL="think: one"'));
-    model.enqueue(bash("self fork calm && sed -i 's/a persistent mind/a calm persistent mind/' /workspace/trials/calm/instructions.md && self diff calm && self trials\nFINAL=\"act: forked\""));
+    model.enqueue(bash("self fork calm && sed -i 's/a persistent mind/a calm persistent mind/' /workspace/trials/calm/instructions.md /workspace/trials/calm/first-look.md && self diff calm && self trials\nFINAL=\"act: forked\""));
     model.enqueue(bash("self try calm --last 2"));
     // The try's two re-run wakes.
     model.enqueue(bash('echo tried > /workspace/tried.txt\nFINAL="think: calm"'));
@@ -62,7 +62,15 @@ describe("self fork, diff, try, merge", { timeout: 30_000 }, () => {
         " ",
         " {{persona}}",
         " ",
-        "calm                 1 text changed, 0 tries",
+        "--- a/self/first-look.md",
+        "+++ b/self/first-look.md",
+        "@@ -1,4 +1,4 @@",
+        "-You are {{name}}, a persistent mind. You keep thinking in a loop, even when nobody talks to you.",
+        "+You are {{name}}, a calm persistent mind. You keep thinking in a loop, even when nobody talks to you.",
+        " ",
+        " {{persona}}",
+        " ",
+        "calm                 2 texts changed, 0 tries",
         "",
       ].join("\n"),
     );
@@ -74,10 +82,10 @@ describe("self fork, diff, try, merge", { timeout: 30_000 }, () => {
     const report = (tried?.stdout ?? "").split("\n");
     expect(report[0]).toBe(`self try calm: 2 wakes re-run with the trial's texts in trajectory ${child.slice(0, 8)} (a scratch copy of the workspace; the calls counted against your budget)`);
     expect(report.slice(1, 7).map((l) => l.replace(/\s+/g, " ").trim())).toEqual([
-      expect.stringMatching(/^wake [0-9a-f]{8} \(start\)$/),
+      expect.stringMatching(/^wake [0-9a-f]{8} \(start; its first call's recorded context\)$/),
       expect.stringMatching(/^real echo one FINAL=think: one 0 err \d+ tok \$0\.0000$/),
       expect.stringMatching(/^trial echo tried > \/workspace\/tried\.txt FINAL=think: calm 0 err \d+ tok \$0\.0000$/),
-      expect.stringMatching(/^wake [0-9a-f]{8} \(scheduled\)$/),
+      expect.stringMatching(/^wake [0-9a-f]{8} \(scheduled; its first call's recorded context\)$/),
       expect.stringMatching(/^real self fork calm && sed -i 's\/a persistent FINAL=act: forked 0 err \d+ tok \$0\.0000$/),
       expect.stringMatching(/^trial a thought, no block no FINAL 0 err \d+ tok \$0\.0000$/),
     ]);
@@ -85,12 +93,16 @@ describe("self fork, diff, try, merge", { timeout: 30_000 }, () => {
     // The trial's runs were sent the trial's texts; the mind's own calls were not.
     const calm = model.requests.map((r) => r.messages[0]?.content.includes("a calm persistent mind") ?? false);
     expect(calm.slice(0, 6)).toEqual([false, false, false, true, true, false]);
+    // Each re-run's first call was sent exactly the messages the wake's own first call was sent (its record, rebuilt), with the trial's instructions.
+    expect(model.requests[3]?.messages.slice(1)).toEqual(model.requests[0]?.messages.slice(1));
+    expect(model.requests[4]?.messages.slice(1)).toEqual(model.requests[1]?.messages.slice(1));
+    expect(model.requests[4]?.messages[0]?.content).toBe(model.requests[1]?.messages[0]?.content.replace("a persistent mind", "a calm persistent mind"));
     // Nothing the try did touched the real workspace.
     expect((await filesWithin(db, mind.id, "/workspace")).map((r) => r.path)).not.toContain("/workspace/tried.txt");
     // The merge: one self-edit citing the try's child trajectory; the next run is the calm mind.
-    const edit = all.find((s): s is StepOf<"self-edit"> => isKind(s, "self-edit") && s.by.kind === "merge");
-    expect(edit?.by).toEqual({ kind: "merge", trial: "calm", try: child });
-    expect(merged?.stdout).toBe(`${edit?.step_id.slice(0, 8)} I changed self/instructions.md (+1 −1), merging trial calm (tried in ${child.slice(0, 8)}).\n`);
+    const edits = all.filter((s): s is StepOf<"self-edit"> => isKind(s, "self-edit") && s.by.kind === "merge");
+    expect(edits.map((e) => [e.path, e.by])).toEqual(["self/instructions.md", "self/first-look.md"].map((p) => [p, { kind: "merge", trial: "calm", try: child }]));
+    expect(merged?.stdout).toBe(edits.map((e) => `${e.step_id.slice(0, 8)} I changed ${e.path} (+1 −1), merging trial calm (tried in ${child.slice(0, 8)}).\n`).join(""));
     // Its texts are the trial's from then on (the next wake, an idle one, looks first with first-look.md, which the trial left alone).
     const row = (await filesWithin(db, mind.id, "/workspace/self")).find((r) => r.path === "/workspace/self/instructions.md");
     expect(new TextDecoder().decode(row?.data).split("\n")[0]).toBe("You are {{name}}, a calm persistent mind. You keep thinking in a loop, even when nobody talks to you.");
