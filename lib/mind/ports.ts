@@ -198,6 +198,8 @@ export interface WatcherStats {
   /** Runs not made: past the runs a minute a watcher may have. */
   skipped: number;
   lastOutput?: { at: number; text: string };
+  /** Runs in a row, each given another step, that printed what the run before printed: a watcher that never reads its input shows here. */
+  samePrinted?: number;
   lastError?: { at: number; text: string };
   /** The newest runs, oldest first. */
   recent: WatcherRun[];

@@ -193,6 +193,8 @@ export class Watchers implements WatcherPort {
     if (s.recent.length > RECENT_RUNS) s.recent.shift();
     if (output) {
       s.outputs++;
+      // just-bash hands stdin to every command as a string, so whether a watcher read it cannot be seen; printing the same whatever the step can.
+      s.samePrinted = s.lastOutput?.text === kept(output) ? (s.samePrinted ?? 0) + 1 : 0;
       s.lastOutput = { at, text: kept(output) };
       await journal.append({ type: "observation", content: output, source: watcherSource(name), trigger_step: step.step_id });
     }

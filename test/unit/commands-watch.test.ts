@@ -151,6 +151,14 @@ describe("watch", () => {
         ].join("\n"),
       ),
     );
+    // One that prints the same whatever the step (it never reads its input): said once it has done so three times.
+    await w.block("watch add tick --on thought --run 'echo tick'");
+    for (const t of ["one", "two"]) await w.think(t);
+    expect((await w.block("watch show tick")).stdout).not.toContain("printed the same thing");
+    await w.think("three");
+    expect((await w.block("watch show tick")).stdout.split("\n").filter((l) => l.startsWith("note:"))).toEqual([
+      "note: its last 3 runs printed the same thing, each after another step. Does it read the step on stdin (jq -r .content)?",
+    ]);
     expect(await w.block("printf '# on: thought\\n# enabled: later\\necho\\n' > self/watchers/odd.sh; watch show odd")).toEqual(
       out(
         [

@@ -157,6 +157,7 @@ function show(name: string, text: string, port: WatcherPort): string {
   const recorded = port.recorded(name);
   if (port.since !== 0 && recorded === undefined) lines.push("note: new in this block: it runs from the end of the block");
   else if (port.since !== 0 && recorded !== text) lines.push("note: changed in this block: until its end, the text as recorded before runs");
+  if (s?.samePrinted && s.samePrinted >= 2) lines.push(`note: its last ${s.samePrinted + 1} runs printed the same thing, each after another step. Does it read the step on stdin (jq -r .content)?`);
   if (s && s.runs > 0 && s.outputs === 0) lines.push(`note: it ran ${s.runs} time${s.runs > 1 ? "s" : ""} and never printed anything. Does it read the step on stdin (jq -r .content) and print what it finds?`);
   return `${lines.join("\n")}\n--- ${shown(name)}\n${text.endsWith("\n") || text === "" ? text : `${text}\n`}`;
 }
