@@ -128,7 +128,7 @@ export function StepBody({ step, actions }: { step: StepLine; actions: BodyActio
 
 /** A diff line's colour: added green, taken out red, file and hunk headers muted. */
 function diffLineClass(line: string): string | undefined {
-  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@")) return "text-stone-500 dark:text-stone-400";
+  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@")) return "text-stone-600 dark:text-stone-400";
   if (line.startsWith("+")) return "text-emerald-700 dark:text-emerald-400";
   if (line.startsWith("-")) return "text-red-700 dark:text-red-300";
   return undefined;

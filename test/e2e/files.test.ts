@@ -74,7 +74,8 @@ describe("permissions and files of a mind", () => {
     await page.getByTestId("files-view").waitFor();
     // /workspace starts open: its directories first, then its files.
     const paths = await page.getByTestId("files-tree").getByTestId("file-item").evaluateAll((els) => els.map((e) => e.getAttribute("data-path")));
-    expect(paths).toEqual(["/tmp", "/workspace", "/workspace/docs", "/workspace/notes.md"]);
+    // self/ holds the mind's own texts, written at its first start.
+    expect(paths).toEqual(["/tmp", "/workspace", "/workspace/docs", "/workspace/self", "/workspace/notes.md"]);
     await expect.poll(() => item("/workspace").getAttribute("aria-expanded")).toBe("true");
     await expect.poll(() => item("/workspace/docs").getAttribute("aria-expanded")).toBe("false");
 
@@ -87,6 +88,8 @@ describe("permissions and files of a mind", () => {
 
   it("moves through the tree with the keyboard, and shows markup as text", async () => {
     await item("/workspace/notes.md").focus();
+    await page.keyboard.press("ArrowUp");
+    await expect.poll(focusedPath).toBe("/workspace/self");
     await page.keyboard.press("ArrowUp");
     await expect.poll(focusedPath).toBe("/workspace/docs");
     await page.keyboard.press("ArrowRight");

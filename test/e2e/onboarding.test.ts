@@ -142,10 +142,12 @@ describe("onboarding: a mind in under a minute", () => {
     const own = page.locator('[data-testid="step"][data-step-type="thought"]', { hasText: "prepare short explanations for the questions students ask most" });
     await own.waitFor({ timeout: 30_000 });
     const shown = await rows(page);
-    expect(shown.slice(0, 4).map((r) => [r.type, r.source])).toEqual([
+    // Its texts are written at its first start (five self-edits), before it is woken.
+    expect(shown.slice(0, 9).map((r) => [r.type, r.source])).toEqual([
       ["trajectory", "system"],
       ["config", "system"],
       ["thought", "seed"],
+      ...Array(5).fill(["self-edit", "system"]),
       ["wake", "monolith"],
     ]);
     const first = env.model.requests.slice(before).find((r) => !isResponderCall(r.messages) && !isSummaryCall(r.messages));

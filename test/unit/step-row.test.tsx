@@ -89,9 +89,9 @@ describe("StepRow: a self-edit", () => {
     const pre = out.slice(out.indexOf('data-testid="self-edit-diff"'));
     expect(textOf(pre.slice(pre.indexOf(">") + 1))).toBe(step.diff);
     expect([...pre.matchAll(/<span( class="([^"]*)")?>([^<]*)<\/span>/g)].map((m) => [m[3], m[2] ?? ""])).toEqual([
-      ["--- a/self/instructions.md\n", "text-stone-500 dark:text-stone-400"],
-      ["+++ b/self/instructions.md\n", "text-stone-500 dark:text-stone-400"],
-      ["@@ -1,2 +1,2 @@\n", "text-stone-500 dark:text-stone-400"],
+      ["--- a/self/instructions.md\n", "text-stone-600 dark:text-stone-400"],
+      ["+++ b/self/instructions.md\n", "text-stone-600 dark:text-stone-400"],
+      ["@@ -1,2 +1,2 @@\n", "text-stone-600 dark:text-stone-400"],
       [" Be kind.\n", ""],
       ["-Be brief.\n", "text-red-700 dark:text-red-300"],
       ["+Be very brief.\n", "text-emerald-700 dark:text-emerald-400"],
