@@ -17,8 +17,8 @@ import type { Clock, ModelPort } from "../lib/mind/ports";
 import type { MindStatus } from "../lib/protocol";
 import { lazyShell } from "../lib/shell/lazy-shell";
 import type { RuntimePort } from "../lib/shell/ports";
-import type { scratchCopy } from "../lib/shell/scratch-fs";
-import { listSkills, recordsReader, SKILLS_DIR, type SkillReader } from "../lib/shell/skills";
+import { listSkills, recordsReader, SKILLS_DIR } from "../lib/shell/skills";
+import type { openPersistentFs } from "../lib/shell/persistent-fs";
 import { filesUnder, filesWithin } from "../lib/store/minds/files";
 import { SelfLedger } from "../lib/home/self-ledger";
 import { fsSelfFiles, recordsSelfFiles } from "../lib/shell/self/files";
@@ -29,7 +29,7 @@ import { getPriceTable } from "../lib/store/minds/prices";
 import { indexedDbMindState } from "../lib/store/state/mind-state";
 import { lastSeq, parseRows } from "../lib/store/steps/steps";
 import { watchOthers } from "../lib/store/steps/watch-others";
-import { watchTables } from "../lib/store/db/watch";
+import { watchTables, type Watched } from "../lib/store/db/watch";
 import { getSync } from "../lib/store/sync/sync";
 import { serveCurationQueue, watchCurationQueue } from "../lib/store/minds/curations";
 import { serveSelfChanges, watchSelfChanges } from "../lib/store/minds/self-changes";
@@ -93,8 +93,6 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
   // Summaries by the cheaper model its human picked (same provider and key), priced from the table like the mind's own; a test's model serves both.
   const summaryModel = mind.summary_model && !options.model ? await mindModel(db, { ...mind, model: { ...mind.model, model: mind.summary_model, price: undefined } }) : undefined;
   const { permissions } = mind;
-  // The workspace and its sandbox (lib/shell/lazy-shell.ts): loaded once the first model call is out, so a mind wakes
-  // without waiting for them; a block that comes sooner waits.
   // Its own texts (self/), as its trajectory records them: set up at its first start, read from the saved rows until the workspace is open.
   const self = await SelfLedger.load({
     state,
@@ -104,14 +102,14 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     clock,
     ids,
   });
-  let workspace: SkillReader | null = null;
+  // The workspace and its sandbox (lib/shell/lazy-shell.ts): loaded once the first model call is out, so a mind wakes
+  // without waiting for them; a block that comes sooner waits.
+  let workspace: Awaited<ReturnType<typeof openPersistentFs>>["fs"] | null = null;
   let files: { fs: CurationFs; flush: () => Promise<void> } | null = null;
-  let live: Parameters<typeof scratchCopy>[0] | null = null;
   const shell = lazyShell(async () => {
     const [{ openPersistentFs }, { justBashSandbox }] = await Promise.all([import("../lib/shell/persistent-fs"), import("../lib/shell/just-bash-sandbox")]);
     const { fs, flush } = await openPersistentFs(state.files, { maxBytes: permissions.limits.max_workspace_bytes });
     workspace = fs;
-    live = fs;
     files = { fs: sandboxCurationFs(fs), flush };
     self.useFiles(fsSelfFiles(fs, flush));
     return justBashSandbox({ fs, flush, permissions, ids, clock, fetch: (url, init) => fetch(url, init), runtime: permissions.webcontainer ? options.runtime : undefined });
@@ -140,10 +138,9 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     // A try's sandbox: over a scratch copy of the workspace as it is now (in memory, never saved), no WebContainer.
     scratchShell: async () => {
       await shell.warm();
-      const [{ scratchCopy }, { justBashSandbox }] = await Promise.all([import("../lib/shell/scratch-fs"), import("../lib/shell/just-bash-sandbox")]);
-      if (!live) throw new Error("the workspace is not open");
-      const fs = await scratchCopy(live, { maxBytes: permissions.limits.max_workspace_bytes });
-      return justBashSandbox({ fs, flush: async () => undefined, permissions, ids, clock, fetch: (url, init) => fetch(url, init) });
+      const { scratchSandbox } = await import("../lib/shell/scratch-fs");
+      if (!workspace) throw new Error("the workspace is not open");
+      return scratchSandbox(workspace, { permissions, ids, clock, fetch: (url, init) => fetch(url, init) });
     },
     // What a past call saw, for a try to send the same: its record rebuilt whole from the steps and summaries it cited, or nothing.
     recordedCall: async (stepId) => {
@@ -177,54 +174,49 @@ export async function runMind(db: ReverieDb, mindId: string, events: HostEvents,
     if (theirs.steps.some((s) => s.type === "config")) events.onConfigChanged?.();
   }, { everyMs: WATCH_MS });
 
-  // People's changes to its memory and goals (the Memory tab, an operator's page) wait in a queue while it runs here:
-  // each is made in its sandbox (the files it holds) and saved, then its step is written, which reaches the loop as
-  // another's step does. One at a time, in order.
+  // People's changes wait in queues while it runs here, served one at a time, in order: each is made where its files
+  // are held (its sandbox), then recorded. A queue's watch serves it whenever it holds something.
   let serving = Promise.resolve();
-  const serve = () => {
-    serving = serving
-      .then(() =>
-        serveCurationQueue(db, mindId, async (c) => {
-          await shell.warm();
-          if (!files) throw new Error("the workspace is not open");
-          const step = await applyCuration(files.fs, c, clock.now(), ids);
-          await files.flush();
-          return step;
-        }),
-      )
-      .catch((e: unknown) => console.warn(`Could not apply a change to the mind's memory: ${e instanceof Error ? e.message : String(e)}`));
-  };
-  const queueWatch = watchCurationQueue(db, mindId).subscribe(
-    (queue) => {
-      if (queue.length) serve();
-    },
-    () => undefined,
+  const served = <T>(queue: Watched<T[]>, serve: () => Promise<void>, what: string) =>
+    queue.subscribe(
+      (waiting) => {
+        if (!waiting.length) return;
+        serving = serving.then(serve).catch((e: unknown) => console.warn(`Could not make a change to ${what}: ${e instanceof Error ? e.message : String(e)}`));
+      },
+      () => undefined,
+    );
+  // Its memory and goals (the Memory tab, an operator's page): made and saved, then its step is written, which
+  // reaches the loop as another's step does.
+  const curationWatch = served(
+    watchCurationQueue(db, mindId),
+    () =>
+      serveCurationQueue(db, mindId, async (c) => {
+        await shell.warm();
+        if (!files) throw new Error("the workspace is not open");
+        const step = await applyCuration(files.fs, c, clock.now(), ids);
+        await files.flush();
+        return step;
+      }),
+    "the mind's memory",
   );
-  // Its owner's changes to its own texts (Settings, Files) likewise: made through its ledger once the workspace is open
-  // (the texts are then read and written there), each recorded as a self-edit under the change's id.
-  const serveSelf = () => {
-    serving = serving
-      .then(() =>
-        serveSelfChanges(db, mindId, async (c) => {
-          await shell.warm();
-          // Its own write (through its journal), so it is offered to the mind here: the change cuts an idle wait short.
-          const step = await self.apply(c);
-          loop.notify(step);
-          return step;
-        }),
-      )
-      .catch((e: unknown) => console.warn(`Could not make a change to the mind's own texts: ${e instanceof Error ? e.message : String(e)}`));
-  };
-  const selfWatch = watchSelfChanges(db, mindId).subscribe(
-    (queue) => {
-      if (queue.length) serveSelf();
-    },
-    () => undefined,
+  // Its own texts (Settings, Files): made through its ledger once the workspace is open (the texts are then read and
+  // written there), recorded as a self-edit under the change's id through its journal, so it is offered to the mind
+  // here: the change cuts an idle wait short.
+  const selfWatch = served(
+    watchSelfChanges(db, mindId),
+    () =>
+      serveSelfChanges(db, mindId, async (c) => {
+        await shell.warm();
+        const step = await self.apply(c);
+        loop.notify(step);
+        return step;
+      }),
+    "the mind's own texts",
   );
 
   // Writes go behind the loop (CachedLog): the mind is done once they are stored.
   const done = loop.start().finally(async () => {
-    queueWatch.unsubscribe();
+    curationWatch.unsubscribe();
     selfWatch.unsubscribe();
     await serving;
     unwatch();

@@ -21,7 +21,7 @@ import type { FileWrite, Played, PlayedEvent } from "./score";
 import { simClock, type SimClock } from "./sim-clock";
 import { SelfLedger } from "../home/self-ledger";
 import { fsSelfFiles, recordsSelfFiles } from "../shell/self/files";
-import { scratchCopy } from "../shell/scratch-fs";
+import { scratchSandbox } from "../shell/scratch-fs";
 import { SELF_DIR } from "../shell/self/paths";
 
 const H = 3_600_000;
@@ -130,15 +130,15 @@ export async function playScenario(o: PlayOptions): Promise<PlayedScenario> {
   });
   const { permissions } = settings;
   const { fs, flush } = await openPersistentFs(watched, { maxBytes: permissions.limits.max_workspace_bytes });
-  // Blocks and model calls are real work: the clock does not skip while they run.
-  const sandbox = justBashSandbox({ fs, flush, permissions, ids, clock });
   self.useFiles(fsSelfFiles(fs, flush));
-  const shell: ShellPort = {
+  // Blocks and model calls are real work: the clock does not skip while they run.
+  const busy = (sandbox: ShellPort): ShellPort => ({
     open: (scope) => {
       const session = sandbox.open(scope);
       return { exec: (code, req) => clock.busy(session.exec(code, req)) };
     },
-  };
+  });
+  const shell = busy(justBashSandbox({ fs, flush, permissions, ids, clock }));
   const calls: { atMs: number; ms: number }[] = [];
   let usd = 0;
   const model: ModelPort = {
@@ -168,15 +168,7 @@ export async function playScenario(o: PlayOptions): Promise<PlayedScenario> {
     model,
     shell,
     self,
-    scratchShell: async () => {
-      const scratch = justBashSandbox({ fs: await scratchCopy(fs, { maxBytes: permissions.limits.max_workspace_bytes }), flush: async () => undefined, permissions, ids, clock });
-      return {
-        open: (scope) => {
-          const session = scratch.open(scope);
-          return { exec: (code, req) => clock.busy(session.exec(code, req)) };
-        },
-      };
-    },
+    scratchShell: async () => busy(await scratchSandbox(fs, { permissions, ids, clock })),
     skills: () => listSkills(fs),
     permissions,
     where: undefined,

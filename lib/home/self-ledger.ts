@@ -94,7 +94,7 @@ export class SelfLedger implements SelfPort {
     const edits = await stored();
     const ledger = new SelfLedger(o.files, new Map(), direct, stored);
     if (edits.length === 0) await ledger.firstStart(o);
-    else await ledger.reconcile(foldSelfEdits(edits), defaultSelfTexts(o.persona));
+    else await ledger.reconcile(edits, defaultSelfTexts(o.persona));
     return ledger;
   }
 
@@ -111,13 +111,22 @@ export class SelfLedger implements SelfPort {
   }
 
   /** At a start: the recorded texts against the files; what differs is recorded as found. */
-  private async reconcile(folded: Map<string, string | null | undefined>, defaults: SelfTexts): Promise<void> {
+  private async reconcile(edits: readonly SelfEdit[], defaults: SelfTexts): Promise<void> {
     const onDisk = await this.files.read();
     const restore: { path: string; text: string }[] = [];
-    for (const path of new Set([...TEXT_PATHS, ...folded.keys(), ...onDisk.keys()])) {
-      // A text the steps cannot give back (a damaged log) is recorded as found on disk.
-      const known = folded.get(path) ?? null;
+    // Each path's newest self-edit says, by its sha, what the text is. The steps' diffs are applied (all of a long
+    // life's) only when a file on disk is not that text.
+    const newest = new Map(edits.map((e) => [e.path, e]));
+    let folded: Map<string, string | null | undefined> | undefined;
+    for (const path of new Set([...TEXT_PATHS, ...newest.keys(), ...onDisk.keys()])) {
       const disk = onDisk.get(path) ?? null;
+      const sha = disk === null ? null : await sha256(disk);
+      if (sha !== null && newest.get(path)?.after === sha) {
+        this.recorded.set(path, { text: disk as string, sha });
+        continue;
+      }
+      // A text the steps cannot give back (a damaged log) is recorded as found on disk.
+      const known = (folded ??= foldSelfEdits(edits)).get(path) ?? null;
       if (known !== null && (disk === null || disk === known)) {
         this.recorded.set(path, { text: known, sha: await sha256(known) });
         // A text is never missing (a watcher may be: it was removed).

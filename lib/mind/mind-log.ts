@@ -22,7 +22,7 @@
 import type { SealedPast } from "../context/sealed-past";
 import type { SeenCall } from "../context/replay";
 import type { Step } from "../trajectory/schema";
-import type { ContextPort, StepLog } from "./ports";
+import type { ContextPort, StepLog, TrajPort } from "./ports";
 import { InvalidStepError, type MindState, type TrajStep } from "./state";
 
 /** Steps held in memory: enough for the context, the responder's look-back and `traj tail -n 500`. */
@@ -269,4 +269,15 @@ export async function readAllOfKind(state: MindState, trajId: string, kinds: rea
     for (const s of page) out.push(s.step);
     after = last.seq;
   }
+}
+
+/** A trajectory as the agent's commands may see it: its reads only, so nothing in the shell can append to it. */
+export function trajReader(log: StepLog): TrajPort {
+  return {
+    tail: (n) => log.tail(n),
+    count: () => log.count(),
+    find: (idOrPrefix, limit) => log.find(idOrPrefix, limit),
+    search: (text, limit) => log.search(text, limit),
+    blob: (ref, trajId) => log.blob(ref, trajId),
+  };
 }

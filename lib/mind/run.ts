@@ -11,6 +11,7 @@ import { blobFields, splitOutput } from "../trajectory/large-output";
 import type { Step } from "../trajectory/schema";
 import { alarmPort } from "./alarms";
 import type { RunScope } from "./journal";
+import { trajReader } from "./mind-log";
 import { nestedShellm } from "./nested";
 import { selfTrials } from "./self-trial";
 import type { ShellResult, ShellState } from "./ports";
@@ -39,13 +40,7 @@ export async function shellmRun(deps: RunDeps, run: RunScope, task: RunTask): Pr
   // A nested run's alarms are its mind's: set through the outermost run, in the mind's own trajectory.
   const alarms = deps.alarms ?? alarmPort(run);
   const session = deps.shell.open({
-    traj: {
-      tail: (n) => run.journal.log.tail(n),
-      count: () => run.journal.log.count(),
-      find: (idOrPrefix, limit) => run.journal.log.find(idOrPrefix, limit),
-      search: (text, limit) => run.journal.log.search(text, limit),
-      blob: (ref, trajId) => run.journal.log.blob(ref, trajId),
-    },
+    traj: trajReader(run.journal.log),
     chat: {
       selfName: deps.selfName,
       ...(deps.replies === false ? { replyRefusal: "replies to messages are the responder's: it answers each message once. Use chat send --to <name> to start a conversation of your own." } : {}),

@@ -9,6 +9,7 @@
 // shell, the clock, and the home's record of the texts.
 import type { Step } from "../trajectory/schema";
 import type { Journal } from "./journal";
+import { trajReader } from "./mind-log";
 import type { AlarmResult, Clock, ShellPort, ShellResult, ShellScope, ShellSession, WatcherPort, WatcherStats } from "./ports";
 import { parseWatcher, WATCHER_SOURCE_PREFIX, watcherSource, withEnabled, type WatcherHeader } from "./watcher-file";
 
@@ -77,17 +78,10 @@ export class Watchers implements WatcherPort {
   constructor(private readonly deps: WatchersDeps) {
     this.since = deps.clock.now();
     this.out = deps.journal.forThinker();
-    const log = deps.journal.log;
     const refuse = async (): Promise<AlarmResult> => ({ ok: false, error: NOT_FROM_A_WATCHER("set or cancel alarms") });
     // A watcher reads; it does not act: no messages, no nested runs, no alarms.
     this.scope = {
-      traj: {
-        tail: (n) => log.tail(n),
-        count: () => log.count(),
-        find: (idOrPrefix, limit) => log.find(idOrPrefix, limit),
-        search: (text, limit) => log.search(text, limit),
-        blob: (ref, trajId) => log.blob(ref, trajId),
-      },
+      traj: trajReader(deps.journal.log),
       chat: {
         selfName: deps.selfName,
         replyRefusal: NOT_FROM_A_WATCHER("reply to messages"),

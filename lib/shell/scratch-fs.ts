@@ -2,6 +2,8 @@
 // nothing its re-run wakes do touches the mind's real files. Files, folders
 // and links are copied with their modes; nothing is ever saved.
 import { InMemoryFs, type IFileSystem } from "just-bash";
+import { justBashSandbox, type SandboxOptions } from "./just-bash-sandbox";
+import type { ShellPort } from "../mind/ports";
 
 export async function scratchCopy(fs: IFileSystem, opts: { maxBytes?: number } = {}): Promise<IFileSystem> {
   const copy = new InMemoryFs(undefined, opts.maxBytes ? { maxTotalBytes: opts.maxBytes } : undefined);
@@ -16,4 +18,10 @@ export async function scratchCopy(fs: IFileSystem, opts: { maxBytes?: number } =
     else copy.writeFileSync(path, await fs.readFileBuffer(path), undefined, { mode: st.mode, mtime: st.mtime });
   }
   return copy;
+}
+
+/** A sandbox over a scratch copy of `fs` as it is now, bounded by the mind's workspace limit; its writes are never saved. */
+export async function scratchSandbox(fs: IFileSystem, opts: Omit<SandboxOptions, "fs" | "flush">): Promise<ShellPort> {
+  const copy = await scratchCopy(fs, { maxBytes: opts.permissions.limits.max_workspace_bytes });
+  return justBashSandbox({ ...opts, fs: copy, flush: async () => undefined });
 }

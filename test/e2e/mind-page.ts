@@ -1,7 +1,7 @@
 // What the fault tests do on a mind's page, as a person would: create a mind
 // against a model URL, wait for a status, read the stream's rows, change the
 // pacing in Settings, make an invite from the share bar.
-import type { Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 
 export interface NewMind {
   name: string;
@@ -132,4 +132,19 @@ export async function invite(host: Page, role: "guest" | "member" | "operator", 
     { timeout: 30_000 },
   );
   return (await made.jsonValue()) as string;
+}
+
+/**
+ * A running mind in its owner's tab that idles two minutes between wakes (one
+ * idle wake raises the level, and a level waits two minutes), its owner
+ * writing as `sender`: within a test only what the test does wakes it.
+ */
+export async function idlingMind(browser: Browser, baseUrl: string, mind: NewMind & { sender: string }): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await createMind(page, baseUrl, mind);
+  await waitForStatus(page, RUNNING);
+  await page.getByTestId("sender-name").fill(mind.sender);
+  await setPacing(page, { base_s: 120, cap_s: 120, ticks_per_level: 1 });
+  return { context, page };
 }

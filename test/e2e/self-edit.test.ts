@@ -19,8 +19,8 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserAndModelForFile } from "./browser";
-import { isResponderCall, isSummaryCall, type RecordedRequest } from "../fixtures/model-server";
-import { createMind, setPacing, waitForStatus, waitForLongIdle, RUNNING } from "./mind-page";
+import { thinkerRequests, type RecordedRequest } from "../fixtures/model-server";
+import { idlingMind, waitForLongIdle } from "./mind-page";
 
 const baseUrl = inject("baseUrl");
 const IDLE = { text: "Nothing needs doing.\n\n```bash\nFINAL=idle\n```" };
@@ -35,13 +35,7 @@ let hostContext: BrowserContext;
 let host: Page;
 
 beforeAll(async () => {
-  hostContext = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  host = await hostContext.newPage();
-  await createMind(host, baseUrl, { name: "Sela", modelUrl: env.model.url, persona: "I keep a garden of notes." });
-  await waitForStatus(host, RUNNING);
-  await host.getByTestId("sender-name").fill("Ada");
-  // One idle wake raises the level, and a level waits two minutes.
-  await setPacing(host, { base_s: 120, cap_s: 120, ticks_per_level: 1 });
+  ({ context: hostContext, page: host } = await idlingMind(env.browser, baseUrl, { name: "Sela", modelUrl: env.model.url, persona: "I keep a garden of notes.", sender: "Ada" }));
 });
 
 afterAll(async () => {
@@ -49,7 +43,7 @@ afterAll(async () => {
 });
 
 /** The inner life's model calls from `from` on (the responder's and the summarizer's are left out). */
-const thinkerCalls = (from: number): RecordedRequest[] => env.model.requests.slice(from).filter((r) => !isResponderCall(r.messages) && !isSummaryCall(r.messages));
+const thinkerCalls = (from: number): RecordedRequest[] => thinkerRequests(env.model.requests, from);
 /** A call's instructions: its system message. */
 const systemOf = (r: RecordedRequest | undefined): string => (r?.messages[0]?.role === "system" ? r.messages[0].content : "");
 

@@ -13,8 +13,8 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserAndModelForFile } from "./browser";
-import { isResponderCall, isSummaryCall } from "../fixtures/model-server";
-import { createMind, sendMessage, setPacing, waitForStatus, waitForLongIdle, RUNNING } from "./mind-page";
+import { thinkerRequests } from "../fixtures/model-server";
+import { idlingMind, sendMessage, waitForLongIdle } from "./mind-page";
 
 const baseUrl = inject("baseUrl");
 const IDLE = { text: "Nothing needs doing.\n\n```bash\nFINAL=idle\n```" };
@@ -26,12 +26,7 @@ let hostContext: BrowserContext;
 let host: Page;
 
 beforeAll(async () => {
-  hostContext = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  host = await hostContext.newPage();
-  await createMind(host, baseUrl, { name: "Tova", modelUrl: env.model.url, persona: "I keep a garden of notes." });
-  await waitForStatus(host, RUNNING);
-  await host.getByTestId("sender-name").fill("Ada");
-  await setPacing(host, { base_s: 120, cap_s: 120, ticks_per_level: 1 });
+  ({ context: hostContext, page: host } = await idlingMind(env.browser, baseUrl, { name: "Tova", modelUrl: env.model.url, persona: "I keep a garden of notes.", sender: "Ada" }));
 });
 
 afterAll(async () => {
@@ -66,7 +61,7 @@ describe("self fork, try and merge; a watcher", () => {
     expect(text).toMatch(/total\s+real\s+\d+\/1 set FINAL/);
     // The try was said before it spent anything, and its call carried the trial's texts; the mind's own calls did not.
     await stepWith("observation", "Trying trial calm on my last wake").first().waitFor({ timeout: 30_000 });
-    const calls = env.model.requests.slice(before).filter((r) => !isResponderCall(r.messages) && !isSummaryCall(r.messages)).map((r) => r.messages[0]?.content ?? "");
+    const calls = thinkerRequests(env.model.requests, before).map((r) => r.messages[0]?.content ?? "");
     expect(calls.map((c) => c.includes(CALM)).slice(0, 3)).toEqual([false, true, false]);
     // The re-run's first call was sent the messages the tried wake's first call was sent (its record, rebuilt whole).
     expect(text).toContain("its first call's recorded context");

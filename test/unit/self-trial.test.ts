@@ -29,6 +29,16 @@ afterEach(async () => {
 });
 
 const bash = (code: string) => ({ text: `Working.\n\n\`\`\`bash\n${code}\n\`\`\`` });
+/** Run the mind until the scripted server has had `calls` requests, stop it, and read its steps. */
+async function runUntilCalls(mindId: string, calls: number): Promise<Step[]> {
+  const handle = await runMind(db, mindId, { onStatus: () => undefined });
+  try {
+    for (let i = 0; i < 600 && model.requests.length < calls; i++) await new Promise((r) => setTimeout(r, 25));
+  } finally {
+    await handle.stop();
+  }
+  return (await tailSteps(db, mindId, 2000)) as Step[];
+}
 const outputs = (all: Step[]) => all.filter((s) => s.type === "shell-output").map((s) => s as { stdout: string; stderr: string; exit: number });
 
 describe("self fork, diff, try, merge", { timeout: 30_000 }, () => {
@@ -42,13 +52,7 @@ describe("self fork, diff, try, merge", { timeout: 30_000 }, () => {
     model.enqueue({ text: "Only a thought." });
     model.enqueue(bash('self merge calm\nFINAL="act: merged"'));
     model.enqueue(bash("FINAL=idle"));
-    const handle = await runMind(db, mind.id, { onStatus: () => undefined });
-    try {
-      for (let i = 0; i < 600 && model.requests.length < 7; i++) await new Promise((r) => setTimeout(r, 25));
-    } finally {
-      await handle.stop();
-    }
-    const all = (await tailSteps(db, mind.id, 2000)) as Step[];
+    const all = await runUntilCalls(mind.id, 7);
     const [, forked, tried, merged] = outputs(all);
     expect(forked?.stdout).toBe(
       [
@@ -115,13 +119,7 @@ describe("self fork, diff, try, merge", { timeout: 30_000 }, () => {
     model.enqueue(bash("self try x --last 1 > /dev/null && self merge x\nFINAL=\"act: tried\""));
     model.enqueue({ text: "A trial thought." });
     model.enqueue(bash("FINAL=idle"));
-    const handle = await runMind(db, mind.id, { onStatus: () => undefined });
-    try {
-      for (let i = 0; i < 600 && model.requests.length < 4; i++) await new Promise((r) => setTimeout(r, 25));
-    } finally {
-      await handle.stop();
-    }
-    const all = (await tailSteps(db, mind.id, 2000)) as Step[];
+    const all = await runUntilCalls(mind.id, 4);
     const [forked, tried] = outputs(all);
     expect(forked?.stderr).toBe("self: trial x has not been tried: self try x first (a merge cites its try)\n");
     expect(tried?.stderr).toBe("self merge: self/persona.md changed since trial x was forked; fork again (or copy the change into the trial) and try it again.\n");

@@ -27,7 +27,7 @@ import { sqlMindState } from "../state/sql-mind-state";
 import type { HostBoundNetwork } from "./network";
 import { SelfLedger } from "../../home/self-ledger";
 import { fsSelfFiles } from "../../shell/self/files";
-import { scratchCopy } from "../../shell/scratch-fs";
+import { scratchSandbox } from "../../shell/scratch-fs";
 
 const ids = { uuid: () => crypto.randomUUID() };
 /** How long a mind being put away waits for its summarizer to seal what is ready. */
@@ -119,7 +119,7 @@ export async function hostMind(opts: HostedMindOptions): Promise<HostedMind> {
     shell,
     self,
     // A try's sandbox: over a scratch copy of the workspace as it is now (never saved), on the same bounded network.
-    scratchShell: async () => justBashSandbox({ fs: await scratchCopy(fs, { maxBytes: permissions.limits.max_workspace_bytes }), flush: async () => undefined, permissions, ids, clock, fetch: net.fetch, network: net.sandbox }),
+    scratchShell: () => scratchSandbox(fs, { permissions, ids, clock, fetch: net.fetch, network: net.sandbox }),
     skills: () => listSkills(fs),
     permissions,
     where: { home: "server", epoch },

@@ -4,19 +4,13 @@
 // builds it. Only `shellm` is the test's own: a port it controls.
 import { alarmPort } from "@/lib/mind/alarms";
 import type { RunScope } from "@/lib/mind/journal";
+import { trajReader } from "@/lib/mind/mind-log";
 import type { NestedRunResult, ShellmPort, ShellResult, ShellScope } from "@/lib/mind/ports";
 
 /** What shellmRun hands the shell: reads of the run's trajectory, messages appended through the run. */
 export function runScope(run: RunScope, selfName: string, shellm: ShellmPort, depth = 0): ShellScope {
-  const log = run.journal.log;
   return {
-    traj: {
-      tail: (n) => log.tail(n),
-      count: () => log.count(),
-      find: (idOrPrefix, limit) => log.find(idOrPrefix, limit),
-      search: (text, limit) => log.search(text, limit),
-      blob: (ref, trajId) => log.blob(ref, trajId),
-    },
+    traj: trajReader(run.journal.log),
     chat: {
       selfName,
       send: ({ to, content, replyTo }) => run.append({ type: "message", from: selfName, to, content, reply_to: replyTo, source: "chat" }),
