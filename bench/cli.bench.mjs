@@ -22,7 +22,7 @@ import { tsImport } from "tsx/esm/api";
 import { ensureBundle } from "../bin/cli-bundle.mjs";
 import { makeLife, makeSummaries, newId, writeHeadlong } from "./context-life.mjs";
 
-const { taskText } = await tsImport("../lib/mind/prompt.ts", import.meta.url);
+const { taskText } = await tsImport("../lib/mind/run/prompt.ts", import.meta.url);
 const { inStream } = await tsImport("../lib/context/build.ts", import.meta.url);
 const { completeBlocks, blockRange, DEFAULT_TIERS } = await tsImport("../lib/context/staircase.ts", import.meta.url);
 

@@ -1,5 +1,5 @@
 // For bench/context: cold assembly from IndexedDB, as a starting mind does it
-// (lib/mind/summarizer.ts loads its SealedPast this way, and the run's first
+// (lib/mind/summaries/summarizer.ts loads its SealedPast this way, and the run's first
 // context is then built over it): every sealed summary from the tiers table,
 // the sealed past placed from their seqs (SealedPast.seed), the stream index
 // read only after it, the tail, the staircase. The same code runs under Node

@@ -37,7 +37,7 @@ const { arraySource, BuildCache, buildContext, DEFAULT_BUDGET, IDLE_BUDGET, inSt
 const newCache = () => (BuildCache ? { cache: new BuildCache() } : {});
 const { completeBlocks, DEFAULT_TIERS, plan, alignCut } = await tsImport(new URL("staircase.ts", CONTEXT_DIR).href, import.meta.url);
 const { TokenCounter, MESSAGE_OVERHEAD } = await tsImport(new URL("tokens.ts", CONTEXT_DIR).href, import.meta.url);
-const { instructionsFor, taskText } = await tsImport("../lib/mind/prompt.ts", import.meta.url);
+const { instructionsFor, taskText } = await tsImport("../lib/mind/run/prompt.ts", import.meta.url);
 // What the inner life gives an idle wake's first call (lib/mind/thinkers/inner-life.ts hands it to its run): measured as the mind sends it.
 const { idleFirstLook } = await tsImport("../lib/mind/thinkers/first-look.ts", import.meta.url);
 const { commandList } = await tsImport("../lib/shell/commands/registry.ts", import.meta.url);
@@ -45,7 +45,7 @@ const { ReverieDb } = await tsImport("../lib/store/db/db.ts", import.meta.url);
 const { countSteps, tailSteps } = await tsImport("../lib/store/steps/steps.ts", import.meta.url);
 const { readTiers, streamEntriesAfter, streamKeysAfter } = await tsImport("../lib/store/derived/tiers.ts", import.meta.url);
 const { SealedPast } = await tsImport(new URL("sealed-past.ts", CONTEXT_DIR).href, import.meta.url);
-const { DEFAULT_RUN_LIMITS } = await tsImport("../lib/mind/run.ts", import.meta.url);
+const { DEFAULT_RUN_LIMITS } = await tsImport("../lib/mind/run/run.ts", import.meta.url);
 
 const SIZES = (process.env.SIZES ?? "1000,10000,100000").split(",").map(Number);
 const APPENDS = Number(process.env.APPENDS ?? 200);
@@ -130,7 +130,7 @@ const whole = makeLife({ steps: maxSize + 4 * APPENDS, taskText });
 const instructions = instructionsFor({ name: SELF, persona: PERSONA }, { commands: commandList(), skills: [] });
 const instructionTokens = new TokenCounter().count(instructions);
 const look = idleFirstLook(instructions);
-if (!look) throw new Error("the standing instructions have no first look: lib/mind/prompt.ts firstLookParts could not split them");
+if (!look) throw new Error("the standing instructions have no first look: lib/mind/run/prompt.ts firstLookParts could not split them");
 const lookInstructionTokens = new TokenCounter().count(look.instructions);
 const IDENTITY = { name: SELF, persona: PERSONA };
 const LEAN_RUNS = Number(process.env.LEAN_RUNS ?? 5);

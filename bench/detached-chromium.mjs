@@ -36,7 +36,8 @@ function devtoolsUrl(child, timeoutMs) {
  * Start headless Chromium with a fresh profile and one tab. Returns
  * `attach()` (→ { browser, context, page }: the tab, driven by Playwright),
  * `detach()` (Playwright disconnects; the tab and its worker go on),
- * `download(click)` (while attached) and `close()`.
+ * `download(click)` (while attached), `close()`, and `endpoint` (the
+ * browser's DevTools address, for a bare client: bench/mind-cdp.mjs).
  */
 export async function startDetachableChromium() {
   const profile = mkdtempSync(join(tmpdir(), "reverie-bench-mind-"));
@@ -78,6 +79,7 @@ export async function startDetachableChromium() {
   };
 
   return {
+    endpoint,
     attach,
     detach,
     async download(click, timeoutMs = 120_000) {

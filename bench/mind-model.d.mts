@@ -1,4 +1,4 @@
-// Types of bench/mind-model.mjs, for the unit test that drives it (test/unit/bench-instant-model.test.ts).
+// Types of bench/mind-model.mjs, for the unit test that drives it (test/unit/bench/instant-model.test.ts).
 export interface InstantCall {
   n: number;
   /** performance.now() when the request arrived, and when its answer was sent (its last byte written). */

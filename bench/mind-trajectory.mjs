@@ -60,18 +60,30 @@ export function joinCalls(steps, calls) {
 }
 
 /**
- * The harness time between consecutive calls of one run: from the answer to
- * call n being sent until call n+1 arrives, minus the block's own exec time.
- * Also the plain call-to-call interval.
+ * The time between consecutive calls of one run, as the model server sees it:
+ * from call n's arrival to call n+1's (the answer's streaming, the harness,
+ * the block's exec and the next request's sending, all of it). The block's
+ * exec is kept beside it, for a look at what is the sandbox's.
  */
 export function gaps(rows) {
   const out = [];
   for (let k = 1; k < rows.length; k++) {
     const a = rows[k - 1];
     const b = rows[k];
-    if (a.history === null || b.history === null || a.runId !== b.runId || a.execMs === null) continue;
-    out.push({ n: a.n, history: a.history, runId: a.runId, harnessMs: b.at - a.sent - a.execMs, callToCallMs: b.at - a.at, execMs: a.execMs });
+    if (a.history === null || b.history === null || a.runId !== b.runId) continue;
+    out.push({ n: a.n, history: a.history, runId: a.runId, callToCallMs: b.at - a.at, execMs: a.execMs });
   }
+  return out;
+}
+
+/**
+ * The floor's time between calls, measured the same way: from one bare call's
+ * arrival at the server to the next one's, per shape of the answer between
+ * them (the first `skip` calls open the connection and are left out).
+ */
+export function floorGaps(floorCalls, chunk, skip = 5) {
+  const out = [];
+  for (let i = skip; i + 1 < floorCalls.length; i++) if (floorCalls[i].chunk === chunk) out.push(floorCalls[i + 1].at - floorCalls[i].at);
   return out;
 }
 

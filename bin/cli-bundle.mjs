@@ -118,7 +118,7 @@ export async function buildBundle() {
  * The token counts from a table, not gpt-tokenizer's Map: lib/context's
  * #count-o200k module is replaced by cli/count-o200k-table.ts, which reads
  * o200k_base.bpe, written here beside the chunks from gpt-tokenizer's own
- * ranks (lib/context/bpe-table.ts; test/unit/bpe-table.test.ts holds the two to
+ * ranks (lib/context/bpe-table.ts; test/unit/context/bpe-table.test.ts holds the two to
  * the same counts). Building the library's Map took a quarter second of every
  * `reverie context`; reading the table takes a millisecond.
  */

@@ -1,6 +1,6 @@
 // Node imports a Markdown file as its text, as esbuild, Turbopack and the
 // tests' vite do (`import text from "./x.md" with { type: "text" }`): the
-// shipped defaults of a mind's self/ (lib/mind/self-defaults/*.md) are files,
+// shipped defaults of a mind's self/ (lib/mind/self/defaults/*.md) are files,
 // and Node 20 has no text imports. Whatever runs lib/ under tsx (the server
 // runner, the CLI from its sources, the benchmarks) imports this first:
 // `node --import ./bin/text-imports.mjs --import tsx …`, or

@@ -1,8 +1,8 @@
 // `reverie eval`'s arguments (cli/eval.ts runs them). Every mistake is named
 // here, before anything is played: the command exits 2 with the problem
 // above the usage.
-import type { Price } from "../lib/llm/price";
-import { ModelSettings } from "../lib/llm/settings";
+import type { Price } from "../lib/mind/settings/model";
+import { ModelSettings } from "../lib/mind/settings/model";
 
 export interface EvalArgs {
   file: string;

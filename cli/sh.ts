@@ -4,8 +4,8 @@
 // tests. The commands' appends (chat send, …) go to the file; the script
 // itself is not recorded, since no model wrote it.
 import { resolve } from "node:path";
-import { alarmPort } from "../lib/mind/alarms";
-import { Journal } from "../lib/mind/journal";
+import { alarmPort } from "../lib/mind/alarms/alarms";
+import { Journal } from "../lib/mind/log/journal";
 import type { Clock, ShellScope } from "../lib/mind/ports";
 import { justBashSandbox } from "../lib/shell/just-bash-sandbox";
 import { WORKSPACE } from "../lib/shell/limits";

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// The layer rules of shared/design/ARCHITECTURE.md, checked on every import.
+// The layer rules of shared/design/ARCHITECTURE.md, checked on every import,
+// and two of STYLE.md's: product files small enough to read in one sitting,
+// and pure layers that parse what they read rather than cast it (issue 36).
 // Prints each violation as file:line and exits 1 if there is any.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
@@ -7,6 +9,10 @@ import { dirname, join, normalize, relative } from "node:path";
 const ROOT = process.cwd();
 const SCAN = ["app", "components", "workers", "lib", "cli"];
 const PURE = ["lib/trajectory", "lib/context", "lib/mind", "lib/onboarding"];
+/** Past this many lines a product file is split by responsibility. */
+const MAX_LINES = 400;
+/** `as` type assertions (`as const` is none) the pure layers hold in all. */
+const MAX_PURE_CASTS = 5;
 /** The store's React hooks (lib/store/view/hooks.ts and its siblings hooks-*.ts): the one door from components into lib/store. */
 const STORE_HOOKS = /^lib\/store\/view\/hooks(-[\w-]+)?(\.tsx?)?$/;
 
@@ -57,6 +63,23 @@ function target(file, spec) {
 
 const within = (path, dir) => path === dir || path.startsWith(`${dir}/`);
 const problems = [];
+/** The pure layers' TypeScript, whose casts are counted once the scan is done. */
+const pureSources = [];
+
+/** The `as` assertions in a TypeScript file, found by the compiler's parser (a regex would count comments, strings and `as const`). */
+function castsIn(ts, file, src) {
+  const sf = ts.createSourceFile(file, src, ts.ScriptTarget.Latest, true, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const found = [];
+  const visit = (node) => {
+    if ((ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) && !(ts.isTypeReferenceNode(node.type) && node.type.typeName.getText(sf) === "const")) {
+      const text = node.getText(sf).replace(/\s+/g, " ");
+      found.push({ file, line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1, text: text.length > 80 ? `${text.slice(0, 77)}...` : text });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
 
 for (const top of SCAN) {
   for (const abs of files(join(ROOT, top))) {
@@ -64,6 +87,10 @@ for (const top of SCAN) {
     const src = readFileSync(abs, "utf8");
     const lineOf = (index) => src.slice(0, index).split("\n").length;
     const say = (index, msg) => problems.push(`${file}:${lineOf(index)}: ${msg}`);
+
+    const lines = src.split("\n").length - (src.endsWith("\n") ? 1 : 0);
+    if (lines > MAX_LINES) problems.push(`${file}:${MAX_LINES + 1}: ${lines} lines; a product file stays within ${MAX_LINES} (split it by responsibility)`);
+    if (PURE.some((d) => within(file, d)) && /\.tsx?$/.test(file)) pureSources.push({ file, src });
 
     for (const m of src.matchAll(IMPORT)) {
       const spec = m[3] ?? m[4];
@@ -106,6 +133,13 @@ for (const top of SCAN) {
     }
     if (within(file, "lib/server") && !/^\s*import\s+["']server-only["']/m.test(src)) say(0, 'lib/server files start with import "server-only"');
   }
+}
+
+// The compiler takes a third of a second to load: only a tree with pure layers pays for it.
+const ts = pureSources.length ? (await import("typescript")).default : undefined;
+const pureCasts = ts ? pureSources.flatMap(({ file, src }) => castsIn(ts, file, src)) : [];
+if (pureCasts.length > MAX_PURE_CASTS) {
+  for (const c of pureCasts) problems.push(`${c.file}:${c.line}: \`${c.text}\`: the pure layers hold ${pureCasts.length} \`as\` casts, at most ${MAX_PURE_CASTS} (parse with a schema or narrow instead)`);
 }
 
 if (problems.length) {

@@ -11,6 +11,7 @@
 // fresh temporary folder, removed at the end. CHROMIUM_PATH overrides
 // /usr/bin/chromium. On a shared machine, run it under the same lock as the
 // end-to-end tests (it builds and runs a browser).
+import "../bin/text-imports.mjs"; // first: lib/mind's default texts are .md files, which Node under tsx cannot import alone
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";

@@ -5,10 +5,10 @@
 // mind's Web Worker; also importable by integration tests under Node.
 import { createModelSource, modelLabel } from "../lib/llm/model";
 import { modelPort } from "../lib/llm/complete";
-import type { Price } from "../lib/llm/price";
+import type { Price } from "../lib/mind/settings/model";
 import { priceFor } from "../lib/llm/prices";
 import { discoverProxy } from "../lib/llm/proxy";
-import { budgetProblems } from "../lib/mind/budget";
+import { budgetProblems } from "../lib/mind/budget/budget";
 import { wireMind } from "../lib/home/wire-mind";
 import { loadO200k } from "../lib/context/tokens";
 import { replay } from "../lib/context/replay";

@@ -57,7 +57,7 @@ export function HarnessCompare() {
       </header>
       <p data-testid="simulation-label" className="rounded border-2 border-amber-500 bg-amber-50 px-3 py-2 text-amber-950 dark:bg-amber-950 dark:text-amber-100">
         <strong className="uppercase tracking-wide">Simulation.</strong> No model was called: the same day of messages runs through three harnesses on a simulated clock. The persistent lane is
-        paced by Reverie&apos;s own pacing code (lib/mind/pacing.ts, default settings: {a.pacing.base_s} s doubling to {a.pacing.cap_s} s, {a.pacing.ticks_per_level} empty wakes per level).
+        paced by Reverie&apos;s own pacing code (lib/mind/pacing/pacing.ts, default settings: {a.pacing.base_s} s doubling to {a.pacing.cap_s} s, {a.pacing.ticks_per_level} empty wakes per level).
       </p>
 
       {!presenting && (

@@ -6,10 +6,11 @@
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { modelLabel } from "@/lib/llm/settings";
-import type { PriceTable } from "@/lib/llm/price";
+import type { PriceTable } from "@/lib/mind/settings/model";
 import type { ProxyOffer } from "@/lib/llm/proxy";
-import { settingsProblems, type Provider } from "@/lib/llm/settings";
-import { DEFAULT_PACING } from "@/lib/mind/pacing";
+import { settingsProblems } from "@/lib/llm/settings";
+import { type Provider } from "@/lib/mind/settings/model";
+import { DEFAULT_PACING } from "@/lib/mind/pacing/pacing";
 import { useMindActions, usePriceTable } from "@/lib/store/view/hooks-settings";
 import { inputClass as input, ModelFields, readModelFields } from "../settings/ModelFields";
 import { PermissionsFields } from "../settings/PermissionsFields";

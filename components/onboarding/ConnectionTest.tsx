@@ -4,7 +4,7 @@
 // from this tab, or through the host's proxy when that is the provider.
 import { useState, type MouseEvent } from "react";
 import type { ConnectionTestResult } from "@/lib/llm/connection-test";
-import type { ModelSettings } from "@/lib/llm/settings";
+import type { ModelSettings } from "@/lib/mind/settings/model";
 
 export function ConnectionTest({ read, buttonTestId, resultTestId }: { read: (form: HTMLFormElement) => ModelSettings; buttonTestId: string; resultTestId: string }) {
   const [result, setResult] = useState<ConnectionTestResult | "testing" | null>(null);

@@ -3,7 +3,7 @@
 // in a sentence that follows them as they are typed. Field names as in
 // Settings (base_s, cap_s, ticks_per_level); ids pacing-base_s, pacing-cap_s,
 // pacing-ticks_per_level.
-import { DEFAULT_PACING } from "@/lib/mind/pacing";
+import { DEFAULT_PACING } from "@/lib/mind/pacing/pacing";
 import type { PacingConfig } from "@/lib/trajectory/schema";
 import { inputClass } from "../settings/ModelFields";
 import { pacingSentence } from "./pacing-words";

@@ -2,10 +2,10 @@
 // model, price, pacing and caps typed so far: the Usage tab's forecast
 // (lib/onboarding/forecast) with no history yet, so at a typical idle wake. Pure.
 import { priceFor } from "@/lib/llm/prices";
-import type { Price, PriceTable } from "@/lib/llm/price";
+import type { Price, PriceTable } from "@/lib/mind/settings/model";
 import { costUsd } from "@/lib/llm/price";
 import type { ProxyOffer } from "@/lib/llm/proxy";
-import type { ModelSettings } from "@/lib/llm/settings";
+import type { ModelSettings } from "@/lib/mind/settings/model";
 import { forecast, TYPICAL_IDLE_WAKE, type Forecast } from "@/lib/onboarding/forecast";
 import type { BudgetConfig, PacingConfig } from "@/lib/trajectory/schema";
 import { withProxyPrice } from "../settings/money-form";

@@ -2,8 +2,8 @@
 // numbers mean for a mind nobody talks to. Pure; the numbers come from the
 // mind's own pacing rules (lib/mind/pacing), so the words cannot drift from
 // what the mind does.
-import { afterWake, delaySeconds, RESTED } from "@/lib/mind/pacing";
-import { quietMessagesWords, quietWords } from "@/lib/mind/quiet-hours";
+import { afterWake, delaySeconds, RESTED } from "@/lib/mind/pacing/pacing";
+import { quietMessagesWords, quietWords } from "@/lib/mind/pacing/quiet-hours";
 import { shortDuration } from "@/lib/trajectory/figures";
 import type { PacingConfig } from "@/lib/trajectory/schema";
 

@@ -6,7 +6,7 @@ import { useSyncExternalStore } from "react";
 import type { MindStatus } from "@/lib/protocol";
 import type { ReportLogEntry } from "@/lib/report/bug-report";
 import type { RuntimeStatus } from "@/lib/shell/ports";
-import type { AwayDigest } from "@/lib/share/away-digest";
+import type { AwayDigest } from "@/lib/sync/client/away-digest";
 import type { HomeWhere } from "@/lib/store/view/hooks-home";
 
 export type Role = "pending" | "runner" | "viewer";

@@ -1,7 +1,7 @@
 "use client";
 // A mind's spend caps, in USD per UTC hour and per UTC day. Shared by the
 // new-mind form (ids cap-hour, cap-day) and Settings (settings-cap-hour …).
-import { DEFAULT_BUDGET } from "@/lib/mind/budget";
+import { DEFAULT_BUDGET } from "@/lib/mind/budget/budget";
 import type { BudgetConfig } from "@/lib/trajectory/schema";
 import { inputClass } from "./ModelFields";
 import { CAP_DAY_FIELD, CAP_HOUR_FIELD } from "./money-form";

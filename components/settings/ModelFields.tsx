@@ -5,9 +5,10 @@
 // key, and its models and prices come from the proxy itself.
 import { useState } from "react";
 import { modelLabel } from "@/lib/llm/settings";
-import type { PriceTable } from "@/lib/llm/price";
+import type { PriceTable } from "@/lib/mind/settings/model";
 import type { ProxyOffer } from "@/lib/llm/proxy";
-import { PROVIDER_LABELS, PROVIDERS, type ModelSettings, type Provider } from "@/lib/llm/settings";
+import { PROVIDER_LABELS } from "@/lib/llm/settings";
+import { PROVIDERS, type ModelSettings, type Provider } from "@/lib/mind/settings/model";
 import { PRICE_INPUT_FIELD, PRICE_OUTPUT_FIELD, readPriceFields } from "./money-form";
 import { ConnectionTest } from "../onboarding/ConnectionTest";
 

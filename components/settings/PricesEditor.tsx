@@ -3,7 +3,8 @@
 // tokens. Built-in entries are a starting point; edits are kept in this
 // browser and price every mind here whose model has no price of its own.
 import { useState } from "react";
-import { parsePriceTable, type PriceTable } from "@/lib/llm/price";
+import { parsePriceTable } from "@/lib/llm/price";
+import { type PriceTable } from "@/lib/mind/settings/model";
 import { usePriceActions, usePriceTable } from "@/lib/store/view/hooks-settings";
 import { inputClass } from "./ModelFields";
 

@@ -4,7 +4,7 @@
 // diff, and a Revert that undoes one as a new change (the log stays
 // append-only). A revert that cannot be made says why under its button.
 import { useState } from "react";
-import { SELF_FILES } from "@/lib/mind/self";
+import { SELF_FILES } from "@/lib/mind/self/self";
 import type { StepOf } from "@/lib/trajectory/schema";
 import { selfEditWho } from "@/lib/trajectory/summary";
 import { useSelfEdits } from "@/lib/store/view/hooks-self";

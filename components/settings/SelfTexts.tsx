@@ -5,7 +5,7 @@
 // human may not change from here (its model, caps, pacing, permissions) is
 // the form above; nothing written in these texts reaches those.
 import { useEffect, useRef, useState } from "react";
-import { SELF_FILES, type SelfFile } from "@/lib/mind/self";
+import { SELF_FILES, type SelfFile } from "@/lib/mind/self/self";
 import { useSelfChange, useSelfTexts, type SelfAsk } from "@/lib/store/view/hooks-self";
 import type { Step } from "@/lib/trajectory/schema";
 import { inputClass } from "./ModelFields";

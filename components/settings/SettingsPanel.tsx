@@ -3,7 +3,8 @@
 // model, the pacing and its quiet hours, the iteration limit, the spend caps and the permissions.
 // Saving records a `config` step and restarts the loop; the recent ones are listed below the form.
 import { useState, type FormEvent } from "react";
-import { settingsProblems, type Provider } from "@/lib/llm/settings";
+import { settingsProblems } from "@/lib/llm/settings";
+import { type Provider } from "@/lib/mind/settings/model";
 import type { Mind } from "@/lib/store/minds/minds";
 import { useMindActions, usePriceTable } from "@/lib/store/view/hooks-settings";
 import { inputClass, ModelFields, readModelFields } from "./ModelFields";

@@ -1,9 +1,9 @@
 // Caps and prices as a person types them, and back: pure, so the new-mind
 // form and the settings panel read the same fields the same way.
 import { modelLabel } from "@/lib/llm/settings";
-import type { Price, PriceTable } from "@/lib/llm/price";
-import type { ModelSettings } from "@/lib/llm/settings";
-import { budgetProblems } from "@/lib/mind/budget";
+import type { Price, PriceTable } from "@/lib/mind/settings/model";
+import type { ModelSettings } from "@/lib/mind/settings/model";
+import { budgetProblems } from "@/lib/mind/budget/budget";
 import type { BudgetConfig } from "@/lib/trajectory/schema";
 
 export const CAP_HOUR_FIELD = "cap_hour";

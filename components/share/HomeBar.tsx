@@ -4,7 +4,7 @@
 // lives now (this tab, another tab, the server), and, when this tab took it
 // back, what it did while it was away, with a link into the stream there.
 import type { Mind } from "@/lib/store/minds/minds";
-import { digestLine } from "@/lib/share/away-digest";
+import { digestLine } from "@/lib/sync/client/away-digest";
 import { useKeepAlive, useRunnerOffer, type HomeWhere } from "@/lib/store/view/hooks-home";
 import { updateRunner, useRunnerPart } from "../runner/runner-store";
 import { useViewerUrl } from "../viewer/useViewerUrl";

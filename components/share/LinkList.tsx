@@ -1,9 +1,9 @@
 "use client";
 // The links this browser made, newest first: what each shows, its URL, whether
 // it is revoked, and for an invite, who has written through it.
-import type { LinkInfo } from "@/lib/share/api";
-import { DEFAULT_INVITE_ROLE, ROLE_WORDS } from "@/lib/share/roles";
-import type { LocalLink } from "@/lib/share/sync-engine";
+import type { LinkInfo } from "@/lib/sharing/wire";
+import { DEFAULT_INVITE_ROLE, ROLE_WORDS } from "@/lib/sharing/roles";
+import type { LocalLink } from "@/lib/sync/client/engine";
 
 const KIND_LABEL = { snapshot: "snapshot", live: "live", invite: "invite", alert: "alert" } as const;
 const when = (iso: string) => new Date(iso).toLocaleString();

@@ -3,9 +3,10 @@
 // under the name they write as (the mind records who did it). The server
 // obeys at once wherever the mind runs; what it says back is shown.
 import { useState } from "react";
-import { ApiRequestError, type ShareClient } from "@/lib/share/client";
-import { savedGuestName } from "@/lib/share/guest";
-import type { ControlAction } from "@/lib/share/roles";
+import { ApiRequestError } from "@/lib/sync/client/http";
+import { type ShareClient } from "@/lib/sharing/client";
+import { savedGuestName } from "@/lib/sharing/guest";
+import type { ControlAction } from "@/lib/sharing/roles";
 
 const DONE: Record<ControlAction, string> = {
   pause: "Paused: it finishes nothing more until an operator resumes it.",

@@ -4,8 +4,8 @@
 // member or operator), and every
 // link this browser made, newest first, with who is talking through invites.
 import { useEffect, useState } from "react";
-import type { LinkInfo, LinkKind } from "@/lib/share/api";
-import { DEFAULT_INVITE_ROLE, InviteRole, ROLE_WORDS } from "@/lib/share/roles";
+import type { LinkInfo, LinkKind } from "@/lib/sharing/wire";
+import { DEFAULT_INVITE_ROLE, InviteRole, ROLE_WORDS } from "@/lib/sharing/roles";
 import { useShareActions, useSyncStatus } from "@/lib/store/view/hooks";
 import { CopyField } from "./CopyField";
 import { SyncStatusLine } from "./SyncStatusLine";

@@ -5,9 +5,10 @@
 // makes it; the page follows it until its step is written, then shows what
 // the mind reads, and the lists as the mind's workspace now holds them.
 import { useCallback, useEffect, useState } from "react";
-import { ApiRequestError, type ShareClient } from "@/lib/share/client";
-import { savedGuestName } from "@/lib/share/guest";
-import type { SharedMemory as Notes } from "@/lib/share/api";
+import { ApiRequestError } from "@/lib/sync/client/http";
+import { type ShareClient } from "@/lib/sharing/client";
+import { savedGuestName } from "@/lib/sharing/guest";
+import type { SharedMemory as Notes } from "@/lib/sharing/wire";
 import type { CurationRequest } from "@/lib/shell/curation";
 import { CurationStatus, Goals, Memories, useCurator, type CurationAnswer } from "../memory/MemoryLists";
 

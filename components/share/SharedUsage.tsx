@@ -2,8 +2,8 @@
 // An operator's view of what the mind spends, read-only: this hour and today
 // against its caps, the burn rate, the last 30 days in sum, and the owner's
 // Usage charts and table drawn from the figures the server summed.
-import type { MindUsage } from "@/lib/share/api";
-import type { ShareClient } from "@/lib/share/client";
+import type { MindUsage } from "@/lib/sharing/wire";
+import type { ShareClient } from "@/lib/sharing/client";
 import { UsageCharts } from "../usage/UsageCharts";
 import { UsageTable } from "../usage/UsageTable";
 import { usd } from "../usage/format";

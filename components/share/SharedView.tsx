@@ -14,8 +14,8 @@ import { UnreadLine, useUnread } from "./UnreadMessages";
 import { OperatorControls } from "./OperatorControls";
 import { SharedMemory } from "./SharedMemory";
 import { SharedUsage } from "./SharedUsage";
-import { DEFAULT_INVITE_ROLE, NO_SECRETS, ROLE_WORDS } from "@/lib/share/roles";
-import type { ShareClient } from "@/lib/share/client";
+import { DEFAULT_INVITE_ROLE, NO_SECRETS, ROLE_WORDS } from "@/lib/sharing/roles";
+import type { ShareClient } from "@/lib/sharing/client";
 
 export function LinkNotFound() {
   return (

@@ -2,7 +2,7 @@
 // What sync is doing: off, or how many steps wait, when it last synced, how
 // much of the server's quota the mind uses, and why it last failed.
 import { byteSize as size } from "@/lib/archive/limits";
-import type { SyncQuota } from "@/lib/share/api";
+import type { SyncQuota } from "@/lib/sync/wire";
 import type { SyncStatus } from "@/lib/store/view/hooks";
 
 const time = (iso: string) => new Date(iso).toLocaleTimeString();

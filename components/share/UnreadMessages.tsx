@@ -5,7 +5,7 @@
 // browser allows it, shown as a system notification while the page is hidden
 // or not focused.
 import { useEffect, useRef, useState } from "react";
-import { messageToMe, titleWithUnread } from "@/lib/share/unread";
+import { messageToMe, titleWithUnread } from "@/lib/sharing/unread";
 import type { NewSteps } from "./use-shared-link";
 
 const NOTIFY_KEY = "reverie-invite-notify";

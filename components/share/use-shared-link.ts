@@ -3,11 +3,12 @@
 // viewer's remote source over it, whether it was revoked while open, and, for
 // an invite, sending messages under a name remembered in this browser.
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { SharedMind } from "@/lib/share/api";
-import { pageEvents, pageShareClient } from "@/lib/share/browser";
-import { ApiRequestError, type ShareClient } from "@/lib/share/client";
-import { InviteRevokedError, savedGuestName, saveGuestName, sendAsGuest } from "@/lib/share/guest";
-import { remoteSource } from "@/lib/share/remote-source";
+import type { SharedMind } from "@/lib/sharing/wire";
+import { pageEvents, pageShareClient } from "@/lib/sharing/browser";
+import { ApiRequestError } from "@/lib/sync/client/http";
+import { type ShareClient } from "@/lib/sharing/client";
+import { InviteRevokedError, savedGuestName, saveGuestName, sendAsGuest } from "@/lib/sharing/guest";
+import { remoteSource } from "@/lib/sharing/remote-source";
 import type { Messaging } from "@/lib/store/view/hooks";
 import type { StepSource } from "@/lib/trajectory/source";
 import type { StepLine } from "@/lib/trajectory/headlong";

@@ -2,8 +2,9 @@
 // What a mind spent, read through an operator's invite: fetched once, and
 // again on each refresh (the figures shown stay until the new ones arrive).
 import { useCallback, useEffect, useState } from "react";
-import type { MindUsage } from "@/lib/share/api";
-import { ApiRequestError, OfflineError, type ShareClient } from "@/lib/share/client";
+import type { MindUsage } from "@/lib/sharing/wire";
+import { ApiRequestError, OfflineError } from "@/lib/sync/client/http";
+import { type ShareClient } from "@/lib/sharing/client";
 
 export interface SharedUsageState {
   usage: MindUsage | null;

@@ -2,7 +2,7 @@
 // Tokens and dollars per hour (last 48 h) and per day (last 30 days), as
 // charts: the owner's Usage tab and an operator's Usage pane draw the same
 // series the same way; only their test ids' prefix differs.
-import type { UsageSeries } from "@/lib/mind/usage-series";
+import type { UsageSeries } from "@/lib/mind/budget/usage-series";
 import { UsageChart } from "./UsageChart";
 import { usd } from "./format";
 

@@ -2,7 +2,7 @@
 // The usage charts in words, for screen readers and for reading figures:
 // every hour and day with a model call, newest first, and always the current
 // hour and day (the ones the spend line shows).
-import type { UsageBucket, UsageSeries } from "@/lib/mind/usage-series";
+import type { UsageBucket, UsageSeries } from "@/lib/mind/budget/usage-series";
 import { usd } from "./format";
 
 const label = (bucket: "hour" | "day", start: number) => {

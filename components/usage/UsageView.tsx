@@ -6,7 +6,7 @@ import { useMemo, useState } from "react";
 import { costUsd } from "@/lib/llm/price";
 import { priceFor } from "@/lib/llm/prices";
 import { forecast as forecastOf, idleWakeCosts, TYPICAL_IDLE_WAKE, type Forecast } from "@/lib/onboarding/forecast";
-import { seriesStart, usageSeries } from "@/lib/mind/usage-series";
+import { seriesStart, usageSeries } from "@/lib/mind/budget/usage-series";
 import { useTimelineSteps, useUsageRows } from "@/lib/store/view/hooks";
 import { usePriceTable, useSpend } from "@/lib/store/view/hooks-settings";
 import type { Mind } from "@/lib/store/minds/minds";

@@ -3,9 +3,9 @@
 // call that sees the 2k idle look plus instructions), the pacing is the
 // default every new mind gets, and prices come from the built-in table.
 import { TYPICAL_IDLE_WAKE } from "../onboarding/forecast";
-import { DEFAULT_PACING } from "../mind/pacing";
+import { DEFAULT_PACING } from "../mind/pacing/pacing";
 import { BUILT_IN_PRICES } from "../llm/prices";
-import type { Price } from "../llm/price";
+import type { Price } from "../mind/settings/model";
 import type { Assumptions } from "./harness";
 
 export const DEFAULT_MODEL = "openai/gpt-4.1-mini";

@@ -1,10 +1,11 @@
 // Three harnesses for the same scripted day, on a simulated clock: reactive
 // (a model wakes only for a message), scheduled (reactive plus a fixed timer)
-// and persistent (Reverie's inner life, paced by the real lib/mind/pacing.ts).
+// and persistent (Reverie's inner life, paced by the real lib/mind/pacing/pacing.ts).
 // Pure: the clock is a number of seconds since the day began, advanced by the
 // simulation itself; nothing here waits, reads the time or touches the world.
-import { afterWake, delaySeconds, RESTED, type PacingState } from "../mind/pacing";
-import { costUsd, type Price } from "../llm/price";
+import { afterWake, delaySeconds, RESTED, type PacingState } from "../mind/pacing/pacing";
+import { costUsd } from "../llm/price";
+import { type Price } from "../mind/settings/model";
 import type { PacingConfig } from "../trajectory/schema";
 import type { ScriptedDay } from "./days";
 

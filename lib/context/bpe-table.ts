@@ -6,17 +6,21 @@
 // ranks (buildBpeTable, when the CLI is bundled) and read as typed arrays.
 //
 // Counting follows gpt-tokenizer's countNative for text with no special
-// tokens: the same split regex, a whole piece that is a token counts one, any
-// other piece is merged pair by pair exactly as its bytePairMerge does (lowest
-// rank first, leftmost on a tie). test/unit/bpe-table.test.ts compares the two
-// on a corpus of text, code, scripts and broken surrogates.
+// tokens: the same pieces (o200k-split.ts cuts where its split regex does), a
+// whole piece that is a token counts one, any other piece is merged pair by
+// pair exactly as its bytePairMerge does (lowest rank first, leftmost on a
+// tie). test/unit/context/bpe-table.test.ts compares the two on a corpus of
+// text, code, scripts and broken surrogates.
 //
 // Including where the library is not tiktoken: it looks up a valid UTF-8 byte
 // sequence by its decoded string, and TextDecoder drops a leading U+FEFF (BOM).
 // So the nine o200k tokens that begin with one are never found, and a merge
 // candidate that begins with one is looked up without it. The mind counts
 // with the library; the command line must cut where the mind cuts.
-import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants";
+//
+// Typed arrays are read with `?? 0` where an index cannot be past the end:
+// the optimizing compiler drops the check, and no cast claims what it cannot see.
+import { pieceEnd } from "./o200k-split";
 
 export interface BpeTable {
   /** Token r's bytes are bytes[starts[r]] up to bytes[starts[r + 1]]; a rank with no token has none. */
@@ -34,7 +38,7 @@ const HEADER_WORDS = 5;
 
 function fnv1a(b: Uint8Array, from: number, to: number): number {
   let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ (b[i] as number), 0x01000193);
+  for (let i = from; i < to; i++) h = Math.imul(h ^ (b[i] ?? 0), 0x01000193);
   return h >>> 0;
 }
 
@@ -42,11 +46,11 @@ function fnv1a(b: Uint8Array, from: number, to: number): number {
 function rankOf(t: BpeTable, b: Uint8Array, from: number, to: number): number {
   const len = to - from;
   for (let i = fnv1a(b, from, to) & t.mask; ; i = (i + 1) & t.mask) {
-    const slot = t.slots[i] as number;
-    if (slot === 0) return -1;
-    const r = slot - 1;
-    const s = t.starts[r] as number;
-    if ((t.starts[r + 1] as number) - s !== len) continue;
+    // A slot holds rank + 1; 0 is empty (every slot index is within the table: i is masked).
+    const r = (t.slots[i] ?? 0) - 1;
+    if (r < 0) return -1;
+    const s = t.starts[r] ?? 0;
+    if ((t.starts[r + 1] ?? 0) - s !== len) continue;
     let j = 0;
     while (j < len && t.bytes[s + j] === b[from + j]) j++;
     if (j === len) return r;
@@ -132,62 +136,106 @@ function pairRank(t: BpeTable, strict: TextDecoder, b: Uint8Array, from: number,
 
 /** How many tokens a piece that is not one token merges into: gpt-tokenizer's bytePairMerge, counting. */
 function mergeCount(t: BpeTable, strict: TextDecoder, piece: Uint8Array, len: number): number {
-  const starts: number[] = [];
-  const ranks: number[] = [];
+  // The parts left, as a list over the piece's bytes: part k starts at starts[k]; ranks[k] is the rank of part k
+  // merged with the next one (Infinity: they do not merge). Removing a part shifts the ones after it, as the library does.
+  const starts = new Int32Array(len + 1);
+  const ranks = new Float64Array(len + 1);
+  let parts = len + 1;
   const rank = (k: number) => {
-    const end = starts[k + 2];
-    if (end === undefined) return Infinity;
-    const r = pairRank(t, strict, piece, starts[k] as number, end);
+    if (k + 2 >= parts) return Infinity;
+    const r = pairRank(t, strict, piece, starts[k] ?? 0, starts[k + 2] ?? 0);
     return r === -1 ? Infinity : r;
   };
-  for (let i = 0; i <= len; i++) starts.push(i);
-  for (let i = 0; i <= len; i++) ranks.push(i < len - 1 ? rank(i) : Infinity);
-  while (starts.length > 1) {
+  for (let i = 0; i <= len; i++) starts[i] = i;
+  for (let i = 0; i <= len; i++) ranks[i] = i < len - 1 ? rank(i) : Infinity;
+  while (parts > 1) {
     let lowest = Infinity;
     let at = -1;
-    for (let i = 0; i < ranks.length - 1; i++) {
-      if ((ranks[i] as number) < lowest) {
-        lowest = ranks[i] as number;
+    for (let i = 0; i < parts - 1; i++) {
+      const r = ranks[i] ?? Infinity;
+      if (r < lowest) {
+        lowest = r;
         at = i;
       }
     }
     if (at === -1) break;
-    starts.splice(at + 1, 1);
-    ranks.splice(at, 1);
+    starts.copyWithin(at + 1, at + 2, parts);
+    ranks.copyWithin(at, at + 1, parts);
+    parts--;
     ranks[at] = rank(at);
     if (at > 0) ranks[at - 1] = rank(at - 1);
   }
-  return starts.length - 1;
+  return parts - 1;
 }
 
-/** Pieces remembered: text repeats its words, and a Map hit on a string is cheaper than its bytes' hash. */
+/** Pieces that merged into more than one token, remembered: their merge is the slow part, and text repeats its words. */
 const PIECES = 50_000;
 
 export class TableCounter {
   private scratch = new Uint8Array(1024);
-  private readonly encoder = new TextEncoder();
   private readonly strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  private readonly pieces = new Map<string, number>();
+  private readonly merged = new Map<string, number>();
 
   constructor(private readonly table: BpeTable) {}
 
   /** o200k tokens in `text`, special tokens' text counted as the text it is. */
   count(text: string): number {
     let n = 0;
-    for (const [piece] of text.matchAll(O200K_TOKEN_SPLIT_REGEX)) {
+    for (let i = 0; i < text.length; ) {
+      const end = pieceEnd(text, i);
       // Every ASCII character is a token of its own.
-      if (piece.length === 1 && piece.charCodeAt(0) < 128) n++;
-      else n += this.pieces.get(piece) ?? this.countPiece(piece);
+      if (end - i === 1 && text.charCodeAt(i) < 128) n++;
+      else n += this.countPiece(text, i, end);
+      i = end;
     }
     return n;
   }
 
-  private countPiece(piece: string): number {
-    if (this.scratch.length < piece.length * 3) this.scratch = new Uint8Array(piece.length * 3);
-    const { written } = this.encoder.encodeInto(piece, this.scratch);
-    const n = rankOf(this.table, this.scratch, 0, written) !== -1 ? 1 : mergeCount(this.table, this.strict, this.scratch, written);
-    if (this.pieces.size >= PIECES) this.pieces.clear();
-    this.pieces.set(piece, n);
+  private countPiece(text: string, from: number, to: number): number {
+    if (this.scratch.length < (to - from) * 3) this.scratch = new Uint8Array((to - from) * 3);
+    const len = utf8Into(text, from, to, this.scratch);
+    if (rankOf(this.table, this.scratch, 0, len) !== -1) return 1;
+    const piece = text.slice(from, to);
+    let n = this.merged.get(piece);
+    if (n === undefined) {
+      n = mergeCount(this.table, this.strict, this.scratch, len);
+      if (this.merged.size >= PIECES) this.merged.clear();
+      this.merged.set(piece, n);
+    }
     return n;
   }
+}
+
+/** text[from, to) as UTF-8 into `out` (room for 3 bytes a code unit), as TextEncoder writes it: a lone surrogate as U+FFFD. Returns the length. */
+function utf8Into(text: string, from: number, to: number, out: Uint8Array): number {
+  let at = 0;
+  for (let i = from; i < to; i++) {
+    let c = text.charCodeAt(i);
+    if (c < 0x80) {
+      out[at++] = c;
+      continue;
+    }
+    if (c < 0x800) {
+      out[at++] = 0xc0 | (c >> 6);
+      out[at++] = 0x80 | (c & 0x3f);
+      continue;
+    }
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const low = i + 1 < to ? text.charCodeAt(i + 1) : 0;
+      if (c <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) {
+        const cp = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
+        out[at++] = 0xf0 | (cp >> 18);
+        out[at++] = 0x80 | ((cp >> 12) & 0x3f);
+        out[at++] = 0x80 | ((cp >> 6) & 0x3f);
+        out[at++] = 0x80 | (cp & 0x3f);
+        i++;
+        continue;
+      }
+      c = 0xfffd;
+    }
+    out[at++] = 0xe0 | (c >> 12);
+    out[at++] = 0x80 | ((c >> 6) & 0x3f);
+    out[at++] = 0x80 | (c & 0x3f);
+  }
+  return at;
 }

@@ -2,7 +2,7 @@
 // fits a small budget, and the newest steps. A scheduled wake with nothing
 // new only has to decide whether anything needs doing, and it repeats up to
 // twelve times an hour, so its first call is kept lean; once the mind acts,
-// its next call gets the whole budget (lib/mind/run.ts). Which summaries of
+// its next call gets the whole budget (lib/mind/run/run.ts). Which summaries of
 // the staircase stay, while they fit: the newest one (what just happened),
 // then the coarsest ones (they cover the most steps per token), newest first,
 // then finer tiers. What is left out is elided by range, saying why

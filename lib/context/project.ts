@@ -69,7 +69,7 @@ export function renderStep(step: Step, selfName: string): ChatMessage | null {
   if (isKind(step, "final")) return { role: "user", content: `[run ended: FINAL=${cut(step.content)}]` };
   if (isKind(step, "error")) return { role: "user", content: `[error: ${cut(step.reason)}] ${cut(step.content)}` };
   // An alert is tagged as one, so the mind never reads a bot's words as a person's; a person's change to its memory or goals too.
-  // A watcher's output (source watcher:NAME, lib/mind/watchers.ts) says which of its watchers printed it.
+  // A watcher's output (source watcher:NAME, lib/mind/watchers/watchers.ts) says which of its watchers printed it.
   if (isKind(step, "observation")) return { role: "user", content: `[${observationTag(step.source)}] ${cut(step.content)}` };
   // A change to the mind's own texts (its human's too, so never bookkeeping): the line, then the diff, cut like any long field.
   // Where its texts began (its harness wrote them at its first start: the texts it ran with before, whole) is not a change:

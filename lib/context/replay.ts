@@ -9,7 +9,7 @@
 // hands back this whole form: lib/store/derived/seen-delta.ts.)
 //
 // The notes and summary headers come from buildContext's own `notes`;
-// test/unit/context-replay.test.ts checks, byte for byte, that a replay equals
+// test/unit/context/replay.test.ts checks, byte for byte, that a replay equals
 // what buildContext produced.
 import * as z from "zod";
 import type { Step } from "../trajectory/schema";
@@ -20,7 +20,7 @@ import { blockRange, type BlockRef } from "./staircase";
 import { MESSAGE_OVERHEAD } from "./message-overhead";
 import type { TokenCounter } from "./tokens";
 
-/** The parts of the standing instructions (lib/mind/prompt.ts); "first-look": an idle wake's first call, which has lean ones; "instructions" when they could not be split. */
+/** The parts of the standing instructions (lib/mind/run/prompt.ts); "first-look": an idle wake's first call, which has lean ones; "instructions" when they could not be split. */
 export const SystemKind = z.enum(["persona", "how-to-act", "commands", "people", "skills", "first-look", "instructions"]);
 export type SystemKind = z.infer<typeof SystemKind>;
 

@@ -5,8 +5,8 @@
 // `results.json` at the root, which the app's scoreboard reads.
 import type { OutEntry } from "../archive/write";
 import { TIERS_FILE } from "../context/rollups";
-import type { MemoryMindState } from "../mind/memory-state";
-import { mindFile, type MindSettings } from "../store/minds/mind-record";
+import type { MemoryMindState } from "../mind/state/memory-state";
+import { mindFile, type MindSettings } from "../mind/settings/settings";
 import { MIND_FILE, TRAJECTORY_FILE, trajDirName } from "../trajectory/headlong";
 import { EVAL_RESULTS_FILE, type EvalResults } from "./results";
 

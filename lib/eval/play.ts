@@ -5,16 +5,16 @@
 // model calls and blocks take their real time. What it returns is what the
 // scorer reads (score.ts).
 import { wireMind } from "../home/wire-mind";
-import type { ModelSettings } from "../llm/settings";
-import { MemoryMindState } from "../mind/memory-state";
-import { DEFAULT_PACING } from "../mind/pacing";
+import type { ModelSettings } from "../mind/settings/model";
+import { MemoryMindState } from "../mind/state/memory-state";
+import { DEFAULT_PACING } from "../mind/pacing/pacing";
 import type { Ids, ModelPort, ShellPort } from "../mind/ports";
-import type { FileRecord } from "../mind/state";
+import type { FileRecord } from "../mind/state/state";
 import { justBashSandbox } from "../shell/just-bash-sandbox";
 import { WORKSPACE } from "../shell/limits";
 import { openPersistentFs } from "../shell/persistent-fs";
 import { listSkills } from "../shell/skills";
-import { configStep, MindSettings } from "../store/minds/mind-record";
+import { configStep, MindSettings } from "../mind/settings/settings";
 import { formatTs, stampStep, type Step } from "../trajectory/schema";
 import type { Scenario } from "./scenario";
 import type { FileWrite, Played, PlayedEvent } from "./score";

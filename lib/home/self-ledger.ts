@@ -7,10 +7,10 @@
 // no watcher runs, without its step first; the worst case is a late step,
 // never a missing one.
 import type { Clock, Ids } from "../mind/ports";
-import { SELF_FILES, type SelfFile, type SelfPort, type SelfTexts } from "../mind/self";
-import { defaultSelfTexts } from "../mind/self-defaults";
-import type { MindState } from "../mind/state";
-import { readAllOfKind } from "../mind/mind-log";
+import { SELF_FILES, type SelfFile, type SelfPort, type SelfTexts } from "../mind/self/self";
+import { defaultSelfTexts } from "../mind/self/defaults";
+import type { MindState } from "../mind/state/state";
+import { readAllOfKind } from "../mind/log/mind-log";
 import { foldSelfEdits, selfEditStep, sha256 } from "../shell/self/edit";
 import { planSelfChange, revertedText, type SelfChange, type SelfEdit } from "../shell/self/change";
 import { selfPath, type SelfFilesPort } from "../shell/self/files";

@@ -6,21 +6,21 @@
 // Each home brings its state, models, shell, skills and where it runs.
 import { SealedPast } from "../context/sealed-past";
 import { DEFAULT_TIERS } from "../context/staircase";
-import { spendTally } from "../mind/budget";
-import { Journal } from "../mind/journal";
+import { spendTally } from "../mind/budget/budget";
+import { Journal } from "../mind/log/journal";
 import { Mind, type MindDeps } from "../mind/mind";
-import { GATHER_MS, MindWriter, TrajectoryLog, WINDOW } from "../mind/mind-log";
+import { GATHER_MS, MindWriter, TrajectoryLog, WINDOW } from "../mind/log/mind-log";
 import type { Clock, Ids, ModelPort, ShellPort } from "../mind/ports";
-import { selfInstructions } from "../mind/prompt";
-import { DEFAULT_RUN_LIMITS } from "../mind/run";
-import type { TrialDeps } from "../mind/run-types";
-import { Watchers } from "../mind/watchers";
-import type { MindRecord, MindState } from "../mind/state";
+import { selfInstructions } from "../mind/run/prompt";
+import { DEFAULT_RUN_LIMITS } from "../mind/run/run";
+import type { TrialDeps } from "../mind/run/types";
+import { Watchers } from "../mind/watchers/watchers";
+import type { MindRecord, MindState } from "../mind/state/state";
 import { commandList } from "../shell/commands/registry";
 import { FIXED_LIMITS, WORKSPACE } from "../shell/limits";
 import { selfPath } from "../shell/self/files";
 import type { SkillInfo } from "../shell/skills";
-import type { MindSettings } from "../store/minds/mind-record";
+import type { MindSettings } from "../mind/settings/settings";
 import type { BudgetConfig } from "../trajectory/schema";
 import type { SelfLedger } from "./self-ledger";
 

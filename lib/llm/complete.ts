@@ -11,12 +11,12 @@
 // itself (bench/ mind). Or it is a chat-completions endpoint, read with no
 // stream layers at all (lib/llm/chat-completions.ts).
 import { experimental_streamLanguageModelCall as streamLanguageModelCall, type LanguageModel } from "ai";
-import { pauseText } from "../mind/budget";
+import { pauseText } from "../mind/budget/budget";
 import { ChatCompletions, openChatStream, type CallPart, type CallRequest, type PartReader } from "./chat-completions";
 import type { ModelPort, ModelRequest, ModelResult } from "../mind/ports";
 import type { StepUsage } from "../trajectory/schema";
 import { modelErrorText, retryAfterSeconds, UnfinishedReply } from "./model-errors";
-import type { Price } from "./price";
+import type { Price } from "../mind/settings/model";
 import { spendCapPause } from "./spend-cap";
 import { stepUsage } from "./usage";
 

@@ -9,7 +9,8 @@
 import { APICallError, generateText, RetryError, type LanguageModel } from "ai";
 import { describeModelError, keyRefused, retryAfterSeconds } from "./model-errors";
 import { createModel, type ModelEnv } from "./model";
-import { settingsProblems, type ModelSettings } from "./settings";
+import { settingsProblems } from "./settings";
+import { type ModelSettings } from "../mind/settings/model";
 import { spendCapPause } from "./spend-cap";
 
 /** A person waits for the answer: long enough for a cold local model, short enough not to look hung. */

@@ -6,7 +6,7 @@
 // the proxy (or any chat-completions server) needs none of them.
 import type { LanguageModel } from "ai";
 import { ChatCompletions } from "./chat-completions";
-import type { ModelSettings } from "./settings";
+import type { ModelSettings } from "../mind/settings/model";
 
 import { PROXY_PATH } from "./proxy";
 

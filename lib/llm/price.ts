@@ -1,18 +1,6 @@
 // Price arithmetic, shared by the mind (what a call cost) and the proxy (what
 // a call may cost at worst, and what it did cost). Pure.
-import * as z from "zod";
-
-/** USD per million tokens. Cached input defaults to the input price (a provider that discounts it says so). */
-export const Price = z.object({
-  input: z.number().finite().nonnegative(),
-  output: z.number().finite().nonnegative(),
-  cachedInput: z.number().finite().nonnegative().optional(),
-});
-export type Price = z.infer<typeof Price>;
-
-/** A model -> price table, as LLM_PROXY_PRICES and the mind's editable table hold it. */
-export const PriceTable = z.record(z.string().min(1), Price);
-export type PriceTable = z.infer<typeof PriceTable>;
+import { PriceTable, type Price } from "../mind/settings/model";
 
 /** One call's tokens. Reasoning tokens are part of the output and billed as output (they are not added again). */
 export interface TokenUsage {

@@ -2,9 +2,9 @@
 // name them (provider/model), in USD per million tokens. A starting point, not
 // an oracle: prices change, so each browser can edit its own copy (Settings),
 // and a model not listed here is priced by its human when the mind is made.
-import type { ModelSettings } from "./settings";
+import type { ModelSettings } from "../mind/settings/model";
 import { modelLabel } from "./settings";
-import type { Price, PriceTable } from "./price";
+import type { Price, PriceTable } from "../mind/settings/model";
 
 export const BUILT_IN_PRICES: PriceTable = {
   "openai/gpt-4o-mini": { input: 0.15, output: 0.6, cachedInput: 0.075 },

@@ -2,7 +2,7 @@
 // prices? Its `GET /api/llm/v1/models` answers 200 with the list when it is
 // configured and 404 when it is not.
 import * as z from "zod";
-import type { Price } from "./price";
+import type { Price } from "../mind/settings/model";
 
 /** Where the host's proxy answers, under the app's origin. */
 export const PROXY_PATH = "/api/llm/v1";

@@ -1,23 +1,6 @@
-// A mind's model settings. The key stays in this browser's storage and is
-// never exported or shown to the sandbox.
-import * as z from "zod";
-import { Price } from "./price";
-
-/** In the order the form offers them; `proxy` is offered (first) only when the host has one. */
-export const PROVIDERS = ["proxy", "openai-compatible", "openai", "anthropic", "google", "openrouter"] as const;
-export const Provider = z.enum(PROVIDERS);
-export type Provider = z.infer<typeof Provider>;
-
-export const ModelSettings = z.object({
-  provider: Provider,
-  /** Required for openai-compatible; optional override for the others; unused for the proxy (same origin). */
-  baseURL: z.string().trim().optional(),
-  model: z.string().trim().min(1, "a model name is needed"),
-  apiKey: z.string().optional(),
-  /** The price the human gave for this model (USD per million tokens), when it is not in the price table. */
-  price: Price.optional(),
-});
-export type ModelSettings = z.infer<typeof ModelSettings>;
+// A mind's model settings, in words: how a model is named, the form's labels
+// and its checks. The schema is the mind's (lib/mind/settings/model.ts).
+import type { ModelSettings, Provider } from "../mind/settings/model";
 
 /** How the model is named in steps: provider/model. (Here, not in model.ts, so the page can name a model without loading the SDK.) */
 export function modelLabel(s: ModelSettings): string {

@@ -3,7 +3,8 @@
 // model's price is known, what the call cost.
 import type { LanguageModelUsage } from "ai";
 import type { StepUsage } from "../trajectory/schema";
-import { costUsd, type Price, type TokenUsage } from "./price";
+import { costUsd, type TokenUsage } from "./price";
+import { type Price } from "../mind/settings/model";
 
 /** The tokens of a call; counts a provider did not report are left out (input and output count as 0). */
 export function tokenUsage(u: Partial<LanguageModelUsage>): TokenUsage {

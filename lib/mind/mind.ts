@@ -4,19 +4,19 @@
 // runs once, before either thinks. In quiet hours that hold messages, a
 // message waits at this door until they end.
 import { isKind, type BudgetConfig, type Step, type StepOf } from "../trajectory/schema";
-import { AlarmClock } from "./alarm-clock";
-import { budgetedModel, type SpendPort } from "./budget";
+import { AlarmClock } from "./alarms/clock";
+import { budgetedModel, type SpendPort } from "./budget/budget";
 import { Dispatcher, wakes } from "./dispatch";
-import { heldUntil, quietUntil } from "./quiet-hours";
-import type { Journal } from "./journal";
+import { heldUntil, quietUntil } from "./pacing/quiet-hours";
+import type { Journal } from "./log/journal";
 import type { SealedPast } from "../context/sealed-past";
 import type { ModelPort, TierStorePort } from "./ports";
 import { recoverAtStart } from "./recovery";
-import type { SelfTexts } from "./self";
-import { Summarizer } from "./summarizer";
+import type { SelfTexts } from "./self/self";
+import { Summarizer } from "./summaries/summarizer";
 import { InnerLife, type FirstWake, type InnerLifeDeps } from "./thinkers/inner-life";
 import { Responder } from "./thinkers/responder";
-import type { Watchers } from "./watchers";
+import type { Watchers } from "./watchers/watchers";
 
 /** How far back start-up looks for unfinished runs and unanswered messages. */
 const STARTUP_SCAN = 200;
@@ -36,7 +36,7 @@ export interface MindDeps extends Omit<InnerLifeDeps, "alarms"> {
    * mind for one wake at a time; a tab starts at once and shows it once read).
    */
   summaries?: { past: SealedPast; store: TierStorePort; model?: ModelPort; readBeforeFirstWake?: boolean };
-  /** The watchers it wrote itself (lib/mind/watchers.ts): they run after its steps from its start until it stops. */
+  /** The watchers it wrote itself (lib/mind/watchers/watchers.ts): they run after its steps from its start until it stops. */
   watchers?: Watchers;
 }
 

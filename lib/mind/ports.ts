@@ -6,11 +6,11 @@ import type { SeenCall } from "../context/replay";
 import type { BudgetPause } from "../protocol";
 import type { Step, StepUsage } from "../trajectory/schema";
 
-import type { ShellState } from "./state";
-import type { SelfFile, SelfTexts } from "./self";
+import type { ShellState } from "./state/state";
+import type { SelfFile, SelfTexts } from "./self/self";
 
 export type { ChatMessage, ShellState };
-export type { TierStorePort } from "./state";
+export type { TierStorePort } from "./state/state";
 
 /** A step found by id, with the trajectory it belongs to. */
 export interface FoundStep {
@@ -205,7 +205,7 @@ export interface WatcherStats {
   recent: WatcherRun[];
 }
 
-/** The mind's watchers as they run (the `watch` command reads it; lib/mind/watchers.ts keeps it). */
+/** The mind's watchers as they run (the `watch` command reads it; lib/mind/watchers/watchers.ts keeps it). */
 export interface WatcherPort {
   /** Since when (ms) the stats are kept: the mind's start in this home. */
   readonly since: number;
@@ -225,7 +225,7 @@ export interface ShellmPort {
 export type TryResult = { ok: true; child: string; report: string } | { ok: false; error: string };
 export type MergeResult = { ok: true; lines: string[] } | { ok: false; error: string };
 
-/** The `self` command's way to the mind (lib/mind/self-trial.ts): try a trial's texts on past wakes, merge them. */
+/** The `self` command's way to the mind (lib/mind/self/trial.ts): try a trial's texts on past wakes, merge them. */
 export interface TrialPort {
   try(name: string, texts: SelfTexts, opts: { last: number; signal: AbortSignal; beacon: () => void }): Promise<TryResult>;
   merge(name: string, tryChild: string, texts: ReadonlyMap<SelfFile, { text: string; base: string }>): Promise<MergeResult>;

@@ -4,7 +4,7 @@
 import { LEAN_BUDGET } from "../context/lean";
 import type { RunSpan, Timeline } from "../trajectory/timeline";
 import type { BudgetConfig, PacingConfig } from "../trajectory/schema";
-import { quietMinutesPerDay } from "../mind/quiet-hours";
+import { quietMinutesPerDay } from "../mind/pacing/quiet-hours";
 
 /**
  * A typical idle wake when the mind has none on record yet: one call, its

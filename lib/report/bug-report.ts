@@ -3,10 +3,10 @@
 // every trajectory line and sealed summary as export writes them, and the
 // tab's recent worker log), with the key removed from the settings and the
 // whole file scrubbed of every key this browser holds and anything shaped
-// like a credential (lib/share/scrub). Pure: the data is passed in.
+// like a credential (lib/sync/client/scrub). Pure: the data is passed in.
 import { TIERS_FILE } from "../context/rollups";
 import type { WorkerLogLevel } from "../protocol";
-import { MIN_HELD_KEY, scrubber, scrubStepJson } from "../share/scrub";
+import { MIN_HELD_KEY, scrubber, scrubStepJson } from "../sync/client/scrub";
 import type { Mind } from "../store/minds/minds";
 import { classifyPath, slugify } from "../trajectory/headlong";
 import { formatTs } from "../trajectory/schema";

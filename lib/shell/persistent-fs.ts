@@ -4,7 +4,7 @@
 // A mutation is handed the path where it lands, so one made through a linked
 // folder changes (and saves) the file there, not a hidden entry behind the link.
 import { InMemoryFs, type IFileSystem } from "just-bash";
-import type { FileRecord, FileStore } from "../mind/state";
+import type { FileRecord, FileStore } from "../mind/state/state";
 import { landingPath } from "./landing-path";
 
 export type { FileRecord, FileStore };

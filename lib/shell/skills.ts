@@ -2,7 +2,7 @@
 // what they are for. The prompt builder offers each by its one-line
 // description (listSkills); the mind reads the whole file when it needs it.
 import type { IFileSystem } from "just-bash";
-import type { FileRecord } from "../mind/state";
+import type { FileRecord } from "../mind/state/state";
 import { fieldText, parseFrontMatter } from "./front-matter";
 import { WORKSPACE } from "./limits";
 

@@ -120,7 +120,7 @@ export const MonolithWakeStep = kind("monolith-wake", {});
 
 /**
  * The mind's own alarms (the `alarm` command), one kind folded into the
- * pending set (lib/mind/alarms.ts): `set` (at, note) makes an alarm whose id
+ * pending set (lib/mind/alarms/alarms.ts): `set` (at, note) makes an alarm whose id
  * is the set step's own step_id; `cancel` ends it before it rings; `rang`
  * records that it woke the mind, so it never rings twice. `alarm` is the set
  * step's id on all three.
@@ -182,7 +182,7 @@ function knownZone(tz: string): boolean {
     return false;
   }
 }
-/** Quiet hours: stretches of the mind's local day with no spontaneous wake, and messages answered or held (lib/mind/quiet-hours.ts). */
+/** Quiet hours: stretches of the mind's local day with no spontaneous wake, and messages answered or held (lib/mind/pacing/quiet-hours.ts). */
 export const QuietHours = z.object({
   /** An IANA time zone, e.g. Europe/Berlin. */
   tz: z.string().refine(knownZone, "not a known time zone (e.g. Europe/Berlin, America/New_York, UTC)"),
@@ -315,8 +315,8 @@ const asWritten: { [K in KnownKind]?: boolean } = {};
 export function checkStep(value: unknown): ParseResult {
   const type = typeof value === "object" && value !== null && "type" in value ? value.type : undefined;
   if (typeof type === "string" && isKnownKind(type) && (asWritten[type] ??= parsesAsWritten(KNOWN_KINDS[type])) && z.validate(schemaOf(type), value)) {
-    // A guard cannot narrow an unknown to a zod output; z.validate has just checked it against that very schema.
-    return { ok: true, step: value as Step };
+    // z.validate narrows to the schema's input type, which for a kind that parses as written is its output too.
+    return { ok: true, step: value };
   }
   return parseStep(value);
 }

@@ -5,7 +5,7 @@
 // shell output and an error message, appears nowhere in it — in Debian's Chromium.
 import { readFile } from "node:fs/promises";
 import { describe, expect, inject, it } from "vitest";
-import { REDACTED } from "@/lib/share/scrub";
+import { REDACTED } from "@/lib/sync/client/scrub";
 import pkg from "../../package.json";
 import { FAKE_KEYS } from "../fixtures/fake-keys";
 import { browserAndModelForFile } from "./browser";

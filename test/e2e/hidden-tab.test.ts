@@ -16,7 +16,7 @@
 // phase over 300 s shows Chromium's intensive throttling too.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { delaySeconds } from "@/lib/mind/pacing";
+import { delaySeconds } from "@/lib/mind/pacing/pacing";
 import { isKind, type StepOf } from "@/lib/trajectory/schema";
 import { startModelServer, type ModelServer } from "../fixtures/model-server";
 import { mainTrajectory, readExport } from "./export-reader";

@@ -2,7 +2,7 @@
 // malformed JSON, a call that never answers — each become an error step in
 // the stream, and the loop resumes. A failing reply call is a visible
 // decision, and the mind keeps going. (The model timeout itself, 180 s in
-// the app, is covered by test/unit/model-timeout.test.ts.)
+// the app, is covered by test/unit/llm/model-timeout.test.ts.)
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { startModelServer, type ModelServer } from "../fixtures/model-server";

@@ -9,7 +9,7 @@
 // provides one.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHostileUpstream, type HostileUpstream } from "../fixtures/hostile-upstream";
-import { engines } from "../unit/server-databases";
+import { engines } from "../unit/server/databases";
 import { startProxyApp } from "./proxy-app";
 
 const CALLS = 200;

@@ -2,7 +2,7 @@
 // test: a watcher that reads the link as it grows (every step it ever saw,
 // when it first saw it), and the checks over the life at the end — nothing
 // lost, nothing doubled, no write from a stale epoch, every run closed.
-import { StepPage } from "@/lib/share/api";
+import { StepPage } from "@/lib/sharing/wire";
 import { isKind, parseStep, type Step } from "@/lib/trajectory/schema";
 
 export interface LinkRow {

@@ -1,12 +1,12 @@
 // What an idle (scheduled) wake's first model call is given: lean
-// instructions (lib/mind/prompt.ts firstLookParts) and a lean context
+// instructions (lib/mind/run/prompt.ts firstLookParts) and a lean context
 // (lib/context/lean.ts) within LEAN_BUDGET. The inner life hands this to its
 // run; bench/context measures what this returns, so the figure is what the
 // mind sends.
 import type { BuildOptions, BuiltContext, ContextSource } from "../../context/build";
 import { LEAN_BUDGET, leanContext } from "../../context/lean";
 import type { SystemPart } from "../../context/replay";
-import { firstLookParts } from "../prompt";
+import { firstLookParts } from "../run/prompt";
 
 export interface FirstLook {
   /** The first call's instructions (later calls of the run get the standing ones). */

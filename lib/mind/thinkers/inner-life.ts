@@ -6,19 +6,19 @@
 import type { MindStatus } from "../../protocol";
 import { isKind, type NewStep, type PacingConfig, type Step } from "../../trajectory/schema";
 import { TriggerQueue, type Subscription } from "../dispatch";
-import type { AlarmClock } from "../alarm-clock";
-import type { Journal } from "../journal";
-import { afterWake, delaySeconds, failureDelaySeconds, RESTED, type PacingState } from "../pacing";
-import { outsideQuietS } from "../quiet-hours";
+import type { AlarmClock } from "../alarms/clock";
+import type { Journal } from "../log/journal";
+import { afterWake, delaySeconds, failureDelaySeconds, RESTED, type PacingState } from "../pacing/pacing";
+import { outsideQuietS } from "../pacing/quiet-hours";
 import type { Clock, ContextPort, ModelPort, ShellPort } from "../ports";
-import type { PacingSnapshot } from "../state";
-import { taskText, type Instructions, type WakeTask } from "../prompt";
-import type { SelfFile, SelfPort } from "../self";
-import type { TrialDeps } from "../run-types";
+import type { PacingSnapshot } from "../state/state";
+import { taskText, type Instructions, type WakeTask } from "../run/prompt";
+import type { SelfFile, SelfPort } from "../self/self";
+import type { TrialDeps } from "../run/types";
 import { AWAY_NOTE_AFTER_S, formatDuration } from "../recovery";
 import { BuildCache, IDLE_BUDGET } from "../../context/build";
 import { TokenCounter } from "../../context/tokens";
-import { DEFAULT_NESTING, shellmRun, type Nesting, type RunDeps, type RunLimits, type RunOutcome, type ShellState } from "../run";
+import { DEFAULT_NESTING, shellmRun, type Nesting, type RunDeps, type RunLimits, type RunOutcome, type ShellState } from "../run/run";
 import { idleFirstLook, leanLook } from "./first-look";
 import { wakeWhere, type WakeWhere } from "../where";
 
@@ -52,7 +52,7 @@ export interface InnerLifeDeps {
   contexts?: ContextPort;
   /** Where the mind runs (and its lease epoch, when it holds one): written on every wake step. */
   where?: WakeWhere;
-  /** The mind's alarms (lib/mind/alarm-clock.ts): a due one wakes the mind, and a wait ends when the next is due. */
+  /** The mind's alarms (lib/mind/alarms/clock.ts): a due one wakes the mind, and a wait ends when the next is due. */
   alarms?: AlarmClock;
   /** Where the pacing stood when the mind last stopped (its home keeps it): the mind goes on at that pace. */
   pacingState?: PacingSnapshot;

@@ -9,11 +9,11 @@ import { conversationCall, type SystemPart } from "../../context/replay";
 import { TokenCounter } from "../../context/tokens";
 import { isKind, type Step } from "../../trajectory/schema";
 import type { Subscription } from "../dispatch";
-import type { Journal } from "../journal";
+import type { Journal } from "../log/journal";
 import type { ContextPort, ModelPort } from "../ports";
 import { handledIn } from "../recovery";
-import { personaText, renderSelf, type SelfTexts } from "../self";
-import { defaultSelfTexts } from "../self-defaults";
+import { personaText, renderSelf, type SelfTexts } from "../self/self";
+import { defaultSelfTexts } from "../self/defaults";
 import { wakeWhere, type WakeWhere } from "../where";
 
 type Message = MessageStep;

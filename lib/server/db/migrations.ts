@@ -248,7 +248,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 10,
     name: "roles on invites, and operators' control requests",
     statements: [
-      // What an invite's holder may do (lib/share/roles.ts); invites made before roles could read everything and talk: members.
+      // What an invite's holder may do (lib/sharing/roles.ts); invites made before roles could read everything and talk: members.
       `ALTER TABLE share_links ADD COLUMN role TEXT CHECK (role IN ('guest', 'member', 'operator'))`,
       `UPDATE share_links SET role = 'member' WHERE kind = 'invite'`,
       // Set by an operator's pause (its name), cleared by a resume, a stop, or the owner's Start: only a paused mind may be resumed from a link.

@@ -3,7 +3,8 @@ import "server-only";
 // No LLM_PROXY_UPSTREAM_URL means no proxy, which is not an error. With one,
 // every other setting must be present and sane, or the proxy refuses to start:
 // an unbounded bill is a start-up failure, not a runtime surprise.
-import { parsePriceTable, type Price, type PriceTable } from "../../llm/price";
+import { parsePriceTable } from "../../llm/price";
+import { type Price, type PriceTable } from "../../mind/settings/model";
 import type { Caps } from "../ledger/ledger";
 
 export interface ProxyConfig {
@@ -83,14 +84,20 @@ export function parseProxyConfig(env: Env): ProxyConfigResult {
     }
   }
 
-  const caps = {} as Caps;
-  for (const [field, name] of Object.entries(CAP_VARS) as [keyof Caps, string][]) {
+  const cap = (name: string): number => {
     const raw = env[name]?.trim();
     const n = raw ? Number(raw) : NaN;
     if (!raw) problems.push(`${name} is missing (a spend cap in USD; the proxy does not run uncapped)`);
     else if (!Number.isFinite(n) || n <= 0) problems.push(`${name} must be a positive number of USD (got "${raw}")`);
-    caps[field] = n;
-  }
+    return n;
+  };
+  // In CAP_VARS' order, so the problems are listed as ever.
+  const caps: Caps = {
+    globalDayUsd: cap(CAP_VARS.globalDayUsd),
+    clientHourUsd: cap(CAP_VARS.clientHourUsd),
+    clientDayUsd: cap(CAP_VARS.clientDayUsd),
+    requestUsd: cap(CAP_VARS.requestUsd),
+  };
 
   const tokens = list(env.LLM_PROXY_TOKENS);
   const adminToken = env.LLM_PROXY_ADMIN_TOKEN?.trim() || undefined;

@@ -7,10 +7,13 @@ import "server-only";
 // stream) is given up on: 504 if nothing was relayed yet, else the stream
 // ends in an error. Streams are relayed event by event as they arrive (each
 // scrubbed of the key, even one split across events), never buffered whole.
+// A 200 whose body is not a completion, or a stream event that is not a
+// chunk (upstream.ts), is answered with an error saying what is wrong with it.
 import { errorResponse, keyScrubber } from "./http";
 import type { CallEnd, Outcome } from "./settlement";
 import { SseTally, generatedText, reasoningIn, usageFrom } from "./sse";
 import { countText } from "./tokens";
+import { errorMessageIn, readCompletion } from "./upstream";
 
 export interface ForwardOptions {
   /** The upstream's base URL (…/v1). */
@@ -44,6 +47,7 @@ export async function forward(o: ForwardOptions): Promise<Response> {
     settled = true;
     clearTimeout(timer);
     o.signal.removeEventListener("abort", onClientAbort);
+    if (tally.malformed) o.log(`llm proxy: the model server sent ${tally.malformed} malformed event${tally.malformed === 1 ? "" : "s"}, each relayed as an error (the first: ${scrub(tally.firstMalformed ?? "")})`);
     o.settle({ outcome, reported, relayedTokens: text ? countText(text) : 0, worked, reasoningSeen: tally.reasoningSeen });
   };
   const onClientAbort = () => {
@@ -119,14 +123,19 @@ export async function forward(o: ForwardOptions): Promise<Response> {
       end(timedOut ? "timeout" : o.signal.aborted ? "client_aborted" : "cut", undefined, "");
       return errorResponse(timedOut ? 504 : 502, "upstream_error", timedOut ? silent : "the model server's answer was cut off");
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
+    const reply = readCompletion(text);
+    if (!reply.ok) {
+      // Settled on all it sent (it may have billed for it), counted as output: more than a reply's share, never less.
+      end("malformed", undefined, text);
+      o.log(`llm proxy: the model server's answer is not a chat completion (${scrub(reply.problem)})`);
+      const message =
+        reply.upstreamError === undefined
+          ? `the model server's answer is not a chat completion (${scrub(reply.problem)})`
+          : `the model server answered ${res.status} with an error${o.showUpstreamErrors ? `: ${scrub(reply.upstreamError.slice(0, MAX_ERROR_CHARS))}` : ""}`;
+      return errorResponse(502, "upstream_error", message, { extra: { status: res.status } });
     }
-    if (reasoningIn(json)) tally.reasoningSeen = true;
-    end("completed", usageFrom((json as { usage?: unknown } | undefined)?.usage), json === undefined ? text : generatedText(json));
+    if (reasoningIn(reply.value)) tally.reasoningSeen = true;
+    end("completed", usageFrom(reply.value.usage), generatedText(reply.value));
     // no-transform: a completion is a few kB, and gzip's per-response setup in next start costs more than it saves on loopback or LAN.
     return new Response(scrub(text), { status: res.status, headers: { "Content-Type": res.headers.get("content-type") ?? "application/json", "Cache-Control": "no-store, no-transform" } });
   }
@@ -184,23 +193,20 @@ const DROPPED = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
 
 /** Anything else (refused, no such host, a port fetch will not use, a connect timeout) never reached the upstream. */
 function neverReached(e: unknown): boolean {
-  const code = (e as { cause?: { code?: unknown } } | null)?.cause?.code;
+  const code = field(field(e, "cause"), "code");
   return !(typeof code === "string" && DROPPED.has(code));
 }
 
 function describe(e: unknown): string {
-  const err = e as { message?: unknown; cause?: { code?: unknown; message?: unknown } };
-  const cause = err?.cause?.code ?? err?.cause?.message;
-  return `${String(err?.message ?? e)}${cause ? ` (${String(cause)})` : ""}`;
+  const cause = field(field(e, "cause"), "code") ?? field(field(e, "cause"), "message");
+  return `${String(field(e, "message") ?? e)}${cause ? ` (${String(cause)})` : ""}`;
+}
+
+/** A field of whatever was thrown (fetch says why it failed in its error's `cause`). */
+function field(v: unknown, key: "cause" | "code" | "message"): unknown {
+  return typeof v === "object" && v !== null && key in v ? Reflect.get(v, key) : undefined;
 }
 
 function upstreamMessage(text: string): string {
-  try {
-    const m = (JSON.parse(text) as { error?: { message?: unknown } | string })?.error;
-    const msg = typeof m === "string" ? m : m?.message;
-    if (typeof msg === "string") return msg.slice(0, MAX_ERROR_CHARS);
-  } catch {
-    // not JSON: relay the start of the text
-  }
-  return text.slice(0, MAX_ERROR_CHARS) || "(no body)";
+  return errorMessageIn(text)?.slice(0, MAX_ERROR_CHARS) ?? (text.slice(0, MAX_ERROR_CHARS) || "(no body)");
 }

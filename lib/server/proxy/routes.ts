@@ -5,7 +5,8 @@ import "server-only";
 // the request sound, what is the most it can cost, reserve that (clamping the
 // answer's allowance to what the caps have left), forward, settle on what it
 // really cost (settlement.ts), never above the hold.
-import { maxOutputWithin, worstCaseUsd, type Price, type TokenUsage } from "../../llm/price";
+import { maxOutputWithin, worstCaseUsd, type TokenUsage } from "../../llm/price";
+import { type Price } from "../../mind/settings/model";
 import { identify, type Identity } from "./identity";
 import type { Ledger, Reservation } from "../ledger/ledger";
 import { mayReasonUnseen, priceOf, type ProxyConfig } from "./config";
@@ -117,7 +118,7 @@ export async function handleChatCompletions(request: Request, deps: ProxyDeps, a
       reservation = await ledger.reserve(caller.clientId, worstOf(maxOut), { model: body.model });
     }
   } catch (e) {
-    log(`llm proxy: reserve failed: ${scrub((e as Error).message)}`);
+    log(`llm proxy: reserve failed: ${scrub(e instanceof Error ? e.message : String(e))}`);
     return reply(ledgerDown("could not reserve"));
   }
   if (!reservation.ok) return reply(capResponse(reservation, now()));
@@ -133,7 +134,7 @@ export async function handleChatCompletions(request: Request, deps: ProxyDeps, a
     setImmediate(() => {
       ledger.settle(held.id, amount.reportedUsd, amount.usage).then(
         () => deps.onSettled?.({ reservationId: held.id, clientId: caller.clientId, model: body.model, usd: settledUsd, usage: amount.usage, outcome: end.outcome, basis: amount.basis, overrun: amount.overrun }),
-        (e: unknown) => log(`llm proxy: settle of ${held.id} (${end.outcome}) failed: ${scrub((e as Error).message)}`),
+        (e: unknown) => log(`llm proxy: settle of ${held.id} (${end.outcome}) failed: ${scrub(e instanceof Error ? e.message : String(e))}`),
       );
     });
   };

@@ -31,7 +31,7 @@ async function ready(cfg: ProxyConfig): Promise<Ready> {
   try {
     sql = await serverSql();
   } catch (e) {
-    console.error(`llm proxy: the ledger's database is unavailable: ${(e as Error).message}`);
+    console.error(`llm proxy: the ledger's database is unavailable: ${e instanceof Error ? e.message : String(e)}`);
     return { ok: false, response: errorResponse(503, "ledger_unavailable", "the spend ledger is unavailable (its database could not be opened), so no call is made; try again shortly") };
   }
   let ledger = ledgers.get(sql);

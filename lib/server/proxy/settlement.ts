@@ -14,11 +14,13 @@ import "server-only";
 //   says so, the request asked for reasoning, or reasoning streamed), the
 //   hold, since tokens the upstream bills were never relayed; otherwise the
 //   relayed output counted here, with the input, both with the margins.
-import { costUsd, type Price, type TokenUsage } from "../../llm/price";
+import { costUsd, type TokenUsage } from "../../llm/price";
+import { type Price } from "../../mind/settings/model";
 import { microsUp } from "../ledger/units";
 import { INPUT_MARGIN } from "./tokens";
 
-export type Outcome = "completed" | "upstream_unreachable" | "upstream_error" | "cut" | "client_aborted" | "timeout";
+/** malformed: a 200 whose body is not a completion (relayed as a 502; the upstream may have billed for it). */
+export type Outcome = "completed" | "malformed" | "upstream_unreachable" | "upstream_error" | "cut" | "client_aborted" | "timeout";
 
 /** How a forwarded call ended, as forward() saw it. */
 export interface CallEnd {

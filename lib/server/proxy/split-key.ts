@@ -8,39 +8,41 @@ import "server-only";
 // of the key is held back until the next piece shows whether it continues,
 // then relayed in front of it (or at the end of the stream).
 import { REDACTED } from "./http";
+import { TEXT_FIELDS, type UpstreamChunk } from "./upstream";
 
 type Channel = { held: string };
-type Part = Record<string, unknown>;
-
-const TEXT_FIELDS = ["content", "reasoning_content", "reasoning"] as const;
 
 export class SplitKeyGuard {
   private readonly channels = new Map<string, Channel>();
   /** The last chunk's envelope (id, model, …), for a closing chunk that carries held text. */
-  private envelope: Part = {};
+  private envelope: Omit<UpstreamChunk, "choices" | "usage"> = {};
 
   constructor(private readonly key: string) {}
 
-  /** Scrubs one parsed chunk in place; true when it changed (the caller re-serialises it). */
-  apply(chunk: unknown): boolean {
-    if (!this.key || !chunk || typeof chunk !== "object") return false;
-    const choices = (chunk as { choices?: unknown }).choices;
-    if (!Array.isArray(choices)) return false;
-    const { choices: _c, usage: _u, ...envelope } = chunk as Part;
+  /** Scrubs one checked chunk in place; true when it changed (the caller re-serialises it). */
+  apply(chunk: UpstreamChunk): boolean {
+    if (!this.key || !chunk.choices) return false;
+    const { choices, usage: _u, ...envelope } = chunk;
     this.envelope = envelope;
     let changed = false;
-    for (const c of choices) {
-      if (!c || typeof c !== "object") continue;
-      const choice = c as Part;
+    for (const choice of choices) {
       const index = typeof choice.index === "number" ? choice.index : 0;
-      const delta = (choice.delta ?? choice.message) as Part | undefined;
-      if (!delta || typeof delta !== "object") continue;
-      for (const field of TEXT_FIELDS) if (this.pass(`${index}:${field}`, delta, field)) changed = true;
-      if (Array.isArray(delta.tool_calls)) {
-        delta.tool_calls.forEach((t: unknown, i: number) => {
-          const call = t as { index?: unknown; function?: Part } | null;
-          if (call?.function && typeof call.function === "object" && this.pass(`${index}:tool:${String(call.index ?? i)}`, call.function, "arguments")) changed = true;
-        });
+      const delta = choice.delta ?? choice.message;
+      if (!delta) continue;
+      for (const field of TEXT_FIELDS) {
+        const text = this.pass(`${index}:${field}`, delta[field], false);
+        if (text !== undefined) {
+          delta[field] = text;
+          changed = true;
+        }
+      }
+      for (const [i, call] of (delta.tool_calls ?? []).entries()) {
+        if (!call.function) continue;
+        const text = this.pass(`${index}:tool:${call.index ?? i}`, call.function.arguments, true);
+        if (text !== undefined) {
+          call.function.arguments = text;
+          changed = true;
+        }
       }
     }
     return changed;
@@ -59,16 +61,19 @@ export class SplitKeyGuard {
     return out;
   }
 
-  /** One channel's piece: held text in front, the key replaced, a possible start of the key held back. */
-  private pass(name: string, part: Part, field: string): boolean {
+  /**
+   * One channel's piece: held text in front, the key replaced, a possible
+   * start of the key held back. Returns the text to put in its place, or
+   * undefined to leave the field as it came.
+   */
+  private pass(name: string, value: unknown, isTool: boolean): string | undefined {
     const ch = this.channels.get(name);
-    const value = part[field];
     if (typeof value !== "string") {
       // The next chunk of this choice carries what the channel held, even without that field (e.g. the one with finish_reason).
-      if (!ch?.held || name.includes(":tool:")) return false;
-      part[field] = ch.held;
+      if (!ch?.held || isTool) return undefined;
+      const held = ch.held;
       ch.held = "";
-      return true;
+      return held;
     }
     let text = (ch?.held ?? "") + value;
     if (text.includes(this.key)) text = text.split(this.key).join(REDACTED);
@@ -76,9 +81,7 @@ export class SplitKeyGuard {
     const held = keep ? text.slice(text.length - keep) : "";
     text = keep ? text.slice(0, text.length - keep) : text;
     if (held || ch) this.channels.set(name, { held });
-    if (text === value) return false;
-    part[field] = text;
-    return true;
+    return text === value ? undefined : text;
   }
 }
 

@@ -5,21 +5,18 @@ import "server-only";
 // stream_options.include_usage is on), the streamed text, to count the
 // output of a stream that ends without usage, and whether it reasoned. Given
 // the host key, every event is scrubbed of it, even of a key split across
-// events (split-key.ts).
+// events (split-key.ts). An event that is JSON but not a chunk (upstream.ts)
+// is relayed as an error saying what is wrong with it; one that is not JSON
+// at all is relayed as it came, for the client's JSON parser to report.
 import type { TokenUsage } from "../../llm/price";
 import { keyScrubber } from "./http";
 import { SplitKeyGuard } from "./split-key";
+import { TEXT_FIELDS, checkChunk, type UpstreamChoice, type UpstreamChunk, type UpstreamPart, type UpstreamUsage } from "./upstream";
 
-/** OpenAI's usage object, in a completion or the last chunk of a stream. */
-export function usageFrom(raw: unknown): TokenUsage | undefined {
-  if (!raw || typeof raw !== "object") return undefined;
-  const u = raw as {
-    prompt_tokens?: unknown;
-    completion_tokens?: unknown;
-    prompt_tokens_details?: { cached_tokens?: unknown } | null;
-    completion_tokens_details?: { reasoning_tokens?: unknown } | null;
-  };
-  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined);
+/** OpenAI's usage object, in a completion or the last chunk of a stream: settled on only with both counts, none negative. */
+export function usageFrom(u: UpstreamUsage | null | undefined): TokenUsage | undefined {
+  if (!u) return undefined;
+  const num = (v: number | null | undefined) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined);
   const input = num(u.prompt_tokens);
   const output = num(u.completion_tokens);
   if (input === undefined || output === undefined) return undefined;
@@ -28,35 +25,34 @@ export function usageFrom(raw: unknown): TokenUsage | undefined {
   return { inputTokens: input, outputTokens: output, ...(cached !== undefined && { cachedInputTokens: cached }), ...(reasoning !== undefined && { reasoningTokens: reasoning }) };
 }
 
+/** The part a choice carries: its delta in a chunk, its message in a completion. */
+const partOf = (c: UpstreamChoice): UpstreamPart | null | undefined => c.delta ?? c.message;
+
 /** The generated text of a completion or chunk: content, reasoning and tool-call arguments of every choice. */
-export function generatedText(raw: unknown): string {
-  const choices = (raw as { choices?: unknown } | null)?.choices;
-  if (!Array.isArray(choices)) return "";
+export function generatedText(reply: UpstreamChunk): string {
   let out = "";
-  for (const c of choices) {
-    const part = (c?.delta ?? c?.message) as Record<string, unknown> | undefined;
-    if (!part || typeof part !== "object") continue;
-    for (const k of ["content", "reasoning_content", "reasoning"]) if (typeof part[k] === "string") out += part[k];
-    if (Array.isArray(part.tool_calls)) {
-      for (const t of part.tool_calls) {
-        const fn = (t as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
-        if (typeof fn?.name === "string") out += fn.name;
-        if (typeof fn?.arguments === "string") out += fn.arguments;
-      }
+  for (const c of reply.choices ?? []) {
+    const part = partOf(c);
+    if (!part) continue;
+    for (const k of TEXT_FIELDS) {
+      const text = part[k];
+      if (typeof text === "string") out += text;
+    }
+    for (const t of part.tool_calls ?? []) {
+      if (typeof t.function?.name === "string") out += t.function.name;
+      if (typeof t.function?.arguments === "string") out += t.function.arguments;
     }
   }
   return out;
 }
 
 /** Whether a completion or chunk shows reasoning: reasoning text in a choice, or reasoning tokens in its usage. */
-export function reasoningIn(raw: unknown): boolean {
-  const r = raw as { choices?: unknown; usage?: { completion_tokens_details?: { reasoning_tokens?: unknown } | null } } | null;
-  const tokens = r?.usage?.completion_tokens_details?.reasoning_tokens;
+export function reasoningIn(reply: UpstreamChunk): boolean {
+  const tokens = reply.usage?.completion_tokens_details?.reasoning_tokens;
   if (typeof tokens === "number" && tokens > 0) return true;
-  if (!Array.isArray(r?.choices)) return false;
-  return r.choices.some((c: unknown) => {
-    const part = ((c as { delta?: unknown; message?: unknown } | null)?.delta ?? (c as { message?: unknown } | null)?.message) as Record<string, unknown> | undefined;
-    return !!part && ((typeof part.reasoning_content === "string" && part.reasoning_content !== "") || (typeof part.reasoning === "string" && part.reasoning !== ""));
+  return (reply.choices ?? []).some((c) => {
+    const part = partOf(c);
+    return !!part && (!!part.reasoning_content || !!part.reasoning);
   });
 }
 
@@ -73,6 +69,9 @@ export class SseTally {
   usage: TokenUsage | undefined;
   text = "";
   reasoningSeen = false;
+  /** Events that were JSON but not a chunk (each relayed as an error), and what was wrong with the first. */
+  malformed = 0;
+  firstMalformed: string | undefined;
 
   /** `key`: the host key, scrubbed from what push and flush give back (none: given back as it came). */
   constructor(key = "") {
@@ -122,11 +121,24 @@ export class SseTally {
     } catch {
       return [this.scrub(event)]; // relayed as it came; the client's parser reports it
     }
-    this.text += generatedText(json);
-    if (!this.reasoningSeen && reasoningIn(json)) this.reasoningSeen = true;
-    const usage = usageFrom((json as { usage?: unknown } | null)?.usage);
+    const chunk = checkChunk(json);
+    if (!chunk.ok) {
+      // JSON a client would misread (a count as a string, choices not a list): an error it reads as one, in its place.
+      this.malformed++;
+      this.firstMalformed ??= chunk.problem;
+      return [this.scrub(malformedEvent(chunk.problem))];
+    }
+    this.text += generatedText(chunk.value);
+    if (!this.reasoningSeen && reasoningIn(chunk.value)) this.reasoningSeen = true;
+    const usage = usageFrom(chunk.value.usage);
     if (usage) this.usage = usage;
     // A rewritten event keeps the data line alone (comments and event names are not part of OpenAI's chunks).
-    return [this.guard.apply(json) ? this.scrub(`data: ${JSON.stringify(json)}\n\n`) : this.scrub(event)];
+    return [this.guard.apply(chunk.value) ? this.scrub(`data: ${JSON.stringify(chunk.value)}\n\n`) : this.scrub(event)];
   }
+}
+
+/** The event relayed in place of a malformed one: OpenAI's error shape, which the AI SDK and lib/llm report as a stream error. */
+export function malformedEvent(problem: string): string {
+  const error = { message: `the model server sent a malformed event, not relayed (${problem})`, type: "upstream_error" };
+  return `data: ${JSON.stringify({ error })}\n\n`;
 }

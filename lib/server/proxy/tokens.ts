@@ -14,7 +14,7 @@ export const INPUT_MARGIN = 1.15;
 function contentText(content: unknown): string {
   if (content == null) return "";
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p) => (p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : JSON.stringify(p))).join("\n");
+  if (Array.isArray(content)) return content.map((p: unknown) => (typeof p === "object" && p !== null && "text" in p && typeof p.text === "string" ? p.text : JSON.stringify(p))).join("\n");
   return JSON.stringify(content);
 }
 
@@ -26,7 +26,7 @@ export function countText(text: string): number {
 export function inputTokens(body: ChatRequest): number {
   let n = 3; // the reply's priming tokens
   for (const m of body.messages) {
-    const { role, content, ...rest } = m as { role: string; content?: unknown; [k: string]: unknown };
+    const { role, content, ...rest } = m;
     n += MESSAGE_OVERHEAD + counter.count(role) + counter.count(contentText(content));
     // tool_calls, name, tool_call_id …
     if (Object.keys(rest).length) n += counter.count(JSON.stringify(rest));

@@ -10,12 +10,12 @@ import "server-only";
 // An idle mind is not kept in memory: when its inner life is about to wait,
 // the wait is handed to the runner (the wake queue holds it as a job) and the
 // mind is put away once its replies and summaries are written.
-import { budgetProblems } from "../../mind/budget";
+import { budgetProblems } from "../../mind/budget/budget";
 import { wireMind } from "../../home/wire-mind";
-import { nextAlarmDue } from "../../mind/alarms";
+import { nextAlarmDue } from "../../mind/alarms/alarms";
 import type { Clock, ModelPort } from "../../mind/ports";
-import { parseMindSettings, type MindSettings } from "../../store/minds/mind-record";
-import type { MindState } from "../../mind/state";
+import { parseMindSettings, type MindSettings } from "../../mind/settings/settings";
+import type { MindState } from "../../mind/state/state";
 import type { MindStatus } from "../../protocol";
 import { justBashSandbox } from "../../shell/just-bash-sandbox";
 import { openPersistentFs } from "../../shell/persistent-fs";

@@ -9,7 +9,7 @@ import { modelPort } from "../../llm/complete";
 import { createModelSource, modelLabel } from "../../llm/model";
 import { BUILT_IN_PRICES, priceFor } from "../../llm/prices";
 import type { ModelPort } from "../../mind/ports";
-import type { MindSettings } from "../../store/minds/mind-record";
+import type { MindSettings } from "../../mind/settings/settings";
 import type { Sql } from "../db/sql";
 import { priceOf, type ProxyConfigResult } from "../proxy/config";
 import { openKey } from "./key-vault";

@@ -2,12 +2,12 @@ import "server-only";
 // The runner's HTTP edges: whether this server keeps minds alive (GET
 // /api/runner), a mind's keep-alive switch and its halt (a Stop or panic
 // stop from a tab reaches the server runner too), under the mind's write token.
-import { Halt, KeepAlive, type RunnerInfo, type ServerHome } from "@/lib/share/api";
-import { parseMindSettings } from "../../store/minds/mind-record";
+import { Halt, KeepAlive, type RunnerInfo, type ServerHome } from "@/lib/sync/wire";
+import { parseMindSettings } from "../../mind/settings/settings";
 import type { Sql } from "../db/sql";
 import type { ProxyConfigResult } from "../proxy/config";
-import { apiError, HttpError, json, readJson, route } from "../sharing/sync-http";
-import { authorizeMind, syncState } from "../sharing/sync-store";
+import { apiError, HttpError, json, readJson, route } from "../http/route";
+import { authorizeMind, syncState } from "../sync/store";
 import { bearerToken } from "../sharing/tokens";
 import { DEFAULT_QUOTAS } from "../sharing/quotas";
 import type { RunnerConfigResult } from "./config";

@@ -11,7 +11,7 @@ import { serverModel } from "./model";
 import { hostBoundNetwork, parseNetworkAllow } from "./network";
 import { Runner } from "./runner";
 import { runnerRoutes } from "./routes";
-import { allMethods } from "../sharing/sync-http";
+import { allMethods } from "../http/route";
 import { openWakeQueue, type WakeQueue } from "./wakes";
 
 type Holder = { [RUNNER]?: Promise<Runner>; [SENDER]?: Promise<WakeQueue>; [CONFIG]?: RunnerConfigResult };

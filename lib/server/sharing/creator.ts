@@ -8,7 +8,7 @@ import "server-only";
 import { serverSecret } from "../db/secrets";
 import type { Sql } from "../db/sql";
 import { issueCookieId, signedCookieId } from "../http/signed-cookie";
-import type { Creator } from "./sync-quota";
+import type { Creator } from "../sync/quota";
 
 export const SYNC_COOKIE = "reverie_sync_client";
 

@@ -2,9 +2,9 @@ import "server-only";
 // The text/event-stream a live or invite link follows. Each step is one
 // `event: step` with `id: <seq>`, so a browser's EventSource resumes from the
 // last one it saw (Last-Event-ID) after any reconnect.
-import { REVOKED_EVENT, STEP_EVENT } from "@/lib/share/api";
+import { REVOKED_EVENT, STEP_EVENT } from "@/lib/sharing/wire";
 import type { LiveEvent, LiveHub } from "./live";
-import { apiError } from "./sync-http";
+import { apiError } from "../http/route";
 
 export interface StreamOptions {
   heartbeatMs?: number;

@@ -3,7 +3,7 @@ import "server-only";
 // (which holds the link's row lock, so two instances cannot both take the last
 // slot): guests' messages, operators' control requests and alerts alike.
 import type { Sql } from "../db/sql";
-import { HttpError } from "./sync-http";
+import { HttpError } from "../http/route";
 
 const WINDOW_S = 60;
 

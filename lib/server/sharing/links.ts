@@ -3,12 +3,13 @@ import "server-only";
 // digest; holding the token is the whole permission, so lookups go by digest
 // and the digest is compared in constant time before it counts.
 import { randomUUID } from "node:crypto";
-import { sharePath, Token, type CreatedLink, type LinkInfo, type LinkKind } from "@/lib/share/api";
-import { DEFAULT_INVITE_ROLE, type Holder, type InviteRole } from "@/lib/share/roles";
+import { sharePath, type CreatedLink, type LinkInfo, type LinkKind } from "@/lib/sharing/wire";
+import { Token } from "@/lib/sync/wire";
+import { DEFAULT_INVITE_ROLE, type Holder, type InviteRole } from "@/lib/sharing/roles";
 import type { Sql } from "../db/sql";
-import { HttpError, notFound } from "./sync-http";
+import { HttpError, notFound } from "../http/route";
 import { QUOTA_VARS } from "./quotas";
-import { SYNC_CHANNEL } from "./sync-store";
+import { SYNC_CHANNEL } from "../sync/store";
 import { hashToken, newToken, tokenMatches } from "./tokens";
 
 const iso = (v: unknown): string => new Date(v as string | Date).toISOString();
@@ -67,7 +68,7 @@ export interface ResolvedLink {
   id: string;
   mind: string;
   kind: LinkKind;
-  /** What its holder may do (lib/share/roles.ts). */
+  /** What its holder may do (lib/sharing/roles.ts). */
   holder: Holder;
   /** A snapshot's bound; null for live and invite. */
   at_seq: number | null;

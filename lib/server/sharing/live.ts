@@ -5,10 +5,10 @@ import "server-only";
 // shares the database; PGlite delivers its own notifications in-process) and
 // on a slow poll, the safety net for a notification lost while LISTEN was
 // reconnecting. The same wake checks for revoked links.
-import { SYNC_LIMITS, type WireStep } from "@/lib/share/api";
+import { SYNC_LIMITS, type WireStep } from "@/lib/sync/wire";
 import { stepsAfter } from "./reads";
 import type { Sql } from "../db/sql";
-import { SYNC_CHANNEL } from "./sync-store";
+import { SYNC_CHANNEL } from "../sync/store";
 
 export type LiveEvent = { kind: "step"; step: WireStep } | { kind: "revoked" };
 

@@ -3,11 +3,12 @@ import "server-only";
 // Every step read is bounded by the link's last_seq, so a snapshot never
 // shows a step beyond its at_seq, and by what its holder may read: a guest
 // reads the conversation (message steps) and nothing else.
-import { SYNC_LIMITS, type StepPage, type WireStep } from "@/lib/share/api";
-import { can, CONVERSATION_KINDS } from "@/lib/share/roles";
+import { SYNC_LIMITS, type WireStep } from "@/lib/sync/wire";
+import { type StepPage } from "@/lib/sharing/wire";
+import { can, CONVERSATION_KINDS } from "@/lib/sharing/roles";
 import type { ResolvedLink } from "./links";
 import type { Sql } from "../db/sql";
-import { HttpError } from "./sync-http";
+import { HttpError } from "../http/route";
 
 type StepRow = { seq: string | number; traj: string; json: string };
 const wire = (r: StepRow): WireStep => ({ seq: Number(r.seq), traj: r.traj, json: r.json });

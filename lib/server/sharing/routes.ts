@@ -2,39 +2,25 @@ import "server-only";
 // Every /api/sync and /api/share route, as handlers over a database and a
 // live hub. app/api's route files pick theirs from here; `sharingFetch`
 // routes any URL to the same handlers (for in-process tests of the client).
-import {
-  BlobName,
-  CreateLink,
-  CreateMind,
-  FilesRead,
-  FilesWrite,
-  AlertPost,
-  ControlRequest,
-  CurationPost,
-  GuestMessage,
-  LeaseRequest,
-  RecordWrite,
-  SYNC_LIMITS,
-  TiersRead,
-  TiersWrite,
-  Upload,
-  type SharedMind,
-} from "@/lib/share/api";
-import { readFiles, writeFiles } from "./state-files";
-import { readTiers, sealTiers, stateSummary, writeRecord } from "./state-record";
-import { inbox, postGuestMessage } from "./invite-messages";
-import { pendingControls, postControl } from "./controls";
-import { pendingAlerts, postAlert } from "./alerts";
-import { pendingCurations, postCuration, sharedMemory } from "./curations";
+import { BlobName, CreateMind, LeaseRequest, SYNC_LIMITS, Upload } from "@/lib/sync/wire";
+import { CreateLink, AlertPost, ControlRequest, CurationPost, GuestMessage, type SharedMind } from "@/lib/sharing/wire";
+import { FilesRead, FilesWrite, RecordWrite, TiersRead, TiersWrite } from "@/lib/sync/state-wire";
+import { readFiles, writeFiles } from "../sync/state-files";
+import { readTiers, sealTiers, stateSummary, writeRecord } from "../sync/state-record";
+import { postGuestMessage } from "../inbox/messages";
+import { inboxContent } from "../inbox/content";
+import { postControl } from "../inbox/controls";
+import { postAlert } from "../inbox/alerts";
+import { postCuration, sharedMemory } from "../inbox/curations";
 import { mindUsage } from "./usage";
-import { can, type Capability } from "@/lib/share/roles";
+import { can, type Capability } from "@/lib/sharing/roles";
 import { eventStream, type StreamOptions } from "./events";
 import { createLink, listLinks, resolveLink, revokeLink } from "./links";
 import type { LiveHub } from "./live";
 import { locateStep, readableBy, readBlob, readSteps, searchSteps } from "./reads";
 import { SqlUnavailableError, type Sql } from "../db/sql";
-import { apiError, HttpError, json, noContent, notFound, param, readBody, readJson, route, type Params } from "./sync-http";
-import { authorizeMind, createMind, ownSteps, putBlob, readTrajectories, syncState, uploadSteps } from "./sync-store";
+import { apiError, HttpError, json, noContent, notFound, param, readBody, readJson, route, type Params } from "../http/route";
+import { authorizeMind, createMind, ownSteps, putBlob, readTrajectories, syncState, uploadSteps } from "../sync/store";
 import { bearerToken } from "./tokens";
 import { syncCreator } from "./creator";
 import { acquireLease, fenced, releaseLease, renewLease, wantLease } from "../state/lease";
@@ -113,7 +99,7 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
     return fn(d, mind, request, params);
   };
 
-  /** Runs `fn` for the link the token opens, once its holder may do `cap` (lib/share/roles.ts: the one table of who may do what). */
+  /** Runs `fn` for the link the token opens, once its holder may do `cap` (lib/sharing/roles.ts: the one table of who may do what). */
   const viaLink = (cap: Capability, fn: (d: SharingDeps, link: Awaited<ReturnType<typeof resolveLink>>, request: Request, params: Params) => Promise<Response>) => async (request: Request, params: Params) => {
     const d = await deps();
     const link = await resolveLink(d.sql, param(params, "token"));
@@ -208,11 +194,11 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
     }),
     inbox: r({
       GET: asMind(async (d, mind) =>
-        json({ messages: await inbox(d.sql, mind), controls: await pendingControls(d.sql, mind), alerts: await pendingAlerts(d.sql, mind), curations: await pendingCurations(d.sql, mind) }),
+        json(await inboxContent(d.sql, mind)),
       ),
     }),
 
-    // The mind's state beyond its steps (lib/share/api.ts, "the mind's state"): every write fenced and counted like an upload.
+    // The mind's state beyond its steps (lib/sync/wire.ts, "the mind's state"): every write fenced and counted like an upload.
     state: r({ GET: asMind(async (d, mind) => json(await stateSummary(d.sql, mind))) }),
     files: r({
       POST: asMind(async (d, mind, request) => json(await writeFiles(d.sql, mind, await readJson(request, FilesWrite, SYNC_LIMITS.filesBodyBytes), d.quotas ?? DEFAULT_QUOTAS))),

@@ -5,7 +5,7 @@ import "server-only";
 import { openLiveHub, type LiveHub } from "./live";
 import { sharingRoutes, type SharingDeps } from "./routes";
 import { serverSql, type Sql } from "../db/sql";
-import { allMethods, apiError, HttpError } from "./sync-http";
+import { allMethods, apiError, HttpError } from "../http/route";
 import { parseQuotas, type QuotasResult } from "./quotas";
 import { runnerConfig, runnerHooks } from "../runner/runtime";
 

@@ -3,7 +3,7 @@ import "server-only";
 // server stores only their SHA-256 digests and compares digests with
 // timingSafeEqual, so neither a database dump nor a stopwatch reveals one.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { TOKEN_BYTES } from "@/lib/share/api";
+import { TOKEN_BYTES } from "@/lib/sync/wire";
 
 export const newToken = (): string => randomBytes(TOKEN_BYTES).toString("base64url");
 

@@ -1,16 +1,16 @@
 import "server-only";
 // What a synced mind spent, for an operator's invite: the figures its owner's
 // Usage tab and spend line show (components/usage, lib/store/derived/usage.ts),
-// summed by the same pure code (lib/mind/usage-series.ts) over the same rows.
+// summed by the same pure code (lib/mind/budget/usage-series.ts) over the same rows.
 // The rows come from sync_steps, not mind_usage: mind_usage holds only the
 // calls the server's own home made, and no tokens, while sync_steps holds
 // every step either home wrote, each model call's usage inside its JSON.
-import { periods } from "@/lib/mind/budget";
-import { seriesStart, usageSeries, type UsageCall } from "@/lib/mind/usage-series";
-import type { MindUsage } from "@/lib/share/api";
+import { periods } from "@/lib/mind/budget/budget";
+import { seriesStart, usageSeries, type UsageCall } from "@/lib/mind/budget/usage-series";
+import type { MindUsage } from "@/lib/sharing/wire";
 import { BudgetConfig, StepUsage } from "@/lib/trajectory/schema";
 import type { Sql } from "../db/sql";
-import { HttpError } from "./sync-http";
+import { HttpError } from "../http/route";
 
 /** The kinds that carry a model call's usage (stepUsage in lib/trajectory/schema.ts reads these). */
 const USAGE_KINDS = ["reasoning", "thought", "observation", "error"];

@@ -10,9 +10,9 @@ import "server-only";
 // the lease row, and taking the lease updates that row: so a write that
 // passed its check commits before the lease can move, and the new holder,
 // reading the mind after taking the lease, sees it.
-import type { Lease } from "@/lib/share/api";
+import type { Lease } from "@/lib/sync/wire";
 import type { Sql } from "../db/sql";
-import { HttpError } from "../sharing/sync-http";
+import { HttpError } from "../http/route";
 
 export const DEFAULT_LEASE_S = 30;
 

@@ -1,6 +1,6 @@
 import "server-only";
 // A running mind's state in SQL (PGlite or PostgreSQL): the server's home of
-// the MindState port (lib/mind/state.ts), for a mind that goes on living
+// the MindState port (lib/mind/state/state.ts), for a mind that goes on living
 // while no tab is open. It keeps what every home keeps (the contract suite in
 // test/unit/helpers/mind-state-contract.ts runs against it on both engines).
 //
@@ -15,12 +15,12 @@ import "server-only";
 import { inStream } from "../../context/build";
 import { TierLine } from "../../context/rollups";
 import type { FoundStep } from "../../mind/ports";
-import { InvalidStepError, PacingSnapshot, ShellState, type FileRecord, type MindRecord, type MindState, type StateBatch, type TierStorePort } from "../../mind/state";
+import { InvalidStepError, PacingSnapshot, ShellState, type FileRecord, type MindRecord, type MindState, type StateBatch, type TierStorePort } from "../../mind/state/state";
 import { trajDirName } from "../../trajectory/headlong";
 import { parseStep, stepUsage, type Step } from "../../trajectory/schema";
 import { stepText } from "../../trajectory/summary";
 import type { Sql } from "../db/sql";
-import { SYNC_CHANNEL } from "../sharing/sync-store";
+import { SYNC_CHANNEL } from "../sync/store";
 import { checkFence } from "./lease";
 
 type StepJson = { json: string };

@@ -1,6 +1,6 @@
 // Skills Reverie ships, which the mind may install (`skills install
 // builtin:NAME`): Markdown files here, imported as text like the mind's
-// default texts (lib/mind/self-defaults).
+// default texts (lib/mind/self/defaults).
 import recallWatcher from "./recall-watcher.md" with { type: "text" };
 
 /** By name: the skill's whole file, front matter and all. */

@@ -1,8 +1,8 @@
 // alarm: the mind wakes itself later. Each alarm is a step in its trajectory
 // (set through the run, ended by cancel or when it rings), so it holds in
 // whichever home runs the mind, across handovers and restarts. Times are UTC.
-import { formatIn, parseAt, parseIn } from "../../mind/alarm-time";
-import { MAX_NOTE_CHARS, MAX_PENDING, MIN_PREFIX, SHORT_ID } from "../../mind/alarms";
+import { formatIn, parseAt, parseIn } from "../../mind/alarms/time";
+import { MAX_NOTE_CHARS, MAX_PENDING, MIN_PREFIX, SHORT_ID } from "../../mind/alarms/alarms";
 import { alarmTime } from "../../trajectory/summary";
 import type { Alarm, AlarmPort, ClockPort } from "../ports";
 import { defineAgentCommand, fail, ok, usageError, type CommandIO, type CommandResult } from "./command";

@@ -3,13 +3,13 @@
 // /workspace/trials/NAME/ (outside self/, so editing it changes nothing the
 // mind runs on), with trial.json saying what each text was when it was
 // forked and which tries were run. `try` re-runs past wakes with the trial's
-// texts (lib/mind/self-trial.ts); `merge` makes them the mind's own, as
+// texts (lib/mind/self/trial.ts); `merge` makes them the mind's own, as
 // self-edits citing the last try.
 import * as z from "zod";
-import { SELF_FILES, type SelfFile, type SelfTexts } from "../../mind/self";
+import { SELF_FILES, type SelfFile, type SelfTexts } from "../../mind/self/self";
 import type { ActivityPort } from "../ports";
 import type { TrialPort } from "../../mind/ports";
-import { TRY_WAKES, TRY_WAKES_MAX } from "../../mind/self-trial";
+import { TRY_WAKES, TRY_WAKES_MAX } from "../../mind/self/trial";
 import { WORKSPACE } from "../limits";
 import { selfDiff, sha256 } from "../self/edit";
 import { SELF_DIR } from "../self/paths";

@@ -1,7 +1,7 @@
 // shellm "<task>": hand one task to a nested run in a forked child trajectory
 // and print its answer. The parent's block waits; the nested run's signs of
 // life keep the watchdog from taking the wait for a hang.
-import { carriedEnv } from "../../mind/run";
+import { carriedEnv } from "../../mind/run/run";
 import type { ActivityPort, ShellmPort } from "../ports";
 import { defineAgentCommand, type AgentCommand, fail, ok, usageError } from "./command";
 

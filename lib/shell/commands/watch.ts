@@ -1,12 +1,12 @@
 // watch: the mind's watchers (issue 24, part 4), programs it writes that run
 // in its sandbox after each step of the types they name, with the step's JSON
 // on stdin; what one prints reaches it as an observation. Each is a file,
-// self/watchers/NAME.sh (lib/mind/watcher-file.ts), which this command
+// self/watchers/NAME.sh (lib/mind/watchers/file.ts), which this command
 // writes like any other file (so the block's end records it as the mind's
 // self-edit, and from then on it runs as recorded); how they ran comes from
-// the runner (lib/mind/watchers.ts), which keeps it in memory.
-import { WATCHER_NAME, parseTypes, parseWatcher, watcherText, withEnabled } from "../../mind/watcher-file";
-import { FAILURES_TO_DISABLE, RECENT_RUNS } from "../../mind/watchers";
+// the runner (lib/mind/watchers/watchers.ts), which keeps it in memory.
+import { WATCHER_NAME, parseTypes, parseWatcher, watcherText, withEnabled } from "../../mind/watchers/file";
+import { FAILURES_TO_DISABLE, RECENT_RUNS } from "../../mind/watchers/watchers";
 import { alarmTime } from "../../trajectory/summary";
 import { FIXED_LIMITS } from "../limits";
 import type { WatcherPort, WatcherRun, WatcherStats } from "../ports";

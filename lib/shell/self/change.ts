@@ -7,7 +7,7 @@
 // step with that id, so the page that asked learns why.
 import { applyPatch, parsePatch, reversePatch } from "diff";
 import * as z from "zod";
-import { SELF_FILES, type SelfFile } from "../../mind/self";
+import { SELF_FILES, type SelfFile } from "../../mind/self/self";
 import type { NewStep, StepOf } from "../../trajectory/schema";
 import { selfEditStep, sha256 } from "./edit";
 

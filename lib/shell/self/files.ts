@@ -4,8 +4,8 @@
 // file at its own path, never through a link: what the harness puts before
 // the model is what is in self/, not what a link points at.
 import type { IFileSystem } from "just-bash";
-import { SELF_FILES } from "../../mind/self";
-import type { FileRecord, FileStore } from "../../mind/state";
+import { SELF_FILES } from "../../mind/self/self";
+import type { FileRecord, FileStore } from "../../mind/state/state";
 import { WORKSPACE } from "../limits";
 import { SELF_DIR, under, WATCHERS_DIR } from "./paths";
 

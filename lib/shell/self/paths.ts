@@ -2,7 +2,7 @@
 // them from these paths, and the sandbox keeps them plain files there.
 import { WORKSPACE } from "../limits";
 
-export { SELF_FILES } from "../../mind/self";
+export { SELF_FILES } from "../../mind/self/self";
 
 export const SELF_DIR = `${WORKSPACE}/self`;
 export const WATCHERS_DIR = `${SELF_DIR}/watchers`;

@@ -2,7 +2,7 @@
 // usage. Derived data beside the log (rebuildable from the steps); it answers
 // what a mind spent this hour and today, for its caps and its page.
 import Dexie from "dexie";
-import { periods } from "../../mind/budget";
+import { periods } from "../../mind/budget/budget";
 import { stepUsage, type Step } from "../../trajectory/schema";
 import type { ReverieDb, UsageRow } from "../db/db";
 

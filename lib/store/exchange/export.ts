@@ -11,7 +11,7 @@ import { parseArchive } from "../minds/archives";
 import type { TrajectoryRow } from "../../trajectory/source";
 import type { ReverieDb } from "../db/db";
 import { parseMind } from "../minds/minds";
-import { MIND_JSON_FORMAT, mindFile } from "../minds/mind-record";
+import { MIND_JSON_FORMAT, mindFile } from "../../mind/settings/settings";
 import { getResultsText, RESULTS_BLOB } from "../minds/results";
 
 export { MIND_JSON_FORMAT };

@@ -6,7 +6,7 @@
 // applies in its sandbox and records; the page follows the step. Whichever
 // way, the step has the request's id, so a request is applied once.
 import * as z from "zod";
-import { FileRecord } from "../../mind/state";
+import { FileRecord } from "../../mind/state/state";
 import { applyCuration, Curation, type CurationFs, type CurationStep } from "../../shell/curation";
 import { WORKSPACE } from "../../shell/limits";
 import type { Step } from "../../trajectory/schema";

@@ -1,5 +1,5 @@
 // The workspace files of one mind (the sandbox's persistent filesystem).
-import { FileRecord, type FileStore } from "../../mind/state";
+import { FileRecord, type FileStore } from "../../mind/state/state";
 import type { ReverieDb } from "../db/db";
 import { getMind } from "./minds";
 

@@ -1,19 +1,19 @@
 // Minds in this browser: their settings (mutable, the human's) and the start
 // of their trajectory (append-only, in steps).
 import * as z from "zod";
-import { ModelSettings } from "../../llm/settings";
-import { DEFAULT_PACING } from "../../mind/pacing";
-import { type PacingSnapshot, type ShellState } from "../../mind/state";
+import { ModelSettings } from "../../mind/settings/model";
+import { DEFAULT_PACING } from "../../mind/pacing/pacing";
+import { type PacingSnapshot, type ShellState } from "../../mind/state/state";
 import { recoverAtStart } from "../../mind/recovery";
 import { DEFAULT_PERMISSIONS, Permissions } from "../../trajectory/permissions";
 import { BudgetConfig, formatTs, PacingConfig, stampStep, type Step } from "../../trajectory/schema";
-import { DEFAULT_BUDGET } from "../../mind/budget";
+import { DEFAULT_BUDGET } from "../../mind/budget/budget";
 import type { ReverieDb } from "../db/db";
 import { getOwner, listOwners } from "./owners";
 import { appendStep, tailSteps } from "../steps/steps";
 
 // The record's schema is shared with the server's home (./mind-record.ts).
-import { configStep, MindSettings } from "./mind-record";
+import { configStep, MindSettings } from "../../mind/settings/settings";
 export const Mind = MindSettings;
 export type Mind = MindSettings;
 

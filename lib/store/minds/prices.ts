@@ -2,7 +2,7 @@
 // the built-in table with the human's edits on top, kept in the settings
 // table under "prices". Read back through the schema, never cast.
 import { BUILT_IN_PRICES } from "../../llm/prices";
-import { PriceTable } from "../../llm/price";
+import { PriceTable } from "../../mind/settings/model";
 import type { ReverieDb } from "../db/db";
 
 const KEY = "prices";

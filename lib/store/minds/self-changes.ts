@@ -4,8 +4,8 @@
 // mind's are its worker's (its ledger, lib/home/self-ledger.ts), so the change
 // waits in a queue the worker serves; the page follows the step by its id.
 import * as z from "zod";
-import { FileRecord } from "../../mind/state";
-import { SELF_FILES, type SelfFile } from "../../mind/self";
+import { FileRecord } from "../../mind/state/state";
+import { SELF_FILES, type SelfFile } from "../../mind/self/self";
 import { planSelfChange, SelfChange, type SelfEdit } from "../../shell/self/change";
 import { SELF_DIR } from "../../shell/self/paths";
 import { isKind, parseStep, stampStep, type NewStep, type Step } from "../../trajectory/schema";

@@ -1,10 +1,10 @@
 // A running mind's state in this browser's IndexedDB: the tab's home of the
-// MindState port (lib/mind/state.ts), and the one place a mind's step is
+// MindState port (lib/mind/state/state.ts), and the one place a mind's step is
 // written. Each `append` is one transaction (lib/store/db/raw-write) holding
 // the steps, the usage row of each step that records a model call, and the
 // rows of what those calls saw; everything else here reads.
 import type { SeenCall } from "../../context/replay";
-import { InvalidStepError, type MindState, type StateBatch } from "../../mind/state";
+import { InvalidStepError, type MindState, type StateBatch } from "../../mind/state/state";
 import type { ContextRow, ReverieDb, StepRow, UsageRow } from "../db/db";
 import { writeRows, type TableWrite } from "../db/raw-write";
 import { contextRows } from "../derived/contexts";

@@ -10,7 +10,7 @@ import { parseStep, type Step } from "../../trajectory/schema";
 import { stepText } from "../../trajectory/summary";
 import type { ReverieDb, StepRow } from "../db/db";
 import { writeRows } from "../db/raw-write";
-import { InvalidStepError } from "../../mind/state";
+import { InvalidStepError } from "../../mind/state/state";
 
 export { InvalidStepError };
 

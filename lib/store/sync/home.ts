@@ -12,13 +12,14 @@
 // its life. Losing it (the tab slept past it and a runner took over): stop
 // the loop at once, then ask again, since the tab is open.
 import type { Clock } from "../../mind/ports";
-import type { AwayDigest } from "../../share/away-digest";
-import { ApiRequestError, OfflineError, syncClient } from "../../share/client";
-import { homeClient, type HomeClient, type LeaseAnswer } from "../../share/home-client";
+import type { AwayDigest } from "../../sync/client/away-digest";
+import { ApiRequestError, OfflineError } from "../../sync/client/http";
+import { syncClient } from "../../sync/client/client";
+import { homeClient, type HomeClient, type LeaseAnswer } from "../../sync/client/home-client";
 import type { ReverieDb } from "../db/db";
 import { watchTables } from "../db/watch";
 import { pullServerSteps } from "./pull";
-import type { SyncRecord } from "../../share/sync-engine";
+import type { SyncRecord } from "../../sync/client/engine";
 import { browserSync, getSync, updateSync } from "./sync";
 
 export type HomeWhere =

@@ -10,10 +10,10 @@
 // either. They are moved, whole and in order, into a child trajectory of
 // their own ("cut off in this tab"), so nothing is lost and nothing doubles.
 import type { Step } from "../../trajectory/schema";
-import { awayDigest, type AwayDigest } from "../../share/away-digest";
-import type { HomeClient } from "../../share/home-client";
-import { SYNC_LIMITS } from "../../share/api";
-import { blobRefs } from "../../share/sync-engine";
+import { awayDigest, type AwayDigest } from "../../sync/client/away-digest";
+import type { HomeClient } from "../../sync/client/home-client";
+import { SYNC_LIMITS } from "../../sync/wire";
+import { blobRefs } from "../../sync/client/engine";
 import { readLine } from "../../trajectory/headlong";
 import type { ReverieDb, StepRow, UsageRow } from "../db/db";
 import { usageRow } from "../derived/usage";

@@ -1,11 +1,11 @@
-// The mind's state in this browser as state sync (lib/share/state-sync.ts)
+// The mind's state in this browser as state sync (lib/sync/client/state-sync.ts)
 // reads and writes it: the workspace files, the sealed summaries, the mind's
 // record (settings, shell, pacing), and the book of what was last synced
 // (a settings row `state-sync:<mind id>`, beside the sync record).
-import { FileRecord } from "../../mind/state";
-import { WireTier } from "../../share/api";
-import { EMPTY_BOOK, sameStamp, StateBook } from "../../share/state-book";
-import { LocalChangedError, type LocalState } from "../../share/state-sync";
+import { FileRecord } from "../../mind/state/state";
+import { WireTier } from "../../sync/state-wire";
+import { EMPTY_BOOK, sameStamp, StateBook } from "../../sync/client/state-book";
+import { LocalChangedError, type LocalState } from "../../sync/client/state-sync";
 import type { ReverieDb } from "../db/db";
 import { AlreadySealedError, sealTier } from "../derived/tiers";
 import { mindFiles } from "../minds/files";

@@ -3,15 +3,16 @@
 // the log, when it last synced and why it last failed, and the links this
 // browser made (their URLs live only here). And the engine's view of the
 // mind's own rows, blobs and keys.
-import { alertStep, controlStep, inviteStep } from "../../share/invite-step";
+import { alertStep, controlStep, inviteStep } from "../../sync/inbox-steps";
 import { curate } from "../minds/curations";
-import { InviteRole } from "../../share/roles";
+import { InviteRole } from "../../sharing/roles";
 import Dexie from "dexie";
 import * as z from "zod";
 import type { Clock } from "../../mind/ports";
-import { SyncQuota, type LinkInfo, type LinkKind, type WireTrajectory } from "../../share/api";
-import { syncClient } from "../../share/client";
-import { activeInvite, EMPTY_SYNC, syncEngine, wakeSource, type LocalMind, type SyncEngine, type SyncRecord, type SyncStatePort } from "../../share/sync-engine";
+import { SyncQuota, type WireTrajectory } from "../../sync/wire";
+import { type LinkInfo, type LinkKind } from "../../sharing/wire";
+import { syncClient } from "../../sync/client/client";
+import { activeInvite, EMPTY_SYNC, syncEngine, wakeSource, type LocalMind, type SyncEngine, type SyncRecord, type SyncStatePort } from "../../sync/client/engine";
 import type { ReverieDb } from "../db/db";
 import { getMind, listMinds } from "../minds/minds";
 import { watchTables } from "../db/watch";
@@ -42,7 +43,7 @@ const SyncRow = z.object({
   // A quota that does not parse (an older server's, say) is dropped, not the whole record.
   quota: SyncQuota.optional().catch(undefined),
   links: z.array(LocalLinkRow).default([]),
-  // Keep-alive: the whole state syncs (lib/share/state-sync.ts), with this tab's lease epoch.
+  // Keep-alive: the whole state syncs (lib/sync/client/state-sync.ts), with this tab's lease epoch.
   keep_alive: z.boolean().optional(),
   epoch: z.number().int().positive().optional(),
   lease_s: z.number().positive().optional(),

@@ -3,9 +3,9 @@
 // switch. Bound to this browser's database and the page's own origin.
 "use client";
 import { useEffect, useState } from "react";
-import type { RunnerInfo, ServerHome } from "../../share/api";
-import { syncClient } from "../../share/client";
-import { homeClient } from "../../share/home-client";
+import type { RunnerInfo, ServerHome } from "../../sync/wire";
+import { syncClient } from "../../sync/client/client";
+import { homeClient } from "../../sync/client/home-client";
 import { db } from "../db/db";
 import { getMind } from "../minds/minds";
 import { keepHome, type HomeEvents, type HomeKeeper } from "../sync/home";

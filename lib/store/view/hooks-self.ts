@@ -4,7 +4,7 @@
 "use client";
 import { useLiveQuery } from "dexie-react-hooks";
 import { useCallback } from "react";
-import { SELF_FILES, type SelfFile } from "../../mind/self";
+import { SELF_FILES, type SelfFile } from "../../mind/self/self";
 import type { SelfChange } from "../../shell/self/change";
 import { sha256 } from "../../shell/self/edit";
 import { SELF_DIR } from "../../shell/self/paths";

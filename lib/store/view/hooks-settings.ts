@@ -4,7 +4,7 @@
 "use client";
 import { useLiveQuery, useObservable } from "dexie-react-hooks";
 import { useEffect, useState } from "react";
-import type { PriceTable } from "../../llm/price";
+import type { PriceTable } from "../../mind/settings/model";
 import { db, requestPersistence } from "../db/db";
 import { watchTables } from "../db/watch";
 import { spendSummary, type SpendSummary } from "../derived/usage";

@@ -17,7 +17,7 @@ import { importIntoDb, importLockName, sweepUnfinishedImports } from "../exchang
 import { pageSource, rowSource } from "./view";
 import type { StepSource } from "../../trajectory/source";
 import { browserSync, getSync, pendingSteps, runSyncInThisTab, type ShareActions } from "../sync/sync";
-import type { SyncRecord } from "../../share/sync-engine";
+import type { SyncRecord } from "../../sync/client/engine";
 import type { FileRecord } from "../../shell/persistent-fs";
 import { readTimeline, timelineStepsOf, usageRowsSince } from "../steps/timeline";
 import { rowsAfter, watchRows } from "../steps/steps";

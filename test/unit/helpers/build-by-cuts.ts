@@ -1,4 +1,4 @@
-// The oracle for test/unit/context-plan-once.test.ts: buildContext as it was
+// The oracle for test/unit/context/plan-once.test.ts: buildContext as it was
 // before it planned once per call (lib/context/build.ts at that time, with
 // the staircase's old plan), assembling the whole context again for each cut
 // it tried. Kept only to check that the faster build returns the same thing.

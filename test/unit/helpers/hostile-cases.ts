@@ -1,4 +1,4 @@
-// Generated hostile inputs for the importer (test/unit/import-fuzz.test.ts):
+// Generated hostile inputs for the importer (test/unit/import/fuzz.test.ts):
 // each case is a file, the limits it is read with, the valid lines planted in
 // it (which must all be kept if the import succeeds), how many lines it holds
 // over the line limit, and whether it must be refused. Deterministic per seed.

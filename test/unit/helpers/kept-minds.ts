@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { Sql } from "@/lib/server/db/sql";
 import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
-import { newMind, upload, type App } from "../server-sync-harness";
+import { newMind, upload, type App } from "../server/sync/harness";
 
 /** Poll `probe` every 50 ms until it gives a value, or fail after `ms`. */
 export async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {

@@ -1,4 +1,4 @@
-// What every home of a mind's state (lib/mind/state.ts's MindState) keeps, as
+// What every home of a mind's state (lib/mind/state/state.ts's MindState) keeps, as
 // one suite each home runs: `mindStateContract("memory", async (mindId) => new
 // MemoryMindState(mindId, record))`. The suite reads and writes only through
 // the MindState interface, so a home over IndexedDB or SQL runs it unchanged.
@@ -10,7 +10,7 @@
 // clearing between tests; `close`, when given, is called after each test.
 import { afterEach, describe, expect, it } from "vitest";
 import type { SealedTier } from "../../../lib/context/sealed-past";
-import { InvalidStepError, type FileRecord, type MindState, type SpendEntry, type StateBatch } from "../../../lib/mind/state";
+import { InvalidStepError, type FileRecord, type MindState, type SpendEntry, type StateBatch } from "../../../lib/mind/state/state";
 import { parseStep, type Step } from "../../../lib/trajectory/schema";
 import { id } from "./steps";
 

@@ -1,7 +1,7 @@
 // The four providers reached through their own AI SDK code, each against the
 // FAKE of its wire format (test/fixtures/providers/), with what the mind must
 // say for each failure written out here, as the README's table promises it.
-import type { ModelSettings } from "../../../lib/llm/settings";
+import type { ModelSettings } from "../../../lib/mind/settings/model";
 import type { FakeProvider, SeenRequest } from "../../fixtures/providers/fake-provider";
 import { ANTHROPIC_MALFORMED, startFakeAnthropic } from "../../fixtures/providers/anthropic";
 import { GOOGLE_MALFORMED, startFakeGoogle } from "../../fixtures/providers/google";

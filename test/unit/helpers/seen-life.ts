@@ -14,7 +14,7 @@ import { stepMaker } from "./steps";
 const F = { fanout: 10 };
 const key = (b: BlockRef) => `${b.tier}:${b.index}`;
 
-/** The instructions of an inner-life call, in the parts lib/mind/prompt.ts makes (their texts long, as the real ones are). */
+/** The instructions of an inner-life call, in the parts lib/mind/run/prompt.ts makes (their texts long, as the real ones are). */
 export const SYSTEM: SystemPart[] = [
   { kind: "persona", text: "You are Reverie, a mind that tends a garden of notes. ".repeat(8) },
   { kind: "how-to-act", text: "Think, then act with one bash block; set FINAL when done. ".repeat(30) },

@@ -1,10 +1,10 @@
 // The just-bash sandbox wired the way the app wires it: the workspace over a
 // FileStore (workers/host.ts), a Journal over the mind's log, one run opened,
-// and a session whose scope is built the way lib/mind/run.ts `shellmRun`
+// and a session whose scope is built the way lib/mind/run/run.ts `shellmRun`
 // builds it. Only `shellm` is the test's own: a port it controls.
-import { alarmPort } from "@/lib/mind/alarms";
-import type { RunScope } from "@/lib/mind/journal";
-import { trajReader } from "@/lib/mind/mind-log";
+import { alarmPort } from "@/lib/mind/alarms/alarms";
+import type { RunScope } from "@/lib/mind/log/journal";
+import { trajReader } from "@/lib/mind/log/mind-log";
 import type { NestedRunResult, ShellmPort, ShellResult, ShellScope } from "@/lib/mind/ports";
 
 /** What shellmRun hands the shell: reads of the run's trajectory, messages appended through the run. */

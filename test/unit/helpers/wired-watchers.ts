@@ -2,15 +2,15 @@
 // model: its journal over its TrajectoryLog over a MemoryMindState, the real
 // just-bash sandbox over an in-memory workspace, its SelfLedger (self/ set up
 // as at a first start), the Watchers runner with the fixed limits, and one
-// run whose blocks are recorded as lib/mind/run.ts records them (the block,
+// run whose blocks are recorded as lib/mind/run/run.ts records them (the block,
 // then the ledger's settle). The clock moves only when the test moves it.
 import { InMemoryFs } from "just-bash";
 import { SelfLedger } from "@/lib/home/self-ledger";
-import { Journal, type RunScope } from "@/lib/mind/journal";
-import { MemoryMindState } from "@/lib/mind/memory-state";
-import { MindWriter, TrajectoryLog } from "@/lib/mind/mind-log";
+import { Journal, type RunScope } from "@/lib/mind/log/journal";
+import { MemoryMindState } from "@/lib/mind/state/memory-state";
+import { MindWriter, TrajectoryLog } from "@/lib/mind/log/mind-log";
 import type { Clock, ShellSession } from "@/lib/mind/ports";
-import { Watchers } from "@/lib/mind/watchers";
+import { Watchers } from "@/lib/mind/watchers/watchers";
 import { justBashSandbox } from "@/lib/shell/just-bash-sandbox";
 import { FIXED_LIMITS, WORKSPACE } from "@/lib/shell/limits";
 import { fsSelfFiles } from "@/lib/shell/self/files";

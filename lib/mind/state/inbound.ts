@@ -1,0 +1,40 @@
+// The inbound side of a mind's state: the one door through which whatever
+// others bring a mind enters it, wherever it lives. People's messages,
+// operators' controls, alerts, its owner's settings (a config step), and
+// changes to its memory, goals and own texts; the channels to come go through
+// it too. Each home's store feeds it its own way: the tab from IndexedDB's
+// change feed and its queues, the server from its inbox tables, a scenario
+// from its script. The running mind opens it once and is given each thing
+// once, in order; nothing reaches a mind around it.
+import type { Step } from "../../trajectory/schema";
+import type { TrajStep } from "./state";
+
+/**
+ * A change someone asked of the mind, made where its files are (its
+ * workspace) by the running mind, and recorded by the step that says what was
+ * made. Its id becomes that step's, so a change is made once.
+ */
+export interface InboundChange {
+  id: string;
+  /** "curation": a person's change to its memories or goals; "self": its owner's change to its own texts. */
+  kind: "curation" | "self";
+  /** The change as asked, parsed where it is made (an unreadable one is recorded as refused). */
+  body: unknown;
+}
+
+export interface InboundSink {
+  /** Steps appended for the mind by others, stored already, oldest first (in the trajectory each names). */
+  steps(steps: readonly TrajStep[]): void;
+  /** Make a change and append the step that records it; resolves once that step is stored. */
+  change(c: InboundChange): Promise<Step>;
+}
+
+export interface Inbound {
+  /** Stop taking what comes in: what is being made is finished first. */
+  close(): Promise<void>;
+}
+
+export interface InboundPort {
+  /** Start giving the mind what comes in from now on, each once; resolves once nothing that comes after can be missed. One sink at a time. */
+  open(sink: InboundSink): Promise<Inbound>;
+}
