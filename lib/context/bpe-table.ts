@@ -20,7 +20,7 @@
 //
 // Typed arrays are read with `?? 0` where an index cannot be past the end:
 // the optimizing compiler drops the check, and no cast claims what it cannot see.
-import { pieceEnd } from "./o200k-split";
+import { forEachPiece } from "./o200k-split";
 
 export interface BpeTable {
   /** Token r's bytes are bytes[starts[r]] up to bytes[starts[r + 1]]; a rank with no token has none. */
@@ -168,74 +168,37 @@ function mergeCount(t: BpeTable, strict: TextDecoder, piece: Uint8Array, len: nu
   return parts - 1;
 }
 
-/** Pieces that merged into more than one token, remembered: their merge is the slow part, and text repeats its words. */
+/** Pieces remembered: text repeats its words, and a Map hit on a string is cheaper than its bytes' hash. */
 const PIECES = 50_000;
 
 export class TableCounter {
   private scratch = new Uint8Array(1024);
+  private readonly encoder = new TextEncoder();
   private readonly strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  private readonly merged = new Map<string, number>();
+  private readonly pieces = new Map<string, number>();
 
   constructor(private readonly table: BpeTable) {}
 
   /** o200k tokens in `text`, special tokens' text counted as the text it is. */
   count(text: string): number {
     let n = 0;
-    for (let i = 0; i < text.length; ) {
-      const end = pieceEnd(text, i);
+    forEachPiece(text, (from, to) => {
       // Every ASCII character is a token of its own.
-      if (end - i === 1 && text.charCodeAt(i) < 128) n++;
-      else n += this.countPiece(text, i, end);
-      i = end;
-    }
-    return n;
-  }
-
-  private countPiece(text: string, from: number, to: number): number {
-    if (this.scratch.length < (to - from) * 3) this.scratch = new Uint8Array((to - from) * 3);
-    const len = utf8Into(text, from, to, this.scratch);
-    if (rankOf(this.table, this.scratch, 0, len) !== -1) return 1;
-    const piece = text.slice(from, to);
-    let n = this.merged.get(piece);
-    if (n === undefined) {
-      n = mergeCount(this.table, this.strict, this.scratch, len);
-      if (this.merged.size >= PIECES) this.merged.clear();
-      this.merged.set(piece, n);
-    }
-    return n;
-  }
-}
-
-/** text[from, to) as UTF-8 into `out` (room for 3 bytes a code unit), as TextEncoder writes it: a lone surrogate as U+FFFD. Returns the length. */
-function utf8Into(text: string, from: number, to: number, out: Uint8Array): number {
-  let at = 0;
-  for (let i = from; i < to; i++) {
-    let c = text.charCodeAt(i);
-    if (c < 0x80) {
-      out[at++] = c;
-      continue;
-    }
-    if (c < 0x800) {
-      out[at++] = 0xc0 | (c >> 6);
-      out[at++] = 0x80 | (c & 0x3f);
-      continue;
-    }
-    if (c >= 0xd800 && c <= 0xdfff) {
-      const low = i + 1 < to ? text.charCodeAt(i + 1) : 0;
-      if (c <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) {
-        const cp = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
-        out[at++] = 0xf0 | (cp >> 18);
-        out[at++] = 0x80 | ((cp >> 12) & 0x3f);
-        out[at++] = 0x80 | ((cp >> 6) & 0x3f);
-        out[at++] = 0x80 | (cp & 0x3f);
-        i++;
-        continue;
+      if (to - from === 1 && text.charCodeAt(from) < 128) n++;
+      else {
+        const piece = text.slice(from, to);
+        n += this.pieces.get(piece) ?? this.countPiece(piece);
       }
-      c = 0xfffd;
-    }
-    out[at++] = 0xe0 | (c >> 12);
-    out[at++] = 0x80 | ((c >> 6) & 0x3f);
-    out[at++] = 0x80 | (c & 0x3f);
+    });
+    return n;
   }
-  return at;
+
+  private countPiece(piece: string): number {
+    if (this.scratch.length < piece.length * 3) this.scratch = new Uint8Array(piece.length * 3);
+    const { written } = this.encoder.encodeInto(piece, this.scratch);
+    const n = rankOf(this.table, this.scratch, 0, written) !== -1 ? 1 : mergeCount(this.table, this.strict, this.scratch, written);
+    if (this.pieces.size >= PIECES) this.pieces.clear();
+    this.pieces.set(piece, n);
+    return n;
+  }
 }

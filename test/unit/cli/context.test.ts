@@ -291,13 +291,13 @@ describe("arguments and files", () => {
   let usage = "";
   let path = "";
   beforeAll(async () => {
-    await main(["help"], { out: (s) => void (usage += s), err: () => undefined });
+    await main(["help", "context"], { out: (s) => void (usage += s), err: () => undefined });
     path = write("args/trajectory.jsonl", jsonl(thoughts(3).all));
   });
 
-  it("--help prints the usage, naming context", async () => {
+  it("--help prints context's own usage", async () => {
     expect(await run("context", "--help")).toEqual({ code: 0, out: usage, err: "" });
-    expect(usage).toContain("  reverie context <path> [--budget TOKENS] [--json]\n");
+    expect(usage.startsWith("usage: reverie context <path> [--budget TOKENS] [--json]\n")).toBe(true);
   });
 
   it.each([

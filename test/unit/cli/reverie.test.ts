@@ -6,48 +6,13 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { USAGE, verbUsage } from "@/cli/help.mjs";
 import { main } from "@/cli/reverie";
-import { DEFAULT_BUDGET } from "@/lib/context/build";
-import { TIERS_FILE } from "@/lib/context/rollups";
 import { makeHeadlongTree } from "../../fixtures/headlong-tree";
 import { bundleEntry, runBin } from "../helpers/cli-bin";
 import { tarGzBlob } from "../helpers/hostile";
 import { expectedCounts, pack, type Packing } from "../helpers/trees";
 
-const USAGE = `usage:
-  reverie check <path> [--json]
-  reverie show <path> <step-id|prefix> [--full]
-  reverie context <path> [--budget TOKENS] [--json]
-  reverie sh [--workspace DIR] [--traj FILE] [--silence S] [--wall S] -c SCRIPT
-  reverie eval <scenario.json> --model M [--provider P] [--base-url URL] [--api-key-env NAME] [--price IN,OUT] [--set path=value]... [--vary path=v1,v2,...] [--seed N] [--out DIR] [--json]
-
-<path> is a Headlong trajectory folder (trajectory.jsonl, blobs/ beside it, child
-trajectories in subfolders), a trajectory.jsonl, or such a folder packed as .zip or .tar.gz.
-
-context prints what the mind's model is shown of the (root) trajectory: its past as
-sealed summaries where tiers.jsonl beside its trajectory.jsonl has them, as elisions
-where not, then the newest steps verbatim, within TOKENS (default 16000).
---json prints {"messages":[{"role","content"}...],"tokens":N,"parts":[...]}.
-
-sh runs SCRIPT in the built-in sandbox, with the mind's commands and limits and the
-network off, over the folder DIR (default ./.reverie-sh/workspace, kept between calls)
-as /workspace, and the trajectory FILE (default ./.reverie-sh/trajectory.jsonl).
-The commands' appends (chat send, ...) go to FILE; the script and its output are not
-recorded. It prints the script's stdout and stderr and exits with its status; a script
-ended by a limit exits non-zero with a [reverie] note on stderr. --silence and --wall
-set those two limits, in seconds.
-
-eval plays a scenario (eval/README.md) with the real mind on a simulated clock: model
-calls take their real time, every wait is skipped. P is openai-compatible (the default,
-with --base-url), openai, anthropic, google or openrouter; the key is read from the
-environment variable NAME. --price gives the model's price in USD per million tokens
-when it is not in the built-in table. --set changes a setting of the scenario's mind
-(pacing.cap_s=60); --vary plays once per value and shows the runs side by side.
---seed N makes the step ids (and the provider's sampling, where it takes a seed)
-repeatable. --out DIR writes each run as an archive the app imports (DIR/*.tar.gz,
-unpacked beside it, with results.json). Progress goes to stderr; the probes and
-figures to stdout (--json: as JSON). Ctrl-C ends the play and scores what was played.
-`;
 
 async function run(...argv: string[]) {
   let out = "";
@@ -289,8 +254,8 @@ describe("a Headlong folder as it lies on disk", () => {
 
 describe("the binary (bin/reverie.mjs, over its bundle)", () => {
   it("--help, -h and help print the usage and exit 0; no command prints it and exits 2", async () => {
-    for (const flag of ["--help", "-h", "help"]) expect(await runBin([flag])).toMatchObject({ code: 0, out: USAGE, err: "" });
-    expect(await runBin([])).toMatchObject({ code: 2, out: USAGE, err: "" });
+    for (const flag of ["--help", "-h", "help"]) expect(await runBin([flag])).toMatchObject({ code: 0, out: `${USAGE}\n`, err: "" });
+    expect(await runBin([])).toMatchObject({ code: 2, out: `${USAGE}\n`, err: "" });
   });
 
   it("counts tokens from its table (o200k_base.bpe beside the chunks), with neither gpt-tokenizer's ranks nor zod's locales in a chunk", async () => {
@@ -352,47 +317,46 @@ describe("errors", () => {
   });
 
   it.each([
-    [["check"]],
-    [["check", "a", "b"]],
-    [["show", "a"]],
-    [["show", "a", "b", "c"]],
-    [["frobnicate", "x"]],
-  ])("bad arguments %j exit 2 with the usage on stderr", async (argv) => {
-    expect(await run(...argv)).toEqual({ code: 2, out: "", err: `reverie: unknown command or arguments: ${argv.join(" ")}\n${USAGE}` });
+    [["check"], "check needs a <path>", "check"],
+    [["check", "a", "b"], "unexpected argument 'b'", "check"],
+    [["show", "a"], "show needs a <path> and a step id or prefix after it", "show"],
+    [["show"], "show needs a <path> and a step id or prefix", "show"],
+    [["show", "a", "b", "c"], "unexpected argument 'c'", "show"],
+  ] as const)("bad arguments %j exit 2 with the problem and the verb's usage on stderr", async (argv, problem, verb) => {
+    expect(await run(...argv)).toEqual({ code: 2, out: "", err: `reverie: ${problem}\n${verbUsage(verb)}\n` });
+  });
+
+  it.each([[["frobnicate", "x"]], [["frobnicate", "--json"]], [["frobnicate", "--help"]], [["help", "frobnicate"]]])("an unknown verb %j exits 2, naming the verbs, with the usage on stderr", async (argv) => {
+    expect(await run(...argv)).toEqual({ code: 2, out: "", err: `reverie: unknown verb 'frobnicate'; the verbs are check, show, context, sh, eval, runner, minds\n\n${USAGE}\n` });
   });
 
   it.each([
-    [["check", "x.zip", "--jsn"], "--jsn"],
-    [["check", "--jsn", "x.zip"], "--jsn"],
-    [["check", "x.zip", "--full"], "--full"],
-    [["show", "x.zip", "deadbeef", "--json"], "--json"],
-    [["show", "x.zip", "deadbeef", "--ful"], "--ful"],
-    [["frobnicate", "--json"], "--json"],
-  ])("an unknown option %j exits 2 with the usage on stderr, before reading any file", async (argv, option) => {
-    expect(await run(...argv)).toEqual({ code: 2, out: "", err: `reverie: unknown option ${option}\n${USAGE}` });
+    [["check", "x.zip", "--jsn"], "--jsn", "check"],
+    [["check", "--jsn", "x.zip"], "--jsn", "check"],
+    [["check", "x.zip", "--full"], "--full", "check"],
+    [["check", "x.zip", "-j"], "-j", "check"],
+    [["show", "x.zip", "deadbeef", "--json"], "--json", "show"],
+    [["show", "x.zip", "deadbeef", "--ful"], "--ful", "show"],
+  ] as const)("an unknown option %j exits 2 with the verb's usage on stderr, before reading any file", async (argv, option, verb) => {
+    expect(await run(...argv)).toEqual({ code: 2, out: "", err: `reverie: unknown option ${option}\n${verbUsage(verb)}\n` });
   });
 
   it("several unknown options are named together", async () => {
-    expect(await run("check", file.zip, "--jsn", "--json", "--verbose")).toEqual({ code: 2, out: "", err: `reverie: unknown option --jsn, --verbose\n${USAGE}` });
+    expect(await run("check", file.zip, "--jsn", "--json", "--verbose")).toEqual({ code: 2, out: "", err: `reverie: unknown option --jsn, --verbose\n${verbUsage("check")}\n` });
   });
 
-  it("each command's known options still work: --help for both, --json for check, --full for show", async () => {
-    expect(await run("check", "--help")).toEqual({ code: 0, out: USAGE, err: "" });
-    expect(await run("show", "--help")).toEqual({ code: 0, out: USAGE, err: "" });
+  it("each command's known options still work: --help (or -h) anywhere for its usage, --json for check, --full for show", async () => {
+    expect(await run("check", "--help")).toEqual({ code: 0, out: `${verbUsage("check")}\n`, err: "" });
+    expect(await run("check", file.zip, "-h")).toEqual({ code: 0, out: `${verbUsage("check")}\n`, err: "" });
+    expect(await run("show", "--help")).toEqual({ code: 0, out: `${verbUsage("show")}\n`, err: "" });
     expect((await run("check", file.zip, "--json")).code).toBe(0);
     expect((await run("show", file.zip, TREE.ids.bigOutput.slice(0, 8), "--full")).code).toBe(0);
   });
 
   it("no command prints the usage and exits 2; help, --help and -h exit 0", async () => {
-    expect(await run()).toEqual({ code: 2, out: USAGE, err: "" });
-    expect(await run("help")).toEqual({ code: 0, out: USAGE, err: "" });
-    expect(await run("--help")).toEqual({ code: 0, out: USAGE, err: "" });
-    expect(await run("-h")).toEqual({ code: 0, out: USAGE, err: "" });
-    expect(await run("frobnicate", "--help")).toEqual({ code: 0, out: USAGE, err: "" });
-  });
-
-  it("the usage's figures are the code's: context's default budget and the summaries' file", () => {
-    expect(USAGE).toContain(`within TOKENS (default ${DEFAULT_BUDGET}).`);
-    expect(USAGE).toContain(`sealed summaries where ${TIERS_FILE} beside its trajectory.jsonl`);
+    expect(await run()).toEqual({ code: 2, out: `${USAGE}\n`, err: "" });
+    expect(await run("help")).toEqual({ code: 0, out: `${USAGE}\n`, err: "" });
+    expect(await run("--help")).toEqual({ code: 0, out: `${USAGE}\n`, err: "" });
+    expect(await run("-h")).toEqual({ code: 0, out: `${USAGE}\n`, err: "" });
   });
 });
