@@ -3,9 +3,10 @@ import "server-only";
 // completion, one event of a stream, the usage either carries, and an error
 // body. The proxy relays these as they came and reads only money's share of
 // them (usage, generated text, reasoning), so the schemas are no stricter
-// than the AI SDK's own (a reply a client would take is never refused) and
-// give back what they are given (no transforms, defaults or catches): a reply
-// is checked in place, and a rewritten event keeps its keys in their order.
+// than the AI SDK's own on the fields it reads (a reply a client would take
+// is not refused) and give back what they are given (no transforms, defaults
+// or catches): a reply is checked in place, and a rewritten event keeps its
+// keys in their order.
 // What fails them is malformed; the check says why, as data, and the caller
 // relays an error in OpenAI's shape in its place.
 import * as z from "zod";
@@ -21,7 +22,7 @@ export const UpstreamUsage = z.looseObject({
 });
 export type UpstreamUsage = z.infer<typeof UpstreamUsage>;
 
-/** Text, or typed parts (Mistral's reasoning comes so); only text is counted and scrubbed across events. */
+/** Text, or typed parts (as Mistral sends its reasoning); only text is counted and scrubbed across events. */
 const Content = z.union([z.string(), z.array(z.looseObject({ type: z.string() }))], { error: "expected text or a list of parts, each with a type" }).nullish();
 
 const ToolCall = z.looseObject({
