@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The loop bench/mind measures, under Node: workers/host.ts's runMind over
+// The loop bench/mind measures, under Node: lib/home/tab.ts's runMind over
 // fake-indexeddb, against the instant model. Not a benchmark of its own: a
 // tool for finding where the time goes (run it with --cpu-prof, or compare
 // CACHE=off, which switches off Dexie's liveQuery cache on the mind's
@@ -17,7 +17,7 @@ import { stats } from "./mind-trajectory.mjs";
 
 const { ReverieDb } = await tsImport("../lib/store/db/db.ts", import.meta.url);
 const { createMind, updateSettings } = await tsImport("../lib/store/minds/minds.ts", import.meta.url);
-const { runMind } = await tsImport("../workers/host.ts", import.meta.url);
+const { runMind } = await tsImport("../lib/home/tab.ts", import.meta.url);
 const { createModel, modelLabel } = await tsImport("../lib/llm/model.ts", import.meta.url);
 const { modelPort } = await tsImport("../lib/llm/complete.ts", import.meta.url);
 
@@ -69,7 +69,7 @@ const collect = async () => {
   return process.memoryUsage().heapUsed;
 };
 const heapBefore = globalThis.gc ? await collect() : 0;
-const handle = await runMind(db, mind.id, { onStatus: () => {} }, { model: port });
+const handle = await runMind(db, mind.id, () => undefined, { model: port });
 const t0 = performance.now();
 while (model.calls.length < CALLS) await new Promise((r) => setTimeout(r, 50));
 const wall = performance.now() - t0;

@@ -57,7 +57,7 @@ async function time(runs, fn, warmup = 10) {
   return { median: at(0.5), p90: at(0.9), runs, out };
 }
 
-// The sandbox, as workers/host.ts wires it, over a workspace whose store never changes.
+// The sandbox, as lib/home/workspace.ts opens it, over a workspace whose store never changes.
 const store = { loadAll: async () => [], save: async () => undefined };
 const { fs, flush } = await openPersistentFs(store, { maxBytes: DEFAULT_PERMISSIONS.limits.max_workspace_bytes });
 const noModel = { run: async () => ({ ok: false, error: "no model in the benchmark" }) };

@@ -1,11 +1,13 @@
-// The mind's Web Worker: receives start/stop from its page and reports status.
-// All the wiring is in ./host; this file only speaks lib/protocol.
+// The mind's Web Worker: receives start/stop from its page and folds the mind's
+// events into what the page hears. The mind's home is lib/home/tab.ts; this
+// file only speaks lib/protocol.
 /// <reference lib="webworker" />
 import type { FromWorker, MindStatus, ToWorker, WorkerLogLevel } from "../lib/protocol";
 import { isRuntimeReply, RuntimeBridge } from "../lib/shell/webcontainer/bridge";
 import { loadO200k } from "../lib/context/tokens";
 import { ReverieDb } from "../lib/store/db/db";
-import { runMind, type RunningMind } from "./host";
+import { runMind, type RunningMind } from "../lib/home/tab";
+import type { MindEvent } from "../lib/mind/events";
 import { partialReporter } from "./partial";
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
@@ -85,6 +87,15 @@ scope.onmessage = (event: MessageEvent<ToWorker>) => {
   }
 };
 
+/** The mind's events, as its page hears them. */
+function fold(mindId: string, e: MindEvent): void {
+  if (e.type === "status") postStatus(e.status);
+  else if (e.type === "partial") onPartial(e.text);
+  // Settings changed (from this tab or another): run again with them.
+  else if (e.type === "settings-changed") restart(mindId);
+  else if (e.type === "record-error") log("warn", `could not record what a model call saw: ${e.error}`);
+}
+
 /** Settings changed (from this tab or another): stop, then start with the new ones. */
 function restart(mindId: string): void {
   enqueue(async () => {
@@ -107,13 +118,7 @@ async function start(mindId: string): Promise<RunningMind | null> {
   postStatus({ state: "starting" });
   log("info", "starting the mind");
   try {
-    const mind = await runMind(database, mindId, {
-        onConfigChanged: () => restart(mindId),
-        onStatus: postStatus,
-        onPartial,
-      },
-      { runtime },
-    );
+    const mind = await runMind(database, mindId, (e) => fold(mindId, e), { runtime });
     log("info", "the mind is running");
     return mind;
   } catch (e) {

@@ -5,7 +5,6 @@
 import { useState, type FormEvent } from "react";
 import { settingsProblems } from "@/lib/llm/settings";
 import { type Provider } from "@/lib/mind/settings/model";
-import type { Mind } from "@/lib/store/minds/minds";
 import { useMindActions, usePriceTable } from "@/lib/store/view/hooks-settings";
 import { inputClass, ModelFields, readModelFields } from "./ModelFields";
 import { PermissionsFields } from "./PermissionsFields";
@@ -19,9 +18,10 @@ import { SelfHistory } from "./SelfHistory";
 import { SelfTexts } from "./SelfTexts";
 import { QuietHoursFields } from "./QuietHoursFields";
 import { readQuietFields } from "./quiet-form";
+import type { MindSettings } from "@/lib/mind/settings/settings";
 
 // The running tab's worker sees the `config` step and restarts with the new settings.
-export function SettingsPanel({ mind }: { mind: Mind }) {
+export function SettingsPanel({ mind }: { mind: MindSettings }) {
   const [provider, setProvider] = useState<Provider>(mind.model.provider);
   const [errors, setErrors] = useState<string[]>([]);
   const [saved, setSaved] = useState(false);

@@ -3,11 +3,12 @@
 // a runner: the mind goes on thinking there while no tab is open), where it
 // lives now (this tab, another tab, the server), and, when this tab took it
 // back, what it did while it was away, with a link into the stream there.
-import type { Mind } from "@/lib/store/minds/minds";
+
 import { digestLine } from "@/lib/sync/client/away-digest";
 import { useKeepAlive, useRunnerOffer, type HomeWhere } from "@/lib/store/view/hooks-home";
 import { updateRunner, useRunnerPart } from "../runner/runner-store";
 import { useViewerUrl } from "../viewer/useViewerUrl";
+import type { MindSettings } from "@/lib/mind/settings/settings";
 
 /** What `mind-home` says: "this tab", "another tab" or "server". */
 export function homeLabel(role: string, where: HomeWhere | null): "this tab" | "another tab" | "server" {
@@ -17,7 +18,7 @@ export function homeLabel(role: string, where: HomeWhere | null): "this tab" | "
   return "server";
 }
 
-export function HomeBar({ mind, onShowStream }: { mind: Mind; onShowStream: () => void }) {
+export function HomeBar({ mind, onShowStream }: { mind: MindSettings; onShowStream: () => void }) {
   const offer = useRunnerOffer();
   const keep = useKeepAlive(mind.id);
   const role = useRunnerPart(mind.id, (s) => s.role);
@@ -38,6 +39,7 @@ export function HomeBar({ mind, onShowStream }: { mind: Mind; onShowStream: () =
         <span data-testid="mind-home" data-home={label} className="text-stone-600 dark:text-stone-400">
           Lives in: {label}
           {where?.where === "taking" ? " (handing over to this tab…)" : ""}
+          {where?.where === "unreachable" ? " (this tab cannot reach it, so it does not run here; trying again…)" : ""}
         </span>
       </div>
       {ownKey && !on && (

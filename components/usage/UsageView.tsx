@@ -9,15 +9,15 @@ import { forecast as forecastOf, idleWakeCosts, TYPICAL_IDLE_WAKE, type Forecast
 import { seriesStart, usageSeries } from "@/lib/mind/budget/usage-series";
 import { useTimelineSteps, useUsageRows } from "@/lib/store/view/hooks";
 import { usePriceTable, useSpend } from "@/lib/store/view/hooks-settings";
-import type { Mind } from "@/lib/store/minds/minds";
 import { timelineOf } from "@/lib/trajectory/timeline";
 import { UsageCharts } from "./UsageCharts";
 import { UsageTable } from "./UsageTable";
 import { usd } from "./format";
+import type { MindSettings } from "@/lib/mind/settings/settings";
 
 const DAY_MS = 86_400_000;
 
-export function UsageView({ mind }: { mind: Mind }) {
+export function UsageView({ mind }: { mind: MindSettings }) {
   // The last 48 hours (which hold today) are re-read every 2 s, as the spend line is; the days before, once.
   const [span] = useState(() => ({ days: seriesStart("day", Date.now()), hours: seriesStart("hour", Date.now()) }));
   const older = useUsageRows(mind.id, span.days, span.hours);

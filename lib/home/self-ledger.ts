@@ -16,7 +16,7 @@ import { planSelfChange, revertedText, type SelfChange, type SelfEdit } from "..
 import { selfPath, type SelfFilesPort } from "../shell/self/files";
 import { SELF_DIR } from "../shell/self/paths";
 import { FIXED_LIMITS } from "../shell/limits";
-import { isKind, stampStep, type NewStep, type SelfEditBy, type Step } from "../trajectory/schema";
+import { isKind, type NewStep, type SelfEditBy, type Step } from "../trajectory/schema";
 
 /** By workspace-relative path ("self/instructions.md"): the text as recorded and its sha. */
 type Recorded = Map<string, { text: string; sha: string }>;
@@ -46,7 +46,10 @@ function textFailure(outcome: { end: string; reason?: string }): string | null |
 const isText = (path: string) => TEXT_PATHS.includes(path);
 
 export interface SelfLedgerLoad {
+  /** Where its self-edits are read from (its steps as stored). */
   state: MindState;
+  /** How its steps are written: the mind's journal, so they are the mind's own (the store has one writer). */
+  append: Append;
   /** The mind's own trajectory: its self-edits are there, whichever run made them. */
   root: string;
   /** Its texts where they are now (the saved rows, before a tab opens its workspace). */
@@ -58,8 +61,6 @@ export interface SelfLedgerLoad {
 }
 
 export class SelfLedger implements SelfPort {
-  /** Until the journal is wired, steps go straight to the store (a home loads the ledger before its mind). */
-  private append: Append;
   /** settle and the human's changes, one at a time. */
   private chain: Promise<unknown> = Promise.resolve();
   /** Adoptions so far: a run says which texts it had by this. */
@@ -70,12 +71,10 @@ export class SelfLedger implements SelfPort {
   private constructor(
     private files: SelfFilesPort,
     private readonly recorded: Recorded,
-    append: Append,
+    private readonly append: Append,
     /** The mind's self-edits as stored (a revert names one). */
     private readonly edits: () => Promise<SelfEdit[]>,
-  ) {
-    this.append = append;
-  }
+  ) {}
 
   /**
    * The texts as the trajectory records them, set up at the mind's first
@@ -85,14 +84,9 @@ export class SelfLedger implements SelfPort {
    * is recorded now; a missing text is written back.
    */
   static async load(o: SelfLedgerLoad): Promise<SelfLedger> {
-    const direct: Append = async (step) => {
-      const stamped = stampStep(step, { id: o.ids.uuid(), now: o.clock.now() });
-      await o.state.append({ steps: [{ trajId: o.root, step: stamped }], seen: [] });
-      return stamped;
-    };
     const stored = async () => (await readAllOfKind(o.state, o.root, ["self-edit"])).filter((s) => isKind(s, "self-edit"));
     const edits = await stored();
-    const ledger = new SelfLedger(o.files, new Map(), direct, stored);
+    const ledger = new SelfLedger(o.files, new Map(), o.append, stored);
     if (edits.length === 0) await ledger.firstStart(o);
     else await ledger.reconcile(edits, defaultSelfTexts(o.persona));
     return ledger;
@@ -141,11 +135,6 @@ export class SelfLedger implements SelfPort {
       if (disk === null) restore.push({ path, text: now });
     }
     if (restore.length) await this.files.write(restore);
-  }
-
-  /** From now on its steps go through the mind's journal (so the mind knows them as its own). */
-  attach(append: Append): void {
-    this.append = append;
   }
 
   /** The workspace is open: its texts are read there from now on. */

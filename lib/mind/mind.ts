@@ -14,6 +14,7 @@ import type { ModelPort, TierStorePort } from "./ports";
 import { recoverAtStart } from "./recovery";
 import type { SelfTexts } from "./self/self";
 import { Summarizer } from "./summaries/summarizer";
+import type { Emit } from "./events";
 import { InnerLife, type FirstWake, type InnerLifeDeps } from "./thinkers/inner-life";
 import { Responder } from "./thinkers/responder";
 import type { Watchers } from "./watchers/watchers";
@@ -63,13 +64,13 @@ export class Mind {
     this.summarizer = deps.summaries
       ? new Summarizer({ ...deps.summaries, model: capped(deps.summaries.model ?? deps.model), clock: deps.clock, journal: deps.journal.forThinker(), selfName: deps.selfName, persona: deps.persona, ...selfTexts(deps) })
       : null;
-    const onStatus: MindDeps["onStatus"] = (status) => {
+    const emit: Emit = (e) => {
       // Summaries wait for the inner life to be between runs, and while its model is failing or its spend is paused (one endpoint: let its own calls find it working first).
-      this.summarizer?.setBusy("inner-life", status.state === "thinking" || status.state === "paused" || (status.state === "waiting" && status.lastError !== undefined));
-      deps.onStatus(status);
+      if (e.type === "status") this.summarizer?.setBusy("inner-life", e.status.state === "thinking" || e.status.state === "paused" || (e.status.state === "waiting" && e.status.lastError !== undefined));
+      deps.emit(e);
     };
     this.alarms = new AlarmClock(deps.journal, deps.clock);
-    this.innerLife = new InnerLife({ ...deps, model: capped(deps.model), onStatus, alarms: this.alarms });
+    this.innerLife = new InnerLife({ ...deps, model: capped(deps.model), emit, alarms: this.alarms });
     this.responder = new Responder({
       // Its replies and decisions are not the inner life's work (they must not reset its pacing).
       journal: deps.journal.forThinker(),
@@ -116,7 +117,7 @@ export class Mind {
       await this.alarms.load();
     } catch (e) {
       this.alarms.dispose();
-      this.deps.onStatus({ state: "stopped", lastError: `Could not start (reading or writing the trajectory failed): ${e instanceof Error ? e.message : String(e)}` });
+      this.deps.emit({ type: "status", status: { state: "stopped", lastError: `Could not start (reading or writing the trajectory failed): ${e instanceof Error ? e.message : String(e)}` } });
       return;
     }
     void this.summarizer?.start();

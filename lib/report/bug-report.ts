@@ -7,9 +7,9 @@
 import { TIERS_FILE } from "../context/rollups";
 import type { WorkerLogLevel } from "../protocol";
 import { MIN_HELD_KEY, scrubber, scrubStepJson } from "../sync/client/scrub";
-import type { Mind } from "../store/minds/minds";
 import { classifyPath, slugify } from "../trajectory/headlong";
 import { formatTs } from "../trajectory/schema";
+import type { MindSettings } from "../mind/settings/settings";
 
 export const BUG_REPORT_FORMAT = "reverie-bug-report";
 
@@ -28,7 +28,7 @@ export interface BugReportInput {
   now: number;
   appVersion: string;
   userAgent: string;
-  mind: Mind;
+  mind: MindSettings;
   /** The mind's export (lib/store/exchange/export's entries, as text): trajectory.jsonl and tiers.jsonl files are carried, blobs listed. */
   files: readonly { path: string; data: string }[];
   log: readonly ReportLogEntry[];
@@ -43,7 +43,7 @@ export interface BugReport {
 }
 
 /** The mind's settings without its key: whether one is set is all that is said of it. */
-function settingsOf(mind: Mind): Record<string, unknown> {
+function settingsOf(mind: MindSettings): Record<string, unknown> {
   const { apiKey, ...model } = mind.model;
   return {
     ...model,

@@ -21,7 +21,8 @@ const TASK_NAME_CHARS = 40;
 export function nestedShellm(deps: RunDeps, parent: RunScope, reasoning: () => string, shellmRun: RunFn): ShellmPort {
   return {
     async run(task, { signal, beacon, shell }): Promise<NestedRunResult> {
-      const max = deps.nesting.maxDepth;
+      const { config } = deps;
+      const max = config.nesting.maxDepth;
       if (deps.depth >= max) {
         return { ok: false, error: `shellm: the nesting limit is ${max} (this run is at depth ${deps.depth}); do this part in the current run` };
       }
@@ -31,26 +32,23 @@ export function nestedShellm(deps: RunDeps, parent: RunScope, reasoning: () => s
       const childRef = trajDirName(childId, name);
       const fork = await parent.append({ type: "fork", child: childId, child_ref: childRef });
       const child = await journal.fork({ trajId: childId, name, forkStepId: fork.step_id });
-      const ancestors = [...(deps.ancestors ?? []), ...(await journal.log.tail(ANCESTOR_STEPS))].slice(-ANCESTOR_STEPS_TOTAL);
-      const run = await child.openRun({ model: deps.model.name, trigger_step: fork.step_id, launched_by: "shellm" });
+      const ancestors = [...(deps.view.ancestors ?? []), ...(await journal.log.tail(ANCESTOR_STEPS))].slice(-ANCESTOR_STEPS_TOTAL);
+      const run = await child.openRun({ model: deps.ports.model.name, trigger_step: fork.step_id, launched_by: "shellm" });
       beacon();
       const depth = deps.depth + 1;
       const outcome = await shellmRun(
         {
           ...deps,
+          config: { ...config, limits: { ...config.limits, maxIterations: config.nesting.childIterations } },
           // A child's first call is its task's, not an idle wake's first look.
-          firstCallBudget: undefined,
-          firstLook: undefined,
+          view: { ...deps.view, firstCallBudget: undefined, firstLook: undefined, ancestors },
           depth,
-          ancestors,
-          limits: { ...deps.limits, maxIterations: deps.nesting.childIterations },
           signal: AbortSignal.any([deps.signal, signal]),
           // The parent's shell waits on this command: every sign of life resets its watchdog.
-          onIteration: () => beacon(),
-          onPartial: () => beacon(),
+          emit: () => beacon(),
         },
         run,
-        { prompt: childPrompt(task, reasoning(), { depth, max, budget: deps.nesting.childIterations, parent: journal.log.trajId }), shell },
+        { prompt: childPrompt(task, reasoning(), { depth, max, budget: config.nesting.childIterations, parent: journal.log.trajId }), shell },
       );
       const answered = outcome.end === "final";
       const content = answered ? (outcome.answer ?? "") : `[the nested run ended without FINAL: ${outcome.end}${outcome.error ? ` (${outcome.error})` : ""}]`;

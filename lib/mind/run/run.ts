@@ -18,7 +18,7 @@ import type { ShellResult, ShellState } from "../ports";
 import { splitInstructions } from "./prompt";
 import { shellChanged } from "../state/state";
 import { parseReply } from "./reply";
-import type { RunDeps, RunOutcome, RunTask } from "./types";
+import type { RunDeps, RunOutcome, RunTask, RunView } from "./types";
 
 export type { ShellState };
 export type { Nesting, RunDeps, RunEnd, RunLimits, RunOutcome, RunTask } from "./types";
@@ -37,39 +37,44 @@ export function carriedEnv(env: Record<string, string>): Record<string, string> 
 export async function shellmRun(deps: RunDeps, run: RunScope, task: RunTask): Promise<RunOutcome> {
   const prompt = await run.append({ type: "prompt", content: task.prompt });
   const state = { shell: { ...task.shell }, reasoning: "" };
+  const { config, ports } = deps;
   // A nested run's alarms are its mind's: set through the outermost run, in the mind's own trajectory.
-  const alarms = deps.alarms ?? alarmPort(run);
-  const session = deps.shell.open({
+  const alarms = ports.alarms ?? alarmPort(run);
+  const withAlarms: RunDeps = { ...deps, ports: { ...ports, alarms } };
+  const session = ports.shell.open({
     traj: trajReader(run.journal.log),
     chat: {
-      selfName: deps.selfName,
-      ...(deps.replies === false ? { replyRefusal: "replies to messages are the responder's: it answers each message once. Use chat send --to <name> to start a conversation of your own." } : {}),
-      send: ({ to, content, replyTo }) => run.append({ type: "message", from: deps.selfName, to, content, reply_to: replyTo, source: "chat" }),
+      selfName: config.selfName,
+      ...(config.replies === false ? { replyRefusal: "replies to messages are the responder's: it answers each message once. Use chat send --to <name> to start a conversation of your own." } : {}),
+      send: ({ to, content, replyTo }) => run.append({ type: "message", from: config.selfName, to, content, reply_to: replyTo, source: "chat" }),
     },
-    shellm: nestedShellm({ ...deps, alarms }, run, () => state.reasoning, shellmRun),
+    shellm: nestedShellm(withAlarms, run, () => state.reasoning, shellmRun),
     alarms,
-    ...(deps.trial ? { trials: selfTrials({ ...deps, trial: deps.trial }, run, shellmRun) } : {}),
+    ...(ports.trial ? { trials: selfTrials(withAlarms, ports.trial, run, shellmRun) } : {}),
     depth: deps.depth,
   });
-  const ended = await iterate({ ...deps, counter: deps.counter ?? new TokenCounter(), cache: deps.cache ?? new BuildCache() }, run, (code, signal) => session.exec(code, { ...state.shell, signal }), state, prompt);
+  const view = { ...deps.view, counter: deps.view.counter ?? new TokenCounter(), cache: deps.view.cache ?? new BuildCache() };
+  const ended = await iterate({ ...deps, view }, run, (code, signal) => session.exec(code, { ...state.shell, signal }), state, prompt);
   return { ...ended, runId: run.runId, shell: state.shell, shellChanged: shellChanged(task.shell, state.shell) };
 }
 
 type Ending = Omit<RunOutcome, "runId" | "shell" | "shellChanged">;
 
 async function iterate(
-  deps: RunDeps & Required<Pick<RunDeps, "counter" | "cache">>,
+  deps: RunDeps & { view: Required<Pick<RunView, "counter" | "cache">> },
   run: RunScope,
   exec: (code: string, signal: AbortSignal) => Promise<ShellResult>,
   state: { shell: ShellState; reasoning: string },
   prompt: Step,
 ): Promise<Ending> {
-  const { limits } = deps;
+  const { ports, view } = deps;
+  const { limits } = deps.config;
+  const emit = deps.emit;
   const log = run.journal.log;
   // What the model call under way saw; recorded under the first step appended after it (its reasoning, thought or error).
   let seen: Omit<SeenCall, "step_id"> | null = null;
   const saw = (led: Step) => {
-    if (seen) deps.contexts?.record({ ...seen, step_id: led.step_id });
+    if (seen) ports.contexts?.record({ ...seen, step_id: led.step_id });
     seen = null;
     return led;
   };
@@ -85,37 +90,37 @@ async function iterate(
   let tokens = 0;
   const repeat = { text: "", count: 0 };
   // The run's instructions do not change between its calls: split them once.
-  const system = deps.contexts ? (deps.system ?? splitInstructions(deps.instructions)) : [];
-  const firstSystem = deps.contexts && deps.firstLook ? (deps.firstLook.system ?? splitInstructions(deps.firstLook.instructions)) : system;
+  const system = ports.contexts ? (view.system ?? splitInstructions(view.instructions)) : [];
+  const firstSystem = ports.contexts && view.firstLook ? (view.firstLook.system ?? splitInstructions(view.firstLook.instructions)) : system;
 
   for (let i = 1; i <= limits.maxIterations; i++) {
     if (deps.signal.aborted) return stopped();
-    deps.onIteration?.(run.runId, i);
+    emit?.({ type: "status", status: { state: "thinking", runId: run.runId, iteration: i } });
 
     const [tail, total] = await Promise.all([log.tail(limits.contextSteps), log.count()]);
     // The sealed past, once read: the whole stream's positions, its sealed summaries as the staircase. Until then (or in a forked child) the past before the tail is elided.
     const past = log.past?.();
-    const source = past ? past.source(tail) : arraySource(deps.contextBefore ? [...deps.contextBefore, ...tail].filter(inStream) : tail.filter(inStream));
+    const source = past ? past.source(tail) : arraySource(view.contextBefore ? [...view.contextBefore, ...tail].filter(inStream) : tail.filter(inStream));
     const lookups = past ? oncePerBlock(past) : null;
     const opts: BuildOptions = {
-      selfName: deps.selfName,
-      budget: i === 1 && deps.firstCallBudget ? deps.firstCallBudget : limits.contextTokens,
+      selfName: deps.config.selfName,
+      budget: i === 1 && view.firstCallBudget ? view.firstCallBudget : limits.contextTokens,
       tiers: past?.tiers ?? DEFAULT_TIERS,
       summary: lookups ? lookups.summary : () => undefined,
       ...(lookups ? { missing: lookups.missing, plan: past?.plan } : { before: Math.max(0, total - tail.length) }),
-      counter: deps.counter,
-      cache: deps.cache,
+      counter: view.counter,
+      cache: view.cache,
       pinned: prompt,
-      ancestors: deps.ancestors,
+      ancestors: view.ancestors,
     };
-    const look = i === 1 ? deps.firstLook : undefined;
+    const look = i === 1 ? view.firstLook : undefined;
     const built = (look?.build ?? buildContext)(source, opts);
     // A try re-running a past wake sends its first call exactly the messages that wake's first call was sent.
-    const messages = i === 1 && deps.firstMessages ? deps.firstMessages : built.messages;
-    if (deps.contexts) seen = seenCall(built, opts, source, { step_id: "", run_id: run.runId, traj_id: log.trajId, iteration: i, system: look ? firstSystem : system });
+    const messages = i === 1 && view.firstMessages ? view.firstMessages : built.messages;
+    if (ports.contexts) seen = seenCall(built, opts, source, { step_id: "", run_id: run.runId, traj_id: log.trajId, iteration: i, system: look ? firstSystem : system });
     calls++;
-    const reply = await deps.model.complete({ instructions: look?.instructions ?? deps.instructions, messages, signal: deps.signal, onDelta: deps.onPartial });
-    deps.onPartial?.("");
+    const reply = await ports.model.complete({ instructions: look?.instructions ?? view.instructions, messages, signal: deps.signal, ...(emit ? { onDelta: (text: string) => emit({ type: "partial", text }) } : {}) });
+    emit?.({ type: "partial", text: "" });
     if (!reply.ok) {
       // A spend cap refused the call before it went out: it saw nothing.
       if (reply.paused) seen = null;
@@ -146,7 +151,7 @@ async function iterate(
     await recordOutput(run, result, note);
     // What the block changed of the mind's own texts goes on the record now, and takes effect from the next run.
     // A settle that cannot write its step adopts nothing, and the next block's settle finds the same change again.
-    await deps.self?.settle({ run: run.runId, traj: log.trajId }, result.selfRefused ?? 0).catch(() => undefined);
+    await ports.self?.settle({ run: run.runId, traj: log.trajId }, result.selfRefused ?? 0).catch(() => undefined);
     if (deps.signal.aborted) return stopped();
     const stoppedWhy = result.limit === "silence" ? "it showed no sign of life for too long (the watchdog)" : result.limit === "wall" && result.timedOut ? "it ran past the wall-time limit" : null;
     if (stoppedWhy) {

@@ -11,6 +11,7 @@ import type { AlarmPort, ContextPort, ModelPort, ShellPort, ShellState } from ".
 import type { SelfPort, SelfTexts } from "../self/self";
 import type { Instructions } from "./prompt";
 import type { ChatMessage } from "../../context/project";
+import type { Emit } from "../events";
 
 export interface RunLimits {
   maxIterations: number;
@@ -34,44 +35,60 @@ export interface Nesting {
   childIterations: number;
 }
 
-export interface RunDeps {
+/** What a run acts through. */
+export interface RunPorts {
   model: ModelPort;
   shell: ShellPort;
+  /** Where what each model call saw is recorded, keyed by the step the call led to. */
+  contexts?: ContextPort;
+  /** The mind's own texts: after each block, what it changed under self/ is recorded (lib/home/self-ledger.ts). */
+  self?: SelfPort;
+  /** The mind's alarms, for a nested run (its outermost run's); a thinker's own run makes them over its scope. */
+  alarms?: AlarmPort;
+  /** What `self try` needs from the home (a scratch sandbox, the instructions texts make); absent: trials cannot be tried here. */
+  trial?: TrialDeps;
+}
+
+/** How a run may go: who it is and its guards. */
+export interface RunConfig {
   selfName: string;
+  limits: RunLimits;
+  nesting: Nesting;
+  /** Whether `chat reply` works in this run (the inner life leaves replies to the responder). Default true. */
+  replies?: boolean;
+}
+
+/** What the model is shown, and what is kept from one call to the next. */
+export interface RunView {
   instructions: string;
   /** The instructions' parts (joined, `instructions`), each naming the file of the mind's it came from; absent: split from the text. */
   system?: readonly SystemPart[];
-  /** The mind's own texts: after each block, what it changed under self/ is recorded (lib/home/self-ledger.ts). */
-  self?: SelfPort;
-  /** What `self try` needs from the home (a scratch sandbox, the instructions texts make); absent: trials cannot be tried here. */
-  trial?: TrialDeps;
+  /** The first model call's own instructions and context cut, when it is a lean first look (an idle wake: lib/mind/thinkers/first-look.ts); later calls get `instructions` and the whole budget. */
+  firstLook?: { instructions: string; system?: readonly SystemPart[]; build: (src: ContextSource, opts: BuildOptions) => BuiltContext };
+  /** The first model call's token budget, when it should be smaller (an idle wake choosing what to do). */
+  firstCallBudget?: number;
+  /** For a nested run: its ancestors' recent steps, shown before its own. */
+  ancestors?: readonly Step[];
   /** Steps shown before the run's own as the stream it sees (a try re-running a past wake: the steps before that wake). */
   contextBefore?: readonly Step[];
   /** The first call's messages as given (a try re-running a past wake: the messages its first call was sent, as recorded); later calls build their own. */
   firstMessages?: ChatMessage[];
-  limits: RunLimits;
-  nesting: Nesting;
-  /** 0 for a thinker's own run; n for a run nested n deep. */
-  depth: number;
-  signal: AbortSignal;
-  /** Whether `chat reply` works in this run (the inner life leaves replies to the responder). Default true. */
-  replies?: boolean;
-  /** For a nested run: its ancestors' recent steps, shown before its own. */
-  ancestors?: readonly Step[];
-  /** The first model call's token budget, when it should be smaller (an idle wake choosing what to do). */
-  firstCallBudget?: number;
-  /** The first model call's own instructions and context cut, when it is a lean first look (an idle wake: lib/mind/thinkers/first-look.ts); later calls get `instructions` and the whole budget. */
-  firstLook?: { instructions: string; system?: readonly SystemPart[]; build: (src: ContextSource, opts: BuildOptions) => BuiltContext };
   /** Token counts cached across calls (one per mind); a fresh one when not given. */
   counter?: TokenCounter;
   /** What the context's build keeps from one call to the next (one per mind: the calls of its runs are a step or two apart); a fresh one per run when not given. */
   cache?: BuildCache;
-  /** Where what each model call saw is recorded, keyed by the step the call led to. */
-  contexts?: ContextPort;
-  /** The mind's alarms, for a nested run (its outermost run's); a thinker's own run makes them over its scope. */
-  alarms?: AlarmPort;
-  onIteration?: (runId: string, iteration: number) => void;
-  onPartial?: (text: string) => void;
+}
+
+/** A run: its ports, its config, its view, where it sits (depth 0: a thinker's own run), when to stop, and where it reports. */
+export interface RunDeps {
+  ports: RunPorts;
+  config: RunConfig;
+  view: RunView;
+  /** 0 for a thinker's own run; n for a run nested n deep. */
+  depth: number;
+  signal: AbortSignal;
+  /** Its status at each iteration and the reply as it streams (a nested run's are signs of life for its parent's watchdog). */
+  emit?: Emit;
 }
 
 /** "budget": a spend cap refused the model call (the run's error step says which; the thinker pauses). */

@@ -65,7 +65,7 @@ function totals(all: readonly RunFacts[]): string {
   return `${all.filter((f) => f.final !== null).length}/${all.length} set FINAL, ${sum("errors")} errors, ${sum("tokens")} tokens, $${sum("usd").toFixed(4)}`;
 }
 
-export function selfTrials(deps: RunDeps & { trial: TrialDeps }, run: RunScope, runFn: RunFn): TrialPort {
+export function selfTrials(deps: RunDeps, trial: TrialDeps, run: RunScope, runFn: RunFn): TrialPort {
   const log = run.journal.log;
   return {
     async try(name, texts, opts) {
@@ -76,9 +76,9 @@ export function selfTrials(deps: RunDeps & { trial: TrialDeps }, run: RunScope, 
       for (const s of tail) if (isKind(s, "shellm-run") && s.wake) runOf.set(s.wake, s);
       const wakes = tail.filter((s) => s.type === "wake" && s.source === INNER_LIFE && runOf.has(s.step_id) && runOf.get(s.step_id)?.step_id !== run.runId).slice(-last);
       if (!wakes.length) return { ok: false, error: "self try: no wake of your own to try it on yet (it re-runs your own past wakes; a nested run has none)" };
-      const instructions = await deps.trial.render(texts);
+      const instructions = await trial.render(texts);
       // Said before any call goes out, in the trajectory: a try spends from the same caps as the mind.
-      await run.append({ type: "observation", source: "self-try", content: `Trying trial ${name} on my last ${wakes.length > 1 ? `${wakes.length} wakes` : "wake"}: up to ${wakes.length * deps.limits.maxIterations} model calls with ${deps.model.name}, counted against my budget like my own.` });
+      await run.append({ type: "observation", source: "self-try", content: `Trying trial ${name} on my last ${wakes.length > 1 ? `${wakes.length} wakes` : "wake"}: up to ${wakes.length * deps.config.limits.maxIterations} model calls with ${deps.ports.model.name}, counted against my budget like my own.` });
       const journal = run.journal;
       const child = journal.newId();
       const childName = `self try ${name}`;
@@ -86,12 +86,13 @@ export function selfTrials(deps: RunDeps & { trial: TrialDeps }, run: RunScope, 
       const childJournal = await journal.fork({ trajId: child, name: childName, forkStepId: fork.step_id });
       const lines: string[] = [];
       const real: RunFacts[] = [];
-      const trial: RunFacts[] = [];
+      const tried: RunFacts[] = [];
       let lastStep = fork.step_id;
       for (const wake of wakes) {
         if (opts.signal.aborted) break;
         opts.beacon();
-        const original = runOf.get(wake.step_id) as Step;
+        const original = runOf.get(wake.step_id);
+        if (!original) continue;
         const at = tail.indexOf(wake);
         const before = tail.slice(Math.max(0, at - BEFORE_STEPS), at);
         const steps = tail.filter((s) => s.run_id === original.step_id);
@@ -99,28 +100,27 @@ export function selfTrials(deps: RunDeps & { trial: TrialDeps }, run: RunScope, 
         const task = prompt && isKind(prompt, "prompt") ? prompt.content : "";
         // Its first call's context as recorded, where the home keeps records (the first step a call led to: its reasoning, thought or error); else the steps before it as the stream.
         const led = steps.find((s) => s.type === "reasoning" || s.type === "thought" || s.type === "error");
-        const seen = led ? await deps.trial.recorded?.(led.step_id).catch(() => undefined) : undefined;
+        const seen = led ? await trial.recorded?.(led.step_id).catch(() => undefined) : undefined;
         const lean = seen?.firstLook && instructions.firstLook;
-        const trialRun = await childJournal.openRun({ model: deps.model.name, trigger_step: wake.step_id, launched_by: "self-try" });
+        const trialRun = await childJournal.openRun({ model: deps.ports.model.name, trigger_step: wake.step_id, launched_by: "self-try" });
         const outcome = await runFn(
           {
             ...deps,
-            shell: await deps.trial.scratch(),
-            instructions: instructions.text,
-            system: instructions.system,
-            // A try changes no texts (its blocks' edits land in the scratch copy), and tries nothing itself.
-            self: undefined,
-            trial: undefined,
-            contexts: undefined,
-            // A wake whose first call was a lean first look is tried with the trial's first look, on the messages that call was sent.
-            firstLook: lean ? { instructions: lean.text, system: lean.system, build: buildContext } : undefined,
-            ...(seen ? { firstMessages: seen.messages } : {}),
-            firstCallBudget: undefined,
-            contextBefore: before,
+            // A try changes no texts (its blocks' edits land in the scratch copy), records no context, and tries nothing itself.
+            ports: { model: deps.ports.model, shell: await trial.scratch(), ...(deps.ports.alarms ? { alarms: deps.ports.alarms } : {}) },
+            view: {
+              ...deps.view,
+              instructions: instructions.text,
+              system: instructions.system,
+              // A wake whose first call was a lean first look is tried with the trial's first look, on the messages that call was sent.
+              firstLook: lean ? { instructions: lean.text, system: lean.system, build: buildContext } : undefined,
+              ...(seen ? { firstMessages: seen.messages } : {}),
+              firstCallBudget: undefined,
+              contextBefore: before,
+            },
             depth: deps.depth + 1,
             signal: AbortSignal.any([deps.signal, opts.signal]),
-            onIteration: () => opts.beacon(),
-            onPartial: () => opts.beacon(),
+            emit: () => opts.beacon(),
           },
           trialRun,
           { prompt: task, shell: { env: {}, cwd: "/workspace" } },
@@ -130,16 +130,16 @@ export function selfTrials(deps: RunDeps & { trial: TrialDeps }, run: RunScope, 
         const r = runFacts(steps);
         const t = runFacts(mine);
         real.push(r);
-        trial.push(t);
-        lines.push(`wake ${id8(wake.step_id)} (${(wake as { reason?: string }).reason ?? "?"}; ${seen ? "its first call's recorded context" : "the steps before it as context"})`, `  real   ${factsLine(r)}`, `  trial  ${factsLine(t)}`);
+        tried.push(t);
+        lines.push(`wake ${id8(wake.step_id)} (${isKind(wake, "wake") ? wake.reason : "?"}; ${seen ? "its first call's recorded context" : "the steps before it as context"})`, `  real   ${factsLine(r)}`, `  trial  ${factsLine(t)}`);
       }
-      await run.append({ type: "merge", content: `Tried trial ${name} on ${trial.length} wake(s): ${totals(trial)} (they really did: ${totals(real)}).`, from_traj: child, from_step: lastStep, from_traj_ref: `${child}-self-try-${name}` });
-      const head = `self try ${name}: ${trial.length} wake${trial.length > 1 ? "s" : ""} re-run with the trial's texts in trajectory ${id8(child)} (a scratch copy of the workspace; the calls counted against your budget)`;
-      return { ok: true, child, report: [head, ...lines, `total  real   ${totals(real)}`, `       trial  ${totals(trial)}`].join("\n") };
+      await run.append({ type: "merge", content: `Tried trial ${name} on ${tried.length} wake(s): ${totals(tried)} (they really did: ${totals(real)}).`, from_traj: child, from_step: lastStep, from_traj_ref: `${child}-self-try-${name}` });
+      const head = `self try ${name}: ${tried.length} wake${tried.length > 1 ? "s" : ""} re-run with the trial's texts in trajectory ${id8(child)} (a scratch copy of the workspace; the calls counted against your budget)`;
+      return { ok: true, child, report: [head, ...lines, `total  real   ${totals(real)}`, `       trial  ${totals(tried)}`].join("\n") };
     },
     async merge(name, tryChild, texts) {
-      if (!deps.self) return { ok: false, error: "self merge: your texts cannot be changed from here" };
-      const done = await deps.self.merge(name, tryChild, texts);
+      if (!deps.ports.self) return { ok: false, error: "self merge: your texts cannot be changed from here" };
+      const done = await deps.ports.self.merge(name, tryChild, texts);
       if (!done.ok) return { ok: false, error: `self merge: ${done.error}` };
       if (!done.edits.length) return { ok: true, lines: [`trial ${name} is what your texts say already: nothing to merge`] };
       return { ok: true, lines: done.edits.map((e) => `${id8(e.step_id)} ${e.content}`) };

@@ -10,7 +10,8 @@ import type { SeenCall } from "../../context/replay";
 import { parseStep, stepUsage, type Step } from "../../trajectory/schema";
 import { stepText } from "../../trajectory/summary";
 import type { FoundStep } from "../ports";
-import { InvalidStepError, type FileRecord, type PacingSnapshot, type FileStore, type MindRecord, type MindState, type SeqStep, type ShellState, type SpendEntry, type StateBatch, type TierStorePort } from "./state";
+import type { InboundChange, InboundPort, InboundSink } from "./inbound";
+import { InvalidStepError, type FileRecord, type PacingSnapshot, type WorkspaceStore, type MindRecord, type MindState, type SeqStep, type ShellState, type SpendEntry, type StateBatch, type TierStorePort } from "./state";
 
 interface Stored {
   seq: number;
@@ -158,14 +159,40 @@ export class MemoryMindState<Settings = unknown> implements MindState<Settings> 
     return this.spend.filter((e) => e.ts >= sinceMs);
   }
 
-  readonly files: FileStore = {
+  readonly files: WorkspaceStore = {
     loadAll: async () => [...this.fileRows.values()].map((r) => ({ ...r })),
+    loadUnder: async (dir) => [...this.fileRows.values()].filter((r) => r.path === dir || r.path.startsWith(`${dir}/`)).map((r) => ({ ...r })),
     save: async (put, remove) => {
       if (this.failWrites) throw this.failWrites;
       for (const p of remove) this.fileRows.delete(p);
       for (const r of put) this.fileRows.set(r.path, { ...r });
     },
   };
+
+  /** The running mind's way in, while it is open. */
+  private sink: InboundSink | null = null;
+
+  readonly inbound: InboundPort = {
+    open: async (sink) => {
+      this.sink = sink;
+      return {
+        close: async () => {
+          if (this.sink === sink) this.sink = null;
+        },
+      };
+    },
+  };
+
+  /** Someone else appends a step for the mind (a scenario's message at its hour, a test's): stored, then given to the running mind, if one is open. */
+  async deliver(step: Step, trajId = this.mindId): Promise<void> {
+    await this.append({ steps: [{ trajId, step }], seen: [] });
+    this.sink?.steps([{ trajId, step }]);
+  }
+
+  /** Someone asks a change of the running mind (its memory, its texts): the step that records it, or undefined when no mind is open here. */
+  async change(c: InboundChange): Promise<Step | undefined> {
+    return this.sink?.change(c);
+  }
 
   async record(): Promise<MindRecord<Settings> | undefined> {
     if (this.settings === undefined) return undefined;

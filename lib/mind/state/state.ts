@@ -10,6 +10,7 @@ import * as z from "zod";
 import type { SealedTier, StreamKey } from "../../context/sealed-past";
 import type { SeenCall } from "../../context/replay";
 import type { Step } from "../../trajectory/schema";
+import type { InboundPort } from "./inbound";
 
 /** The shell's variables and directory, carried between blocks and across reloads (just-bash resets them on every exec). */
 export const ShellState = z.object({ env: z.record(z.string(), z.string()), cwd: z.string() });
@@ -47,6 +48,12 @@ export type FileRecord = z.infer<typeof FileRecord>;
 export interface FileStore {
   loadAll(): Promise<FileRecord[]>;
   save(put: FileRecord[], remove: string[]): Promise<void>;
+}
+
+/** A mind's workspace as its state keeps it: the files, and a folder of them read alone. */
+export interface WorkspaceStore extends FileStore {
+  /** The rows at `dir` (an absolute workspace path) and under it, read without the rest (a text or a skill before the workspace is open). */
+  loadUnder(dir: string): Promise<FileRecord[]>;
 }
 
 /** A step with the trajectory of the mind it belongs to (its root, or a forked child). */
@@ -152,7 +159,13 @@ export interface MindState<Settings = unknown> {
   spendSince(sinceMs: number): Promise<SpendEntry[]>;
 
   /** The workspace. */
-  readonly files: FileStore;
+  readonly files: WorkspaceStore;
+  /**
+   * What others bring the mind (the inbound side, ./inbound.ts): every step
+   * stored for it that this state's own `append` did not write, and the
+   * changes asked of it, each given once to the running mind.
+   */
+  readonly inbound: InboundPort;
   /** What the mind starts from, in one read: undefined when the home holds no record of it (or only a damaged one). */
   record(): Promise<MindRecord<Settings> | undefined>;
   /** Keep the shell's variables and directory for the next start. */

@@ -2,7 +2,7 @@
 // sleep, one function per wake (think, act, learn, recall, goals, idle). It
 // never answers chat (the responder does); a message resets its pacing and
 // wakes it, and it may start a conversation when it has a reason. Status goes
-// out through `onStatus`; every decision that matters is a step.
+// out through its events (lib/mind/events.ts); every decision that matters is a step.
 import type { MindStatus } from "../../protocol";
 import { isKind, type NewStep, type PacingConfig, type Step } from "../../trajectory/schema";
 import { TriggerQueue, type Subscription } from "../dispatch";
@@ -10,6 +10,7 @@ import type { AlarmClock } from "../alarms/clock";
 import type { Journal } from "../log/journal";
 import { afterWake, delaySeconds, failureDelaySeconds, RESTED, type PacingState } from "../pacing/pacing";
 import { outsideQuietS } from "../pacing/quiet-hours";
+import type { Emit } from "../events";
 import type { Clock, ContextPort, ModelPort, ShellPort } from "../ports";
 import type { PacingSnapshot } from "../state/state";
 import { taskText, type Instructions, type WakeTask } from "../run/prompt";
@@ -44,10 +45,8 @@ export interface InnerLifeDeps {
   nesting?: Nesting;
   /** Where the shell starts; the thinker keeps it from run to run (see `shellState()`). */
   shellState: ShellState;
-  /** A run changed the shell's env or cwd: its home keeps them for the next start. */
-  onShellState?: (state: ShellState) => void;
-  onStatus: (status: MindStatus) => void;
-  onPartial?: (text: string) => void;
+  /** What it tells its home: its status, the reply as it streams, the shell's state and the pacing to keep, a wait handed off. */
+  emit: Emit;
   /** Where what each model call saw is recorded ("what the model saw"). */
   contexts?: ContextPort;
   /** Where the mind runs (and its lease epoch, when it holds one): written on every wake step. */
@@ -56,14 +55,13 @@ export interface InnerLifeDeps {
   alarms?: AlarmClock;
   /** Where the pacing stood when the mind last stopped (its home keeps it): the mind goes on at that pace. */
   pacingState?: PacingSnapshot;
-  /** After each wake, the pacing to keep (level, ticks, failures in a row). */
-  onPacing?: (pacing: PacingSnapshot) => void;
   /**
-   * Before a wait between wakes: return true to end the loop there instead of
-   * waiting in place, the host waking the mind again at `wakeAt` (the server
-   * runner's wake queue holds idle minds as jobs, not as sleeping loops).
+   * Its home keeps the waits between wakes: the loop ends at a wait (a
+   * `handed-off` event says when the next wake is due) instead of waiting in
+   * place (the server runner's wake queue holds idle minds as jobs, not as
+   * sleeping loops).
    */
-  handOffWait?: (wait: { delayS: number; wakeAt: number; paused: boolean }) => boolean;
+  keepsWaits?: boolean;
 }
 
 /** How a (re)started inner life begins: a fresh start, or going on after a wait its host kept (its pacing says whether a retry or a scheduled wake). */
@@ -131,13 +129,17 @@ export class InnerLife {
     return this.shell;
   }
 
-  /** Tell the host the pacing, when it changed since last told. */
+  /** Tell the home the pacing, when it changed since last told. */
   private reportPacing(): void {
     const now = this.pacingState();
     const key = `${now.level}/${now.ticks}/${now.failures}`;
     if (key === this.reported) return;
     this.reported = key;
-    this.deps.onPacing?.(now);
+    this.deps.emit({ type: "pacing", pacing: now });
+  }
+
+  private status(status: MindStatus): void {
+    this.deps.emit({ type: "status", status });
   }
 
   /** The pacing as it stands (what its home keeps between wakes). */
@@ -228,9 +230,12 @@ export class InnerLife {
       if (this.queue.size > 0) delay = 0;
       if (alarms && !held) delay = alarms.waitS(delay);
       this.reportPacing();
-      deps.onStatus(paused ? { state: "paused", reason: "budget", ...paused } : { state: "waiting", nextWakeAt: deps.clock.now() + delay * 1000, level: this.pacing.level, lastError });
-      // The host keeps the wait (the server's wake queue): the loop ends here, and the mind is started again when it is due.
-      if (delay > 0 && !this.wakeRequested && deps.handOffWait?.({ delayS: delay, wakeAt: deps.clock.now() + delay * 1000, paused: paused !== undefined })) return;
+      this.status(paused ? { state: "paused", reason: "budget", ...paused } : { state: "waiting", nextWakeAt: deps.clock.now() + delay * 1000, level: this.pacing.level, lastError });
+      // The home keeps the wait (the server's wake queue): the loop ends here, and the mind is started again when it is due.
+      if (delay > 0 && !this.wakeRequested && deps.keepsWaits) {
+        deps.emit({ type: "handed-off", wakeAt: deps.clock.now() + delay * 1000, paused: paused !== undefined });
+        return;
+      }
       // A new message cuts the wait short, even a retry backoff.
       const waitStart = deps.clock.now();
       const intended = this.wakeRequested ? 0 : delay;
@@ -253,7 +258,7 @@ export class InnerLife {
       } else if (this.failures > 0) task = { reason: "retry", failures: this.failures };
       else task = { reason: "scheduled", level: this.pacing.level };
     }
-    deps.onStatus({ state: "stopped" });
+    this.status({ state: "stopped" });
   }
 
   /** One wake: a wake marker, then a run, then the record of the function it chose. */
@@ -266,7 +271,7 @@ export class InnerLife {
     this.wakeRequested = false;
     this.wakeController = new AbortController();
     const workBefore = journal.workCount();
-    deps.onStatus({ state: "thinking" });
+    this.status({ state: "thinking" });
     const run = await journal.openRun({ model: deps.model.name, trigger_step: trigger ?? wakeStep.step_id, wake: wakeStep.step_id, launched_by: INNER_LIFE });
     // Which texts this run has (the guard counts the runs after a change to them).
     const textsAt = deps.self?.version();
@@ -278,32 +283,26 @@ export class InnerLife {
     this.news = false;
     const look = !idle ? undefined : typeof given === "string" ? idleFirstLook(given) : given.firstLook ? leanLook(given.firstLook.system) : undefined;
     const runDeps: RunDeps = {
-      model: deps.model,
-      shell: deps.shell,
-      selfName: deps.selfName,
-      instructions,
-      ...(typeof given === "string" ? {} : { system: given.system }),
-      ...(deps.self ? { self: deps.self } : {}),
-      ...(deps.trial ? { trial: deps.trial } : {}),
-      limits: deps.limits,
-      nesting: deps.nesting ?? DEFAULT_NESTING,
+      ports: { model: deps.model, shell: deps.shell, ...(deps.contexts ? { contexts: deps.contexts } : {}), ...(deps.self ? { self: deps.self } : {}), ...(deps.trial ? { trial: deps.trial } : {}) },
+      config: { selfName: deps.selfName, limits: deps.limits, nesting: deps.nesting ?? DEFAULT_NESTING, replies: false },
+      view: {
+        instructions,
+        ...(typeof given === "string" ? {} : { system: given.system }),
+        counter: this.counter,
+        cache: this.contextCache,
+        // Instructions of another shape (a test's) have no lean form: the first call then only has the smaller budget.
+        ...(look ? { firstCallBudget: look.budget, firstLook: look } : idle ? { firstCallBudget: IDLE_BUDGET } : {}),
+      },
       depth: 0,
-      replies: false,
-      counter: this.counter,
-      cache: this.contextCache,
-      contexts: deps.contexts,
-      // Instructions of another shape (a test's) have no lean form: the first call then only has the smaller budget.
-      ...(look ? { firstCallBudget: look.budget, firstLook: look } : idle ? { firstCallBudget: IDLE_BUDGET } : {}),
       signal: this.stopController.signal,
-      onIteration: (runId, iteration) => deps.onStatus({ state: "thinking", runId, iteration }),
-      onPartial: deps.onPartial,
+      emit: deps.emit,
     };
     const outcome = await shellmRun(runDeps, run, { prompt: taskText(task), shell: this.shell });
     // The texts its calls were made from: an idle wake's first call is its first look, the rest the standing instructions.
     const used: SelfFile[] = ["persona.md", ...(look ? (["first-look.md"] as const) : []), ...(!look || (outcome.calls ?? 1) > 1 ? (["instructions.md"] as const) : [])];
     if (textsAt !== undefined) await deps.self?.ran(textsAt, outcome, used).catch(() => undefined);
     this.shell = outcome.shell;
-    if (outcome.shellChanged) deps.onShellState?.(outcome.shell);
+    if (outcome.shellChanged) deps.emit({ type: "shell-state", shell: outcome.shell });
     // Rung once the model has seen them: a failed call, a spend pause or a stop leaves them to ring at the next wake.
     if (task.reason === "alarm" && (outcome.end === "final" || outcome.end === "thought" || outcome.end === "error")) await deps.alarms?.ring(task.alarms, INNER_LIFE);
     if (outcome.end === "final" && outcome.answer !== undefined) {

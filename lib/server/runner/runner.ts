@@ -3,7 +3,7 @@ import "server-only";
 // tab holds them. Each mind's next wake is a job in the wake queue
 // (wakes.ts); any runner process takes any due wake. Taking one, a runner
 // takes the mind's lease (the next epoch) and runs the mind's own loop
-// (hosted-mind.ts) until its inner life is about to wait: then the wait goes
+// (server-home.ts) until its inner life is about to wait: then the wait goes
 // back into the queue as the next wake, the lease is let go, and the mind
 // leaves memory. So a thousand idle minds cost a thousand queued jobs, and a
 // runner that dies loses nothing: its leases lapse and its jobs stay queued.
@@ -18,15 +18,11 @@ import { hostname } from "node:os";
 import type { Clock, ModelPort } from "../../mind/ports";
 import type { MindSettings } from "../../mind/settings/settings";
 import type { HostBoundNetwork } from "./network";
-import { alertStep, controlStep, inviteStep } from "../../sync/inbox-steps";
+import { systemClock } from "../../home/system";
 import type { Sql } from "../db/sql";
-import { inbox } from "../inbox/messages";
-import { pendingControls } from "../inbox/controls";
-import { pendingCurations } from "../inbox/curations";
-import { pendingAlerts } from "../inbox/alerts";
 import { mindsWithInbound } from "../inbox/inbound";
 import { acquireLease, LEASE_WANTED_CHANNEL, releaseLease } from "../state/lease";
-import { hostMind, type HostedMind } from "./hosted-mind";
+import { hostMind, type HostedMind } from "./server-home";
 import { openWakeQueue, type Wake, type WakeQueue, type WakeQueueOptions } from "./wakes";
 
 export interface RunnerOptions {
@@ -56,16 +52,6 @@ export const RUNNER_HOLDER_PREFIX = "runner:";
 const POLL_MS = 500;
 /** Over capacity, a wake is put back this long. */
 const BUSY_RETRY_MS = 5_000;
-
-const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const t = setTimeout(resolve, ms);
-      signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
-    }),
-};
 
 type MindFlags = { keep_alive: boolean; halted: boolean };
 
@@ -145,7 +131,7 @@ export class Runner {
       // Its watchdog (see below) went off while this process still hosts it: set again for when its lease would lapse if this process died now.
       await queue.set(wake.mind, new Date(this.clock.now() + this.opts.leaseS * 1000 + 1000), "scheduled");
       told("delivered");
-      return here ? this.deliverInbox(here) : undefined;
+      return here ? here.pull() : undefined;
     }
     if (this.hosted.size + this.starting.size >= this.opts.maxMinds) {
       await queue.set(wake.mind, new Date(this.clock.now() + BUSY_RETRY_MS), wake.reason);
@@ -187,6 +173,7 @@ export class Runner {
           fenced = true;
           void this.hosted.get(mindId)?.stop();
         },
+        log: this.log,
       });
     } catch (e) {
       // It cannot run here (no settings synced yet, no caps, no way to pay): say so once, let the lease go, and look again later.
@@ -196,7 +183,8 @@ export class Runner {
       return false;
     }
     this.hosted.set(mindId, hosted);
-    await this.deliverInbox(hosted);
+    // What came in while it waited, through its way in.
+    await hosted.pull();
     void hosted.done
       .catch((e: unknown) => {
         this.log(`runner: ${mindId} ended with an error: ${e instanceof Error ? e.message : String(e)}`);
@@ -219,31 +207,6 @@ export class Runner {
         await releaseLease(sql, mindId, this.holder, epoch).catch(() => undefined);
       });
     return true;
-  }
-
-  /**
-   * Guests' messages, alerts, operators' control requests and changes to its memory not yet in the mind's trajectory, appended as steps under its
-   * lease. A control was obeyed on the server when it was asked (a pause or stop halts the mind: the poll ends its
-   * stretch); this records who asked, before the stretch ends.
-   */
-  private async deliverInbox(hosted: HostedMind): Promise<void> {
-    const { sql } = this.opts;
-    const [row] = await sql.query<{ settings: string | null }>("SELECT settings FROM sync_minds WHERE id = $1", [hosted.mindId]);
-    const name = (row?.settings ? (JSON.parse(row.settings) as { name?: string }).name : undefined) ?? "mind";
-    const waiting = await inbox(sql, hosted.mindId);
-    const controls = await pendingControls(sql, hosted.mindId);
-    const alerts = await pendingAlerts(sql, hosted.mindId);
-    const curations = await pendingCurations(sql, hosted.mindId);
-    if (!waiting.length && !controls.length && !alerts.length && !curations.length) return;
-    const now = this.clock.now();
-    try {
-      // Operators' changes to its memory are made in its workspace first; their steps say what was made.
-      const curated = await hosted.curate(curations);
-      const steps = [...waiting.map((m) => inviteStep(m, name, now)), ...alerts.map((a) => alertStep(a, now)), ...curated, ...controls.map((c) => controlStep(c, now))];
-      await hosted.deliver(steps);
-    } catch (e) {
-      this.log(`runner: ${hosted.mindId}: could not deliver what came in: ${e instanceof Error ? e.message : String(e)}`);
-    }
   }
 
   /** Every poll: renew leases (a third of their life), hand over to tabs that asked, stop halted minds, deliver messages. */
@@ -269,7 +232,7 @@ export class Runner {
       // What came in first, so an operator's pause is recorded before the stretch it ends.
       for (const mind of await mindsWithInbound(sql, minds)) {
         const h = this.hosted.get(mind);
-        if (h) await this.deliverInbox(h);
+        if (h) await h.pull();
       }
       const ending = await sql.query<{ mind: string; wanted: boolean }>(
         `SELECT l.mind, l.wanted_at IS NOT NULL AS wanted FROM mind_leases l JOIN sync_minds m ON m.id = l.mind

@@ -177,7 +177,7 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
       DELETE: asMind(async (d, mind, request) => {
         const body = await readJson(request, LeaseRequest, SMALL_BODY);
         if (body.epoch === undefined) throw new HttpError(400, "invalid", "releasing a lease needs its epoch");
-        if (!(await releaseLease(d.sql, mind, body.holder, body.epoch))) throw fenced(`epoch ${body.epoch} is no longer this holder's lease`);
+        if (!(await releaseLease(d.sql, mind, body.holder, body.epoch, body.last_step))) throw fenced(`epoch ${body.epoch} is no longer this holder's lease`);
         await d.runner?.leaseChanged(d.sql, mind, new Date()).catch((e: unknown) => console.error(`runner: could not queue ${mind}'s wake: ${String(e)}`));
         return noContent();
       }),

@@ -5,7 +5,7 @@ import "server-only";
 // test/unit/helpers/mind-state-contract.ts runs against it on both engines).
 //
 // It writes where sync writes: a mind's steps are its rows in sync_steps, in
-// its one seq order (sync_minds.last_seq, taken under the mind's row lock),
+// its one seq order, through sync's one writer of them (../sync/steps.ts),
 // so a share link and the tab's next pull see the server's steps like any
 // uploaded ones; blobs and trajectories likewise. What only a running mind
 // needs (usage rows, context records, sealed summaries, the workspace, the
@@ -20,7 +20,8 @@ import { trajDirName } from "../../trajectory/headlong";
 import { parseStep, stepUsage, type Step } from "../../trajectory/schema";
 import { stepText } from "../../trajectory/summary";
 import type { Sql } from "../db/sql";
-import { SYNC_CHANNEL } from "../sync/store";
+import { writeSteps } from "../sync/steps";
+import { sqlInbound, type SqlInboundPort } from "./inbound";
 import { checkFence } from "./lease";
 
 type StepJson = { json: string };
@@ -41,7 +42,17 @@ const jsonEscapes = (q: string) => /["\\]/.test(q) || [...q].some((c) => c.charC
  * server took it over). `parseSettings` reads the stored settings JSON as the
  * home's record type (undefined: damaged, which the port reports as no record).
  */
-export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: (value: unknown) => Settings | undefined, opts: { epoch?: number } = {}): MindState<Settings> {
+export interface SqlStateOptions {
+  /** This home's lease epoch: every write carries it (none: a mind never leased). */
+  epoch?: number;
+  /** The trajectory what comes in goes to (default: the mind's id; a hosted mind's is the one its tab named). */
+  root?: () => Promise<string>;
+  /** The time what comes in is stamped with (default: the system's). */
+  now?: () => number;
+  log?: (line: string) => void;
+}
+
+export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: (value: unknown) => Settings | undefined, opts: SqlStateOptions = {}): MindState<Settings> & { inbound: SqlInboundPort } {
   /** Every write is fenced: it carries this home's lease epoch (none: a mind never leased), checked in its transaction. */
   const fence = (tx: Sql) => checkFence(tx, mindId, opts.epoch);
   const dirs = new Map<string, Promise<string>>();
@@ -60,8 +71,15 @@ export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: 
     return `${dir ? `${dir}/` : ""}blobs/${ref.replace(/^blobs\//, "")}`;
   };
 
-  return {
+  const state: MindState<Settings> & { inbound: SqlInboundPort } = {
     mindId,
+    // What waits in its inbox, delivered when its runner pulls it: appended by this state's own writer, under its epoch.
+    inbound: sqlInbound(sql, mindId, {
+      root: opts.root ?? (() => Promise.resolve(mindId)),
+      append: (batch) => state.append(batch),
+      now: opts.now ?? (() => Date.now()),
+      ...(opts.log ? { log: opts.log } : {}),
+    }),
 
     async append(batch: StateBatch) {
       const ok: { trajId: string; step: Step; json: string }[] = [];
@@ -79,24 +97,18 @@ export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: 
       const seen = batch.seen.filter((c) => !lost.has(c.step_id));
       if (ok.length || seen.length) {
         await sql.transaction(async (tx) => {
-          const [row] = await tx.query<{ last_seq: string | number }>("SELECT last_seq FROM sync_minds WHERE id = $1 FOR UPDATE", [mindId]);
+          // The mind's row first, as every write of the mind takes it (one lock order), then the fence.
+          const [row] = await tx.query("SELECT 1 FROM sync_minds WHERE id = $1 FOR UPDATE", [mindId]);
           if (!row) throw new Error(`There is no mind ${mindId} on this server.`);
           await fence(tx);
-          let seq = Number(row.last_seq);
-          let bytes = 0;
-          for (const { trajId, step, json } of ok) {
-            await tx.query("INSERT INTO sync_steps (mind, seq, step_id, traj, type, json) VALUES ($1, $2, $3, $4, $5, $6)", [mindId, ++seq, step.step_id, trajId, step.type, json]);
-            bytes += Buffer.byteLength(json, "utf8");
+          // Through the one writer of steps, as uploads are: live share links follow the server's steps as they follow a tab's.
+          await writeSteps(tx, mindId, ok.map(({ trajId, step, json }) => ({ traj: trajId, step_id: step.step_id, type: step.type, json })));
+          for (const { step } of ok) {
             const u = stepUsage(step);
             if (u) await tx.query("INSERT INTO mind_usage (mind, step_id, ts_ms, usd) VALUES ($1, $2, $3, $4)", [mindId, step.step_id, Date.parse(step.ts), u.usd ?? 0]);
           }
           for (const call of seen) {
             await tx.query("INSERT INTO mind_contexts (mind, step_id, json) VALUES ($1, $2, $3) ON CONFLICT (mind, step_id) DO UPDATE SET json = EXCLUDED.json", [mindId, call.step_id, JSON.stringify(call)]);
-          }
-          if (ok.length) {
-            await tx.query("UPDATE sync_minds SET last_seq = $2, bytes = bytes + $3, step_count = step_count + $4 WHERE id = $1", [mindId, seq, bytes, ok.length]);
-            // Live share links follow the server's steps as they follow uploads: told on COMMIT.
-            await tx.query("SELECT pg_notify($1, $2)", [SYNC_CHANNEL, mindId]);
           }
         });
       }
@@ -189,18 +201,12 @@ export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: 
 
     files: {
       async loadAll() {
-        const rows = await sql.query<{ path: string; kind: FileRecord["kind"]; data: Uint8Array | null; target: string | null; mode: number; mtime: number }>(
-          "SELECT path, kind, data, target, mode, mtime FROM mind_files WHERE mind = $1 ORDER BY path",
-          [mindId],
-        );
-        return rows.map((r) => ({
-          path: r.path,
-          kind: r.kind,
-          ...(r.data !== null ? { data: new Uint8Array(r.data) } : {}),
-          ...(r.target !== null ? { target: r.target } : {}),
-          mode: Number(r.mode),
-          mtime: Number(r.mtime),
-        }));
+        const rows = await sql.query<FileRow>("SELECT path, kind, data, target, mode, mtime FROM mind_files WHERE mind = $1 ORDER BY path", [mindId]);
+        return rows.map(fileRecord);
+      },
+      async loadUnder(dir) {
+        const rows = await sql.query<FileRow>("SELECT path, kind, data, target, mode, mtime FROM mind_files WHERE mind = $1 AND (path = $2 OR left(path, length($2) + 1) = $2 || '/') ORDER BY path", [mindId, dir]);
+        return rows.map(fileRecord);
       },
       async save(put, remove) {
         await sql.transaction(async (tx) => {
@@ -256,7 +262,18 @@ export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: 
       });
     },
   };
+  return state;
 }
+
+type FileRow = { path: string; kind: FileRecord["kind"]; data: Uint8Array | null; target: string | null; mode: number; mtime: number };
+const fileRecord = (r: FileRow): FileRecord => ({
+  path: r.path,
+  kind: r.kind,
+  ...(r.data !== null ? { data: new Uint8Array(r.data) } : {}),
+  ...(r.target !== null ? { target: r.target } : {}),
+  mode: Number(r.mode),
+  mtime: Number(r.mtime),
+});
 
 function sqlTiers(sql: Sql, mindId: string, trajId: string): TierStorePort {
   return {

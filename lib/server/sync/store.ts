@@ -12,10 +12,10 @@ import type { SyncQuotas } from "../sharing/quotas";
 import { checkBlob, checkCreate, checkSteps, quotaOf, type Creator, type Held } from "./quota";
 import { HttpError } from "../http/route";
 import { checkFence } from "../state/lease";
+import { writeSteps } from "./steps";
 import { hashToken, newToken, tokenMatches } from "../sharing/tokens";
 
-/** pg_notify channel: payload is a mind id whose steps or links just changed. */
-export const SYNC_CHANNEL = "reverie_sync";
+export { SYNC_CHANNEL } from "./steps";
 
 export async function createMind(sql: Sql, name: string, who: Creator, quotas: SyncQuotas): Promise<{ mind: string; write_token: string }> {
   const mind = randomUUID();
@@ -125,29 +125,17 @@ export async function uploadSteps(sql: Sql, mind: string, upload: Upload, quotas
       } else added.push(s);
     }
     const held = heldOf(row);
+    let newLast = last;
     if (added.length) {
       const bytes = added.reduce((n, s) => n + Buffer.byteLength(s.json, "utf8"), 0);
       await checkSteps(tx, held, added.length, bytes, quotas);
-      await insertSteps(tx, mind, added);
+      newLast = (await writeSteps(tx, mind, added)).last;
       held.bytes += bytes;
       held.steps += added.length;
     }
     if (upload.trajectories?.length) await upsertTrajectories(tx, mind, upload.trajectories);
-    const newLast = added[added.length - 1]?.seq ?? last;
-    if (newLast !== last) await tx.query("UPDATE sync_minds SET last_seq = $2, bytes = $3, step_count = $4 WHERE id = $1", [mind, newLast, held.bytes, held.steps]);
-    // Delivered on COMMIT, to every instance LISTENing (and nothing if this rolls back).
-    if (added.length) await tx.query("SELECT pg_notify($1, $2)", [SYNC_CHANNEL, mind]);
     return { last_seq: newLast, added: added.length, skipped, quota: quotaOf(held, quotas) };
   });
-}
-
-async function insertSteps(tx: Sql, mind: string, steps: Checked[]): Promise<void> {
-  const params: unknown[] = [mind];
-  const rows = steps.map((s) => {
-    const n = params.push(s.seq, s.step_id, s.traj, s.type, s.json);
-    return `($1, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
-  });
-  await tx.query(`INSERT INTO sync_steps (mind, seq, step_id, traj, type, json) VALUES ${rows.join(", ")}`, params);
 }
 
 async function upsertTrajectories(tx: Sql, mind: string, trajectories: WireTrajectory[]): Promise<void> {

@@ -1,13 +1,14 @@
 // The workspace files of one mind (the sandbox's persistent filesystem).
-import { FileRecord, type FileStore } from "../../mind/state/state";
+import { FileRecord, type WorkspaceStore } from "../../mind/state/state";
 import type { ReverieDb } from "../db/db";
 import { getMind } from "./minds";
 
-export function mindFiles(db: ReverieDb, mindId: string): FileStore {
+export function mindFiles(db: ReverieDb, mindId: string): WorkspaceStore {
   return {
     async loadAll() {
       return parsed(await db.files.where("mind_id").equals(mindId).toArray());
     },
+    loadUnder: (dir) => filesWithin(db, mindId, dir),
     async save(put, remove) {
       await db.transaction("rw", db.files, async () => {
         if (remove.length) await db.files.bulkDelete(remove.map((p) => [mindId, p] as [string, string]));

@@ -14,8 +14,6 @@ import { appendStep, tailSteps } from "../steps/steps";
 
 // The record's schema is shared with the server's home (./mind-record.ts).
 import { configStep, MindSettings } from "../../mind/settings/settings";
-export const Mind = MindSettings;
-export type Mind = MindSettings;
 
 export const NewMindInput = z.object({
   name: z.string().trim().min(1, "A mind needs a name.").max(60, "Keep the name under 60 characters."),
@@ -32,8 +30,8 @@ export const NewMindInput = z.object({
 export type NewMindInput = z.infer<typeof NewMindInput>;
 
 /** Parse a stored mind; a row that does not parse is reported, not cast. */
-export function parseMind(json: unknown): Mind | null {
-  const r = Mind.safeParse(json);
+export function parseMind(json: unknown): MindSettings | null {
+  const r = MindSettings.safeParse(json);
   return r.success ? r.data : null;
 }
 
@@ -55,12 +53,12 @@ export type SettingsInput = z.infer<typeof SettingsInput>;
  * The human changes a mind's model, pacing, limits or permissions: saved, and recorded as
  * a `config` step in the same transaction, so the log says when and what.
  */
-export async function updateSettings(db: ReverieDb, id: string, input: z.input<typeof SettingsInput>, now = Date.now()): Promise<Mind> {
+export async function updateSettings(db: ReverieDb, id: string, input: z.input<typeof SettingsInput>, now = Date.now()): Promise<MindSettings> {
   const settings = SettingsInput.parse(input);
   return db.transaction("rw", db.minds, db.steps, async () => {
     const mind = await getMind(db, id);
     if (!mind) throw new Error(`No mind ${id} in this browser.`);
-    const next: Mind = { ...mind, ...settings, permissions: settings.permissions ?? mind.permissions, budget: settings.budget ?? mind.budget };
+    const next: MindSettings = { ...mind, ...settings, permissions: settings.permissions ?? mind.permissions, budget: settings.budget ?? mind.budget };
     const summaryModel = settings.summary_model === undefined ? mind.summary_model : settings.summary_model || undefined;
     if (summaryModel) next.summary_model = summaryModel;
     else delete next.summary_model;
@@ -70,10 +68,10 @@ export async function updateSettings(db: ReverieDb, id: string, input: z.input<t
   });
 }
 
-export async function createMind(db: ReverieDb, input: z.input<typeof NewMindInput>, now = Date.now()): Promise<Mind> {
+export async function createMind(db: ReverieDb, input: z.input<typeof NewMindInput>, now = Date.now()): Promise<MindSettings> {
   const id = crypto.randomUUID();
   const { first_thought, ...settings } = NewMindInput.parse(input);
-  const mind: Mind = Mind.parse({ id, ...settings, created_at: formatTs(now), running: true });
+  const mind: MindSettings = MindSettings.parse({ id, ...settings, created_at: formatTs(now), running: true });
   const ts = formatTs(now);
   const first: Step = { type: "trajectory", step_id: id, ts, name: mind.name, source: "system" };
   const config = configStep(mind, now, crypto.randomUUID());
@@ -93,7 +91,7 @@ export const getMind = (db: ReverieDb, id: string) => getOwner(db, id, parseMind
 
 export const listMinds = (db: ReverieDb) => listOwners(db, parseMind);
 
-async function updateMind(db: ReverieDb, id: string, change: (m: Mind) => Mind): Promise<void> {
+async function updateMind(db: ReverieDb, id: string, change: (m: MindSettings) => MindSettings): Promise<void> {
   await db.transaction("rw", db.minds, async () => {
     const mind = await getMind(db, id);
     if (!mind) throw new Error(`No mind ${id} in this browser.`);
@@ -138,7 +136,7 @@ export async function panicStop(db: ReverieDb, id: string, runId?: string, now =
       stampStep({ type: "error", reason: "panic-stop", content: PANIC_CONTENT, ...(run ? { run_id: run } : {}), source: "system" }, { id: crypto.randomUUID(), now }),
     );
     for (const step of steps) await appendStep(db, id, step);
-    const next: Mind = { ...mind, running: false };
+    const next: MindSettings = { ...mind, running: false };
     delete next.panic_at;
     await db.minds.put({ id, json: next });
     return steps;

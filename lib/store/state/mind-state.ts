@@ -11,15 +11,20 @@ import { contextRows } from "../derived/contexts";
 import { tierStore } from "../derived/tiers";
 import { usageRow, usageSince } from "../derived/usage";
 import { mindFiles } from "../minds/files";
-import { getMind, savePacingState, saveShellState, type Mind } from "../minds/minds";
+import { getMind, savePacingState, saveShellState } from "../minds/minds";
+import { tabInbound } from "./inbound";
 import { blobPrefix, countSteps, findSteps, forkTrajectory, getBlob, putBlob, searchSteps, stepRow, stepsOfKind, tailSteps } from "../steps/steps";
+import type { MindSettings } from "../../mind/settings/settings";
+
+/** How many ids of its own writes the state remembers, at least (up to twice as many). */
+const OWN_KEPT = 4096;
 
 export interface IndexedDbStateOptions {
   /** What a call saw could not be encoded (it is stored whole instead): derived data, so reported, never thrown. */
   onRecordError?: (e: unknown) => void;
 }
 
-export function indexedDbMindState(db: ReverieDb, mindId: string, options: IndexedDbStateOptions = {}): MindState<Mind> {
+export function indexedDbMindState(db: ReverieDb, mindId: string, options: IndexedDbStateOptions = {}): MindState<MindSettings> {
   const seen = contextRows(db, mindId, options.onRecordError);
   // A trajectory's folder never changes once forked: each is read once.
   const prefixes = new Map<string, Promise<string>>();
@@ -29,8 +34,20 @@ export function indexedDbMindState(db: ReverieDb, mindId: string, options: Index
     // Refs are `blobs/<name>`, relative to the trajectory's folder.
     return `${await prefix}${name.replace(/^blobs\//, "")}`;
   };
+  // The steps this state wrote (the mind's own): every other step of the mind comes in through its inbound side.
+  const own = new Set<string>();
+  const wrote = (id: string) => {
+    own.add(id);
+    // Cut back in one go (a Set's oldest entries are its first): far more than a watch can be behind.
+    if (own.size > 2 * OWN_KEPT) {
+      const newest = [...own].slice(-OWN_KEPT);
+      own.clear();
+      for (const n of newest) own.add(n);
+    }
+  };
   return {
     mindId,
+    inbound: tabInbound(db, mindId, (id) => own.has(id)),
 
     async append(batch: StateBatch) {
       const steps: StepRow[] = [];
@@ -43,6 +60,7 @@ export function indexedDbMindState(db: ReverieDb, mindId: string, options: Index
           break;
         }
         steps.push(row);
+        wrote(step.step_id);
         const u = usageRow(mindId, step, trajId);
         if (u) usage.push(u);
       }

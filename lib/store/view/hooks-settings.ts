@@ -8,9 +8,10 @@ import type { PriceTable } from "../../mind/settings/model";
 import { db, requestPersistence } from "../db/db";
 import { watchTables } from "../db/watch";
 import { spendSummary, type SpendSummary } from "../derived/usage";
-import { createMind, NewMindInput, SettingsInput, updateSettings, type Mind } from "../minds/minds";
+import { createMind, NewMindInput, SettingsInput, updateSettings } from "../minds/minds";
 import { getPriceTable, setPriceTable } from "../minds/prices";
 import { recentConfigSteps, type ConfigStep } from "../steps/config-steps";
+import type { MindSettings } from "../../mind/settings/settings";
 
 export function usePriceTable(): PriceTable | undefined {
   return useObservable(() => watchTables(db(), ["settings"], () => getPriceTable(db())), []);
@@ -48,10 +49,10 @@ export interface MindActions {
   /** Every problem with a new mind's fields at once; nothing is saved. */
   checkNew: (input: unknown) => ReturnType<typeof NewMindInput.safeParse>;
   /** Save the mind and its first steps, then ask the browser to keep this origin's data (best effort: a mind's life is in IndexedDB). */
-  create: (input: NewMindInput) => Promise<Mind>;
+  create: (input: NewMindInput) => Promise<MindSettings>;
   checkSettings: (input: unknown) => ReturnType<typeof SettingsInput.safeParse>;
   /** Save the settings and record them as a `config` step (the running tab's worker restarts on it). */
-  saveSettings: (mindId: string, input: SettingsInput) => Promise<Mind>;
+  saveSettings: (mindId: string, input: SettingsInput) => Promise<MindSettings>;
 }
 
 const MIND_ACTIONS: MindActions = {

@@ -8,7 +8,7 @@ import { db } from "../db/db";
 import { watchTables } from "../db/watch";
 import { listWorkspace, readWorkspaceFile, type WorkspaceEntry } from "../minds/files";
 import { saveFromFiles } from "../minds/self-changes";
-import { getMind, listMinds, panicStop, requestPanic, setRunning, type Mind } from "../minds/minds";
+import { getMind, listMinds, panicStop, requestPanic, setRunning } from "../minds/minds";
 import { mindConversations } from "../steps/chat";
 import type { Conversation } from "../../trajectory/chat";
 import { sendMessage } from "../steps/messages";
@@ -27,13 +27,14 @@ import type { ReplayLookups, SeenCall } from "../../context/replay";
 import { filterNotes, readMindNotes, type MindNotes } from "../minds/memory";
 import { contextOf, contextsOfRun, replayLookups, type StoredSeen } from "../derived/contexts";
 import { exportArchive } from "../exchange/export-file";
+import type { MindSettings } from "../../mind/settings/settings";
 
-export function useMinds(): Mind[] | undefined {
+export function useMinds(): MindSettings[] | undefined {
   return useObservable(() => watchTables(db(), ["minds"], () => listMinds(db())), []);
 }
 
 /** undefined while loading, null when there is no such mind. */
-export function useMind(id: string): Mind | null | undefined {
+export function useMind(id: string): MindSettings | null | undefined {
   return useObservable(() => watchTables(db(), ["minds"], () => getMind(db(), id)), [id]);
 }
 

@@ -20,7 +20,8 @@ import { tailSteps } from "@/lib/store/steps/steps";
 import { MindWriter, TrajectoryLog } from "@/lib/mind/log/mind-log";
 import { readTiers, sealTier, streamEntriesAfter } from "@/lib/store/derived/tiers";
 import type { Step } from "@/lib/trajectory/schema";
-import { runMind } from "@/workers/host";
+import { runMind } from "@/lib/home/tab";
+import { on } from "@/lib/mind/events";
 import { firstCall } from "@/components/inspector/useSeenContext";
 import { startModelServer, type ModelServer } from "../../fixtures/model-server";
 import { openTestDb } from "../helpers/db";
@@ -180,12 +181,10 @@ describe("recorded by the running mind, stored, and replayed", () => {
     );
     let handle: Awaited<ReturnType<typeof runMind>> | null = null;
     let waits = 0;
-    handle = await runMind(db, mind.id, {
-      onStatus: (s) => {
+    handle = await runMind(db, mind.id, on("status", ({ status: s }) => {
         // The first wake (two calls), then the next (one failing call); stop there.
         if (s.state === "waiting" && ++waits === 2) void handle?.stop();
-      },
-    });
+      }));
     await handle.done;
 
     const steps = await tailSteps(db, mind.id, 100);

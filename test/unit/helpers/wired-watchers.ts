@@ -1,4 +1,4 @@
-// A mind's watchers wired as lib/home/wire-mind.ts wires them, without the
+// A mind's watchers wired as lib/home/start.ts wires them, without the
 // model: its journal over its TrajectoryLog over a MemoryMindState, the real
 // just-bash sandbox over an in-memory workspace, its SelfLedger (self/ set up
 // as at a first start), the Watchers runner with the fixed limits, and one
@@ -47,8 +47,7 @@ export async function wireWatchers(): Promise<WiredWatchers> {
   const fs = new InMemoryFs();
   const flush = async () => undefined;
   const shell = justBashSandbox({ fs, flush, permissions: DEFAULT_PERMISSIONS, ids, clock });
-  const ledger = await SelfLedger.load({ state, root: ROOT_TRAJ, files: fsSelfFiles(fs, flush), persona: "I watch.", clock, ids });
-  ledger.attach((step) => journal.append(step));
+  const ledger = await SelfLedger.load({ state, root: ROOT_TRAJ, files: fsSelfFiles(fs, flush), persona: "I watch.", clock, ids, append: (step) => journal.append(step) });
   const watchers = new Watchers({
     journal,
     shell,

@@ -16,7 +16,8 @@ import { createMind, getMind } from "@/lib/store/minds/minds";
 import { changeSelf, queuedSelfChanges } from "@/lib/store/minds/self-changes";
 import { tailSteps } from "@/lib/store/steps/steps";
 import { isKind, type Step, type StepOf } from "@/lib/trajectory/schema";
-import { runMind } from "@/workers/host";
+import { runMind } from "@/lib/home/tab";
+import { on, silent } from "@/lib/mind/events";
 import { openTestDb } from "../helpers/db";
 import * as before from "../fixtures/prompt-before-self";
 
@@ -41,12 +42,10 @@ const FILES = ["persona.md", "instructions.md", "first-look.md", "responder.md",
 async function runOnce(mindId: string, until: (s: MindStatus) => boolean = (s) => s.state === "waiting"): Promise<MindStatus[]> {
   const statuses: MindStatus[] = [];
   let handle: Awaited<ReturnType<typeof runMind>> | null = null;
-  handle = await runMind(db, mindId, {
-    onStatus: (s) => {
+  handle = await runMind(db, mindId, on("status", ({ status: s }) => {
       statuses.push(s);
       if (until(s)) void handle?.stop();
-    },
-  });
+    }));
   await handle.done;
   return statuses;
 }
@@ -148,7 +147,7 @@ describe("a mind's own texts in its tab", { timeout: 30_000 }, () => {
   it("its owner's change while it runs is made by its worker under the change's id, and the runs after it have it; a revert brings the old text back", async () => {
     const mind = await newMind();
     const waits: number[] = [];
-    const handle = await runMind(db, mind.id, { onStatus: (st) => void (st.state === "waiting" && waits.push(Date.now())) });
+    const handle = await runMind(db, mind.id, on("status", ({ status: st }) => void (st.state === "waiting" && waits.push(Date.now()))));
     const until = async (what: () => Promise<boolean> | boolean) => {
       for (let i = 0; i < 400 && !(await what()); i++) await new Promise((r) => setTimeout(r, 25));
       expect(await what()).toBe(true);
@@ -205,7 +204,7 @@ describe("a mind's own texts in its tab", { timeout: 30_000 }, () => {
     const mind = await newMind();
     model.enqueue(bash("echo 'Never write bash.' >> /workspace/self/first-look.md\nFINAL=edited"));
     for (let i = 0; i < 3; i++) model.enqueue({ text: `Just a thought, number ${i + 1}.` });
-    const handle = await runMind(db, mind.id, { onStatus: () => undefined });
+    const handle = await runMind(db, mind.id, silent);
     let guardAtMs = Number.NaN;
     try {
       for (let i = 0; i < 400 && !(await steps(mind.id)).some((x) => x.type === "error" && (x as { reason?: string }).reason === "self-guard"); i++) await new Promise((r) => setTimeout(r, 25));
@@ -242,7 +241,7 @@ describe("a mind's own texts in its tab", { timeout: 30_000 }, () => {
     model.enqueue(bash("FINAL=idle"));
     model.enqueue({ text: "Another thought." });
     model.enqueue({ text: "And another." });
-    const handle = await runMind(db, mind.id, { onStatus: () => undefined });
+    const handle = await runMind(db, mind.id, silent);
     try {
       for (let i = 0; i < 400 && model.requests.length < 6; i++) await new Promise((r) => setTimeout(r, 25));
     } finally {

@@ -61,9 +61,10 @@ for (const c of WIRE_CASES) {
         pacing: DEFAULT_PACING,
         limits: DEFAULT_RUN_LIMITS,
         shellState: { env: {}, cwd: "/workspace" },
-        onPartial: (t) => partials.push(t),
-        onStatus: (s) => {
-          if (s.state !== "waiting") return;
+        emit: (e) => {
+          if (e.type === "partial") partials.push(e.text);
+          if (e.type !== "status" || e.status.state !== "waiting") return;
+          const s = e.status;
           waits.push({ delay: (s.nextWakeAt - clock.now()) / 1000, lastError: s.lastError });
           next?.(s);
         },

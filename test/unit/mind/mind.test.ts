@@ -77,8 +77,10 @@ function setup(opts: { initial?: Step[]; pacing?: PacingConfig; innerTurns?: Tur
     pacing: opts.pacing ?? DEFAULT_PACING,
     limits: DEFAULT_RUN_LIMITS,
     shellState: { env: {}, cwd: "/workspace" },
-    onShellState: (s) => void state.saveShellState(s),
-    onStatus: (s) => statuses.push(s),
+    emit: (e) => {
+      if (e.type === "shell-state") void state.saveShellState(e.shell);
+      if (e.type === "status") statuses.push(e.status);
+    },
     contexts: writer,
   });
   const t = {

@@ -8,7 +8,8 @@ import { DEFAULT_PACING } from "@/lib/mind/pacing/pacing";
 import type { ReverieDb } from "@/lib/store/db/db";
 import { createMind, getMind } from "@/lib/store/minds/minds";
 import { tailSteps } from "@/lib/store/steps/steps";
-import { runMind } from "@/workers/host";
+import { runMind } from "@/lib/home/tab";
+import { on } from "@/lib/mind/events";
 import { startModelServer, type ModelServer } from "../../fixtures/model-server";
 import { openTestDb } from "../helpers/db";
 
@@ -109,7 +110,7 @@ describe("a seeded mind's first wake", () => {
     });
     server.enqueue({ text: "I will start the tools folder.\n\n```bash\nmkdir -p tools\nFINAL=\"think: start with a tools folder\"\n```" });
     let handle: Awaited<ReturnType<typeof runMind>> | null = null;
-    handle = await runMind(db, mind.id, { onStatus: (s) => s.state === "waiting" && void handle?.stop() });
+    handle = await runMind(db, mind.id, on("status", ({ status: s }) => s.state === "waiting" && void handle?.stop()));
     await handle.done;
 
     const first = server.requests[0];

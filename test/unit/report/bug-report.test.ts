@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { bugReport, BUG_REPORT_FORMAT, type ReportLogEntry } from "@/lib/report/bug-report";
 import { collectBugReport } from "@/lib/report/collect";
 import { exportEntries } from "@/lib/store/exchange/export";
-import { createMind, type Mind } from "@/lib/store/minds/minds";
+import { createMind } from "@/lib/store/minds/minds";
 import { appendStep } from "@/lib/store/steps/steps";
 import { REDACTED } from "@/lib/sync/client/scrub";
 import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
@@ -15,6 +15,7 @@ import { openTestDb } from "../helpers/db";
 import { id } from "../helpers/steps";
 import { selfEditStep } from "@/lib/shell/self/edit";
 import { stampStep } from "@/lib/trajectory/schema";
+import type { MindSettings } from "@/lib/mind/settings/settings";
 
 const KEY = FAKE_KEYS.openaiProject;
 const OTHER = FAKE_KEYS.anthropic;
@@ -27,7 +28,7 @@ function expectNoKey(text: string, key: string) {
   expect(text.includes(middle(key))).toBe(false);
 }
 
-const mind: Mind = {
+const mind: MindSettings = {
   id: id(1),
   name: "Ada Lovelace",
   persona: `You are Ada. Your key is ${KEY}; the other mind's is ${OTHER}.`,

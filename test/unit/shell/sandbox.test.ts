@@ -22,7 +22,7 @@ import type { RuntimePort } from "@/lib/shell/ports";
 import type { ReverieDb } from "@/lib/store/db/db";
 import { mindFiles } from "@/lib/store/minds/files";
 import { sendMessage } from "@/lib/store/steps/messages";
-import { createMind, type Mind } from "@/lib/store/minds/minds";
+import { createMind } from "@/lib/store/minds/minds";
 import { indexedDbMindState } from "@/lib/store/state/mind-state";
 import { tailSteps } from "@/lib/store/steps/steps";
 import { trajDirName } from "@/lib/trajectory/headlong";
@@ -33,6 +33,7 @@ import { stepLine } from "@/lib/trajectory/summary";
 import { openTestDb } from "../helpers/db";
 import { echoShellm, outcome, predictableIds, runScope, slowShellm } from "../helpers/wired-sandbox";
 import { openaiStyle } from "../../fixtures/fake-keys";
+import type { MindSettings } from "@/lib/mind/settings/settings";
 
 const NOW = Date.UTC(2026, 10, 30, 17, 44, 36, 123);
 const TS = "2026-11-30T17:44:36.123Z";
@@ -44,7 +45,7 @@ const RUN = jid(1);
 const ids = predictableIds();
 
 let db: ReverieDb;
-let mind: Mind;
+let mind: MindSettings;
 /** The root logs wired in this test (workers/host.ts has one per mind). */
 const wiredLogs: TrajectoryLog[] = [];
 

@@ -7,7 +7,8 @@ import type { MindStatus } from "@/lib/protocol";
 import type { ReverieDb } from "@/lib/store/db/db";
 import { createMind, getMind } from "@/lib/store/minds/minds";
 import { tailSteps } from "@/lib/store/steps/steps";
-import { runMind } from "@/workers/host";
+import { runMind } from "@/lib/home/tab";
+import { on, silent } from "@/lib/mind/events";
 import { openTestDb } from "../helpers/db";
 
 let db: ReverieDb;
@@ -29,12 +30,10 @@ const bash = (code: string) => ({ text: `Working.\n\n\`\`\`bash\n${code}\n\`\`\`
 async function runOnce(mindId: string): Promise<MindStatus[]> {
   const statuses: MindStatus[] = [];
   let handle: Awaited<ReturnType<typeof runMind>> | null = null;
-  handle = await runMind(db, mindId, {
-    onStatus: (s) => {
+  handle = await runMind(db, mindId, on("status", ({ status: s }) => {
       statuses.push(s);
       if (s.state === "waiting") void handle?.stop();
-    },
-  });
+    }));
   await handle.done;
   return statuses;
 }
@@ -70,6 +69,6 @@ describe("runMind", () => {
   });
 
   it("refuses a mind that is not in the database", async () => {
-    await expect(runMind(db, "00000000-0000-4000-8000-000000000000", { onStatus: () => {} })).rejects.toThrow(/no mind/i);
+    await expect(runMind(db, "00000000-0000-4000-8000-000000000000", silent)).rejects.toThrow(/no mind/i);
   });
 });

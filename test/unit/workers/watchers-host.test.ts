@@ -10,7 +10,8 @@ import type { ReverieDb } from "@/lib/store/db/db";
 import { createMind } from "@/lib/store/minds/minds";
 import { tailSteps } from "@/lib/store/steps/steps";
 import { isKind, type Step } from "@/lib/trajectory/schema";
-import { runMind } from "@/workers/host";
+import { runMind } from "@/lib/home/tab";
+import { on, silent } from "@/lib/mind/events";
 import { openTestDb } from "../helpers/db";
 
 let db: ReverieDb;
@@ -33,7 +34,7 @@ describe("a watcher the mind adds", { timeout: 30_000 }, () => {
   it("prints for each thought: its observation is in the stream after the thought, and the model's next call reads it", async () => {
     const mind = await createMind(db, { name: "Ada", persona: "I keep a garden.", model: { provider: "openai-compatible", baseURL: model.url, model: "scripted" } });
     model.enqueue(bash(`watch add hello --on thought --run 'echo "heard: $(jq -r .content)"'`), bash('FINAL="think: The tea is ready."'));
-    const handle = await runMind(db, mind.id, { onStatus: () => undefined });
+    const handle = await runMind(db, mind.id, silent);
     const heard = async () => (await steps(mind.id)).find((s) => s.type === "observation" && s.source === "watcher:hello");
     try {
       for (let i = 0; i < 400 && !(await heard()); i++) await new Promise((r) => setTimeout(r, 25));
@@ -56,7 +57,7 @@ describe("a watcher the mind adds", { timeout: 30_000 }, () => {
     // Its next start: the first call reads the watcher's output, tagged with its name.
     const calls = model.requests.length;
     model.enqueue(bash("FINAL=idle"));
-    const again = await runMind(db, mind.id, { onStatus: (s) => void (s.state === "waiting" && again.stop()) });
+    const again = await runMind(db, mind.id, on("status", ({ status: s }) => void (s.state === "waiting" && again.stop())));
     await again.done;
     // (Steps in a row for the same role are one message: its lines are read.)
     const lines = (model.requests[calls]?.messages ?? []).flatMap((m) => m.content.split("\n"));

@@ -20,6 +20,7 @@ import { FakeClock, until } from "../../helpers/fake-clock";
 import { ROOT_TRAJ, sequentialIds } from "../../helpers/memory-log";
 import { scriptedModel, type Turn } from "../../helpers/mock-model";
 import { id } from "../../helpers/steps";
+import { silent } from "@/lib/mind/events";
 
 const F = "```";
 const SELF = "Reverie";
@@ -66,7 +67,7 @@ function life(state: MemoryMindState, clock: FakeClock, turns: Turn[] | ((n: num
     pacing: PACING,
     limits: DEFAULT_RUN_LIMITS,
     shellState: { env: {}, cwd: "/workspace" },
-    onStatus: () => undefined,
+    emit: silent,
     contexts: writer,
   });
   running.push(mind);

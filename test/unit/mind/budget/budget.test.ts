@@ -18,6 +18,7 @@ import { FakeClock, settle, until } from "../../helpers/fake-clock";
 import { FakeShell, finalResult } from "../../helpers/fake-shell";
 import { MemoryStepLog, sequentialIds } from "../../helpers/memory-log";
 import { scriptedModel } from "../../helpers/mock-model";
+import { on } from "@/lib/mind/events";
 
 const F = "```";
 const SELF = "Reverie";
@@ -68,7 +69,7 @@ function setup(caps: BudgetConfig, turns: string[]) {
     pacing: DEFAULT_PACING,
     limits: DEFAULT_RUN_LIMITS,
     shellState: { env: {}, cwd: "/workspace" },
-    onStatus: (s) => statuses.push(s),
+    emit: on("status", ({ status }) => statuses.push(status)),
   });
   running = mind;
   return { store, clock, inner, responder, statuses, mind, paused: () => statuses.filter((s) => s.state === "paused") };
@@ -220,7 +221,7 @@ describe("a nested shellm run at the cap", () => {
     const capped = budgetedModel(modelPort(model.mock, "mock/inner", { price: PRICE }), { hour_usd: 0.01, day_usd: 5 }, logSpend(log), clock);
     const scope = await journal.openRun({ model: capped.name, launched_by: "monolith" });
     const outcome = await shellmRun(
-      { model: capped, shell, selfName: SELF, instructions: "You are Reverie.", limits: DEFAULT_RUN_LIMITS, nesting: { maxDepth: 2, childIterations: 3 }, depth: 0, signal: new AbortController().signal },
+      { ports: { model: capped, shell }, config: { selfName: SELF, limits: DEFAULT_RUN_LIMITS, nesting: { maxDepth: 2, childIterations: 3 } }, view: { instructions: "You are Reverie." }, depth: 0, signal: new AbortController().signal },
       scope,
       { prompt: "Wake.", shell: { env: {}, cwd: "/workspace" } },
     );

@@ -88,6 +88,7 @@ async function counted(initial: Step[] = []) {
     record: () => state.record(),
     saveShellState: (s) => state.saveShellState(s),
     savePacing: (p) => state.savePacing(p),
+    inbound: state.inbound,
   };
   /** Let the next held write go on (waiting, a task at a time, for one to be held). */
   const release = async () => {

@@ -47,7 +47,7 @@ async function runWith(turns: Turn[], nesting: Nesting = { maxDepth: 2, childIte
   });
   const scope = await journal.openRun({ model: model.port.name, launched_by: "monolith" });
   const outcome = await shellmRun(
-    { model: model.port, shell, selfName: "Reverie", instructions: "You are Reverie.", limits: DEFAULT_RUN_LIMITS, nesting, depth: 0, signal: new AbortController().signal },
+    { ports: { model: model.port, shell }, config: { selfName: "Reverie", limits: DEFAULT_RUN_LIMITS, nesting }, view: { instructions: "You are Reverie." }, depth: 0, signal: new AbortController().signal },
     scope,
     { prompt: "Wake: count the notes.", shell: { env: {}, cwd: "/workspace" } },
   );

@@ -41,16 +41,15 @@ function setup(opts: {
   const partials: string[] = [];
   const iterations: [string, number][] = [];
   const deps: RunDeps = {
-    model: model.port,
-    shell,
-    selfName: "Reverie",
-    instructions: INSTRUCTIONS,
-    limits: { ...DEFAULT_RUN_LIMITS, ...opts.limits },
-    nesting: DEFAULT_NESTING,
+    ports: { model: model.port, shell },
+    config: { selfName: "Reverie", limits: { ...DEFAULT_RUN_LIMITS, ...opts.limits }, nesting: DEFAULT_NESTING },
+    view: { instructions: INSTRUCTIONS },
     depth: 0,
     signal: controller.signal,
-    onPartial: (t) => partials.push(t),
-    onIteration: (runId, i) => iterations.push([runId, i]),
+    emit: (e) => {
+      if (e.type === "partial") partials.push(e.text);
+      if (e.type === "status" && e.status.state === "thinking" && e.status.runId && e.status.iteration) iterations.push([e.status.runId, e.status.iteration]);
+    },
   };
   const result: { outcome: RunOutcome | null } = { outcome: null };
   /** Runs once; returns how it ended (the whole outcome is in `result.outcome`). */
@@ -338,7 +337,7 @@ describe("shellmRun: guards", () => {
 
   it("a run that may not reply is given a chat port that says why", async () => {
     const t = setup({ turns: [F + "bash\nFINAL=ok\n" + F], shell: (_c, req) => finalResult(req, "ok") });
-    t.deps.replies = false;
+    t.deps.config.replies = false;
     await t.run();
     expect(t.shell.scopes[0]?.chat.replyRefusal).toMatch(/^replies to messages are the responder's/);
   });

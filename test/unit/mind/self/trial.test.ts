@@ -12,7 +12,8 @@ import { filesWithin } from "@/lib/store/minds/files";
 import { createMind } from "@/lib/store/minds/minds";
 import { tailSteps } from "@/lib/store/steps/steps";
 import { isKind, type Step, type StepOf } from "@/lib/trajectory/schema";
-import { runMind } from "@/workers/host";
+import { runMind } from "@/lib/home/tab";
+import { silent } from "@/lib/mind/events";
 import { openTestDb } from "../../helpers/db";
 
 let db: ReverieDb;
@@ -31,7 +32,7 @@ afterEach(async () => {
 const bash = (code: string) => ({ text: `Working.\n\n\`\`\`bash\n${code}\n\`\`\`` });
 /** Run the mind until the scripted server has had `calls` requests, stop it, and read its steps. */
 async function runUntilCalls(mindId: string, calls: number): Promise<Step[]> {
-  const handle = await runMind(db, mindId, { onStatus: () => undefined });
+  const handle = await runMind(db, mindId, silent);
   try {
     for (let i = 0; i < 600 && model.requests.length < calls; i++) await new Promise((r) => setTimeout(r, 25));
   } finally {

@@ -188,7 +188,7 @@ describe("the live summarizer", () => {
     await env.writer.flushed();
     const journal = new Journal(new TrajectoryLog(env.writer, MIND, WINDOW, past), sequentialIds("ffffffffffff"), env.clock);
     const outcome = await shellmRun(
-      { model: thinker.port, shell: new FakeShell((_c, req) => finalResult(req, "idle")), selfName: "wren", instructions: "Be wren.", limits: { ...DEFAULT_RUN_LIMITS, contextTokens: 1200 }, nesting: DEFAULT_NESTING, depth: 0, signal: new AbortController().signal },
+      { ports: { model: thinker.port, shell: new FakeShell((_c, req) => finalResult(req, "idle")) }, config: { selfName: "wren", limits: { ...DEFAULT_RUN_LIMITS, contextTokens: 1200 }, nesting: DEFAULT_NESTING }, view: { instructions: "Be wren." }, depth: 0, signal: new AbortController().signal },
       { ...run, journal },
       { prompt: "Task: look around.", shell: { env: {}, cwd: "/workspace" } },
     );

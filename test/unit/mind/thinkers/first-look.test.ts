@@ -21,6 +21,7 @@ import { FakeShell, finalResult } from "../../helpers/fake-shell";
 import { MemoryStepLog, sequentialIds } from "../../helpers/memory-log";
 import { scriptedModel, type Turn } from "../../helpers/mock-model";
 import { id } from "../../helpers/steps";
+import { silent } from "@/lib/mind/events";
 
 const F = "```";
 const SELF = "Reverie";
@@ -64,7 +65,7 @@ async function oneWake(task: WakeTask, turns: Turn[], initial: Step[] = [], offe
     pacing: DEFAULT_PACING,
     limits: DEFAULT_RUN_LIMITS,
     shellState: { env: {}, cwd: "/workspace" },
-    onStatus: () => undefined,
+    emit: silent,
     contexts: { record: (call) => seen.push(call) },
   });
   running = life;

@@ -19,6 +19,7 @@ import { FakeShell, finalResult } from "../../helpers/fake-shell";
 import { MemoryStepLog, sequentialIds } from "../../helpers/memory-log";
 import { scriptedModel, type Turn } from "../../helpers/mock-model";
 import { id, stepMaker } from "../../helpers/steps";
+import type { Emit } from "@/lib/mind/events";
 
 const F = "```";
 const SELF = "Reverie";
@@ -58,7 +59,7 @@ afterEach(async () => {
 });
 
 function setup(
-  opts: { initial?: Step[]; turns?: Turn[] | ((n: number) => Turn); shell?: Extra; pacing?: PacingConfig; where?: InnerLifeDeps["where"] } & Pick<InnerLifeDeps, "pacingState" | "onPacing" | "handOffWait"> = {},
+  opts: { initial?: Step[]; turns?: Turn[] | ((n: number) => Turn); shell?: Extra; pacing?: PacingConfig; where?: InnerLifeDeps["where"] } & Pick<InnerLifeDeps, "pacingState" | "keepsWaits"> & { onEvent?: Emit } = {},
 ) {
   const log = new MemoryStepLog(opts.initial);
   const clock = new FakeClock(T0);
@@ -96,12 +97,14 @@ function setup(
     pacing: opts.pacing ?? DEFAULT_PACING,
     limits: DEFAULT_RUN_LIMITS,
     shellState: { env: {}, cwd: "/workspace" },
-    onShellState: (state) => shellSaves.push(structuredClone(state)),
-    onStatus: (status) => statuses.push({ at: clock.now(), status }),
+    emit: (e) => {
+      if (e.type === "shell-state") shellSaves.push(structuredClone(e.shell));
+      if (e.type === "status") statuses.push({ at: clock.now(), status: e.status });
+      opts.onEvent?.(e);
+    },
     ...(opts.where ? { where: opts.where } : {}),
     pacingState: opts.pacingState,
-    onPacing: opts.onPacing,
-    handOffWait: opts.handOffWait,
+    ...(opts.keepsWaits ? { keepsWaits: true } : {}),
   });
 
   const t = {
@@ -679,21 +682,28 @@ describe("InnerLife: start", () => {
     expect(failing.promptOf(failing.wakes()[0]!)).toBe(retryPrompt(2));
   });
 
-  it("handOffWait: a host that keeps the wait ends the loop there (no sleep), told when the next wake is due; the pacing is reported only when it changes", async () => {
-    const handed: { delayS: number; wakeAt: number; paused: boolean }[] = [];
+  it("keepsWaits: a home that keeps the wait ends the loop there (no sleep), told when the next wake is due; the pacing is reported only when it changes", async () => {
+    const handed: { wakeAt: number; paused: boolean }[] = [];
     const reported: unknown[] = [];
-    const t = setup({ pacingState: { level: 1, ticks: 0, failures: 0 }, handOffWait: (w) => (handed.push(w), true), onPacing: (p) => reported.push(p) });
+    const t = setup({
+      pacingState: { level: 1, ticks: 0, failures: 0 },
+      keepsWaits: true,
+      onEvent: (e) => {
+        if (e.type === "handed-off") handed.push({ wakeAt: e.wakeAt, paused: e.paused });
+        if (e.type === "pacing") reported.push(e.pacing);
+      },
+    });
     await t.life.start({ reason: "resume", waitedS: 5 });
     expect(t.clock.requested).toEqual([]);
     expect(t.wakeRows()).toEqual([["scheduled", 1, 5]]);
     // Idle at level 1: ticks 1 of 3, so the next wait is level 1's 5 s.
-    expect(handed).toEqual([{ delayS: 5, wakeAt: T0 + 5000, paused: false }]);
+    expect(handed).toEqual([{ wakeAt: T0 + 5000, paused: false }]);
     expect(reported).toEqual([{ level: 1, ticks: 1, failures: 0 }]);
     expect(t.statuses.at(-1)?.status).toMatchObject({ state: "waiting", level: 1 });
-    // A host that does not take the wait (returns false) leaves the loop sleeping as before; the start wake left the pacing
+    // A home that does not keep waits leaves the loop sleeping as before; the start wake left the pacing
     // rested, as it began, so it was not reported: only the three idle wakes' changes are.
     const again: unknown[] = [];
-    const u = setup({ handOffWait: () => false, onPacing: (p) => again.push(p) });
+    const u = setup({ onEvent: (e) => void (e.type === "pacing" && again.push(e.pacing)) });
     void u.start();
     await u.asleep(1);
     expect(u.wakeRows()).toEqual([["start", 0, 0], ["scheduled", 0, 0], ["scheduled", 0, 0], ["scheduled", 0, 0]]);

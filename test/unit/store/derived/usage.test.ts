@@ -17,7 +17,8 @@ import { indexedDbMindState } from "@/lib/store/state/mind-state";
 import { tailSteps } from "@/lib/store/steps/steps";
 import { spendSummary, usageRow } from "@/lib/store/derived/usage";
 import { formatTs, type Step } from "@/lib/trajectory/schema";
-import { runMind } from "@/workers/host";
+import { runMind } from "@/lib/home/tab";
+import { on, silent } from "@/lib/mind/events";
 import { startModelServer, type ModelServer } from "../../../fixtures/model-server";
 import { openTestDb } from "../../helpers/db";
 
@@ -145,7 +146,10 @@ describe("a mind's cap, end to end through the host", () => {
 
     const statuses: MindStatus[] = [];
     let configChanged = 0;
-    let handle = await runMind(db, mind.id, { onStatus: (s) => statuses.push(s), onConfigChanged: () => configChanged++ });
+    let handle = await runMind(db, mind.id, (e) => {
+      if (e.type === "status") statuses.push(e.status);
+      if (e.type === "settings-changed") configChanged++;
+    });
     const until = async (cond: () => boolean | Promise<boolean>, what: string) => {
       for (let i = 0; i < 500; i++) {
         if (await cond()) return;
@@ -167,18 +171,18 @@ describe("a mind's cap, end to end through the host", () => {
     await updateSettings(db, mind.id, { model: settings, pacing: mind.pacing, max_iterations: mind.max_iterations, budget: { hour_usd: 10, day_usd: 20 } });
     await until(() => configChanged > 0, "the config change");
     await handle.stop();
-    handle = await runMind(db, mind.id, { onStatus: (s) => statuses.push(s) });
+    handle = await runMind(db, mind.id, on("status", ({ status: s }) => statuses.push(s)));
     await until(() => model.requests.length >= 2, "a call with the raised cap");
     await handle.stop();
 
     // A mind saved without caps (from before caps existed) does not start.
     const row = await getMind(db, mind.id);
     await db.minds.put({ id: mind.id, json: { ...row, budget: undefined } });
-    await expect(runMind(db, mind.id, { onStatus: () => {} })).rejects.toThrow("Ada has no spend caps, so it does not start: set an hourly and a daily cap in Settings.");
+    await expect(runMind(db, mind.id, silent)).rejects.toThrow("Ada has no spend caps, so it does not start: set an hourly and a daily cap in Settings.");
   });
 
   it("a model with no known price does not start (its caps could not be kept)", async () => {
     const mind = await createMind(db, { name: "Bo", persona: "", model: { provider: "openai", model: "gpt-unknown", apiKey: "k" } });
-    await expect(runMind(db, mind.id, { onStatus: () => {} })).rejects.toThrow("No price is known for openai/gpt-unknown, so its spend caps could not be kept: give its price per million tokens in Settings.");
+    await expect(runMind(db, mind.id, silent)).rejects.toThrow("No price is known for openai/gpt-unknown, so its spend caps could not be kept: give its price per million tokens in Settings.");
   });
 });

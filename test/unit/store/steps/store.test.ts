@@ -62,9 +62,9 @@ describe("steps: append-only", () => {
     expect(names).toContain("putBlob");
   });
 
-  it("the mind's state (indexedDbMindState) has only appends, blobs, fork, reads and the mind's own record; no way to change or delete a step", () => {
+  it("the mind's state (indexedDbMindState) has only appends, blobs, fork, reads, the mind's own record and its way in; no way to change or delete a step", () => {
     const keys = Object.keys(indexedDbMindState(db, MIND)).sort();
-    expect(keys).toEqual(["append", "blob", "count", "files", "find", "fork", "mindId", "ofKind", "putBlob", "record", "savePacing", "saveShellState", "search", "spendSince", "tail", "tiers"]);
+    expect(keys).toEqual(["append", "blob", "count", "files", "find", "fork", "inbound", "mindId", "ofKind", "putBlob", "record", "savePacing", "saveShellState", "search", "spendSince", "tail", "tiers"]);
     expect(keys.filter((n) => /update|delete|remove|put(?!Blob)/i.test(n))).toEqual([]);
   });
 
