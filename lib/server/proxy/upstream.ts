@@ -10,6 +10,7 @@ import "server-only";
 // What fails them is malformed; the check says why, as data, and the caller
 // relays an error in OpenAI's shape in its place.
 import * as z from "zod";
+import { compiledOnUse } from "../../trajectory/compiled";
 
 /** A token count: the AI SDK takes a missing or null one; only a whole, non-negative pair is settled on (sse.ts). */
 const Count = z.number().nullish();
@@ -58,10 +59,14 @@ export const UpstreamError = z.looseObject({ error: z.union([z.string(), z.loose
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
 
+// Every event of every stream is checked: compiled once used often (lib/trajectory/compiled.ts), a check costs a few µs less.
+const chunkSchema = compiledOnUse(UpstreamChunk);
+const completionSchema = compiledOnUse(UpstreamCompletion);
+
 /** `value` as `schema` types it, checked in place (each schema here gives back what it is given), or what is wrong with it. */
-function check<S extends z.ZodType>(schema: S, value: unknown): Checked<z.input<S>> {
-  if (z.validate(schema, value)) return { ok: true, value };
-  // Only a malformed reply pays for a second pass, to say where it is wrong.
+function check<S extends z.ZodType>(schema: S, value: unknown, fast: S = schema): Checked<z.input<S>> {
+  if (z.validate(fast, value)) return { ok: true, value };
+  // Only a malformed reply pays for a second pass, by the runtime parser, to say where it is wrong.
   const issue = schema.safeParse(value).error?.issues[0];
   if (!issue) return { ok: false, problem: "not valid" };
   const at = issue.path.map(String).join(".");
@@ -70,7 +75,7 @@ function check<S extends z.ZodType>(schema: S, value: unknown): Checked<z.input<
 }
 
 /** One stream event's data, once parsed as JSON. */
-export const checkChunk = (json: unknown): Checked<UpstreamChunk> => check(UpstreamChunk, json);
+export const checkChunk = (json: unknown): Checked<UpstreamChunk> => check(UpstreamChunk, json, chunkSchema());
 
 export type CompletionRead = Checked<UpstreamCompletion> & { upstreamError?: string };
 
@@ -78,7 +83,7 @@ export type CompletionRead = Checked<UpstreamCompletion> & { upstreamError?: str
 export function readCompletion(text: string): CompletionRead {
   const json = parseJson(text);
   if (!json.ok) return { ok: false, problem: "not JSON" };
-  const completion = check(UpstreamCompletion, json.value);
+  const completion = check(UpstreamCompletion, json.value, completionSchema());
   if (completion.ok) return completion;
   const error = errorMessageOf(json.value);
   return error === undefined ? completion : { ...completion, upstreamError: error };

@@ -3,7 +3,7 @@
 // is malformed, with the words the proxy relays in its place.
 import { describe, expect, it } from "vitest";
 import { UpstreamChunk, UpstreamCompletion, UpstreamError, UpstreamUsage, checkChunk, errorMessageIn, readCompletion } from "@/lib/server/proxy/upstream";
-import { parsesAsWritten } from "@/lib/trajectory/compiled";
+import { COMPILE_AFTER, parsesAsWritten } from "@/lib/trajectory/compiled";
 
 describe("a stream's event", () => {
   const wellFormed: [string, unknown][] = [
@@ -42,12 +42,19 @@ describe("a stream's event", () => {
   it.each(malformed)("%s is malformed, and says where", (_name, json, problem) => {
     expect(checkChunk(json)).toEqual({ ok: false, problem });
   });
+
+  it("once the check is compiled (a stream's every event is checked), the same verdicts", () => {
+    for (let i = 0; i < COMPILE_AFTER; i++) checkChunk(wellFormed[0]![1]);
+    for (const [, json] of wellFormed) expect(checkChunk(json)).toEqual({ ok: true, value: json });
+    for (const [, json, problem] of malformed) expect(checkChunk(json)).toEqual({ ok: false, problem });
+  });
 });
 
 describe("a whole answer", () => {
-  it("a completion passes as it came", () => {
+  it("a completion passes as it came, compiled or not", () => {
     const text = JSON.stringify({ id: "c", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 1 } });
-    expect(readCompletion(text)).toEqual({ ok: true, value: JSON.parse(text) });
+    for (let i = 0; i <= COMPILE_AFTER; i++) expect(readCompletion(text)).toEqual({ ok: true, value: JSON.parse(text) });
+    expect(readCompletion('{"choices":[{"message":{"content":1}}]}')).toEqual({ ok: false, problem: "choices.0.message.content: expected text or a list of parts, each with a type" });
   });
 
   it.each([
