@@ -6,7 +6,9 @@
 import { resolve } from "node:path";
 import { alarmPort } from "../lib/mind/alarms/alarms";
 import { Journal } from "../lib/mind/log/journal";
-import type { Clock, ShellScope } from "../lib/mind/ports";
+import { systemClock, systemIds } from "../lib/system/system";
+import { trajReader } from "../lib/mind/log/mind-log";
+import type { ShellScope } from "../lib/mind/ports";
 import { justBashSandbox } from "../lib/shell/just-bash-sandbox";
 import { WORKSPACE } from "../lib/shell/limits";
 import { openPersistentFs } from "../lib/shell/persistent-fs";
@@ -64,16 +66,8 @@ function parseArgs(argv: string[]): ShArgs | { problem: string } | "help" {
   return { script, workspace: values["--workspace"] ?? DEFAULT_WORKSPACE, traj: values["--traj"] ?? DEFAULT_TRAJ, limits };
 }
 
-const clock: Clock = {
-  now: () => Date.now(),
-  // The journal never sleeps; a Clock has to offer it.
-  sleep: (ms, signal) =>
-    new Promise((done) => {
-      const timer = setTimeout(done, ms);
-      signal.addEventListener("abort", () => (clearTimeout(timer), done()), { once: true });
-    }),
-};
-const ids = { uuid: () => crypto.randomUUID() };
+const clock = systemClock;
+const ids = systemIds;
 
 export async function sh(argv: string[], io: Out, usage: string): Promise<number> {
   const args = parseArgs(argv);
@@ -85,13 +79,7 @@ export async function sh(argv: string[], io: Out, usage: string): Promise<number
   const run = await journal.openRun({ model: "none", launched_by: "reverie-sh" });
   // The scope shellmRun builds, minus nested runs: they need a model to think with.
   const scope: ShellScope = {
-    traj: {
-      tail: (n) => journal.log.tail(n),
-      count: () => journal.log.count(),
-      find: (idOrPrefix, limit) => journal.log.find(idOrPrefix, limit),
-      search: (text, limit) => journal.log.search(text, limit),
-      blob: (ref, trajId) => journal.log.blob(ref, trajId),
-    },
+    traj: trajReader(journal.log),
     chat: {
       selfName: SELF,
       send: ({ to, content, replyTo }) => run.append({ type: "message", from: SELF, to, content, reply_to: replyTo, source: "chat" }),

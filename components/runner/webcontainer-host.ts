@@ -11,6 +11,7 @@ import type { WebContainerLike } from "@/lib/shell/webcontainer/api";
 import type { RuntimeReplyMessage } from "@/lib/shell/webcontainer/bridge";
 import { linkRuntime, type RuntimeLink } from "@/lib/shell/webcontainer/link";
 import { WebContainerRuntime } from "@/lib/shell/webcontainer/runtime";
+import { systemClock } from "@/lib/system/system";
 
 export type { RuntimeLink };
 
@@ -24,18 +25,10 @@ async function bootWebContainer(): Promise<WebContainerLike> {
   return WebContainer.boot({ coep: "credentialless", workdirName: "reverie" });
 }
 
-const pageClock = {
-  sleep: (ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-    }),
-};
-
 let shared: WebContainerRuntime | null = null;
-const runtime = () => (shared ??= new WebContainerRuntime(bootWebContainer, pageClock));
+const runtime = () => (shared ??= new WebContainerRuntime(bootWebContainer, systemClock));
 
 /** Connect one mind's worker to the tab's WebContainer. */
 export function linkWorkerRuntime(mindId: string, post: (msg: RuntimeReplyMessage) => void, onStatus: (s: RuntimeStatus) => void): RuntimeLink {
-  return linkRuntime({ runtime, space: mindId, post, onStatus, isolated: () => globalThis.crossOriginIsolated === true, now: () => Date.now() });
+  return linkRuntime({ runtime, space: mindId, post, onStatus, isolated: () => globalThis.crossOriginIsolated === true, now: systemClock.now });
 }

@@ -18,6 +18,7 @@ import { formatTs, stampStep, type Step } from "../trajectory/schema";
 import type { Scenario } from "./scenario";
 import type { Played, PlayedEvent } from "./score";
 import { simClock, type SimClock } from "./sim-clock";
+import { systemIds } from "../system/system";
 
 const H = 3_600_000;
 /** Caps for a scenario that sets none: high enough not to end a week's idle life, low enough to bound a runaway model. */
@@ -88,18 +89,13 @@ export async function playScenario(o: PlayOptions): Promise<PlayedScenario> {
   const endMs = startMs + scenario.duration_h * H;
   const clock = o.clock ?? simClock(startMs, { fixed: o.fixedCallS !== undefined });
   const callMs = (o.fixedCallS ?? 0) * 1000;
-  const ids = o.ids ?? { uuid: () => crypto.randomUUID() };
+  const ids = o.ids ?? systemIds;
   const mindId = ids.uuid();
   const settings = scenarioSettings(scenario, mindId, o.modelSettings ?? { provider: "openai-compatible", baseURL: "http://127.0.0.1/v1", model: o.model.name });
   const state = new MemoryMindState<MindSettings>(mindId, settings);
-  // The first steps a new mind in the app gets: its trajectory's header and its settings.
-  await state.append({
-    steps: [
-      { trajId: mindId, step: { type: "trajectory", step_id: mindId, ts: formatTs(startMs), name: settings.name, source: "system" } },
-      { trajId: mindId, step: configStep(settings, startMs, ids.uuid()) },
-    ],
-    seen: [],
-  });
+  // The first steps a new mind in the app gets, as the app writes them for it: its trajectory's header and its settings.
+  await state.deliver({ type: "trajectory", step_id: mindId, ts: formatTs(startMs), name: settings.name, source: "system" });
+  await state.deliver(configStep(settings, startMs, ids.uuid()));
   await state.files.save(workspaceRecords(scenario, startMs), []);
 
   const { home, files, calls, usd } = scenarioHome({ state, model: o.model, clock, ids, callMs });

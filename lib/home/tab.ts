@@ -23,7 +23,7 @@ import { indexedDbMindState } from "../store/state/mind-state";
 import { getSync } from "../store/sync/sync";
 import type { Home } from "./home";
 import { startMind } from "./start";
-import { systemClock, systemIds } from "./system";
+import { systemClock, systemIds } from "../system/system";
 
 export interface TabOptions {
   clock?: Clock;

@@ -10,6 +10,7 @@ import { classifyPath, InvalidLine, keptLine, parentDir, readLine, type StepLine
 import { LineSplitter, linesOf, MAX_LINE_BYTES, overLongReason } from "./lines";
 import { countSkipped, emptyStats, type ImportStats } from "./stats";
 import { EVAL_RESULTS_FILE, parseEvalResults } from "../eval/results";
+import { systemIds } from "../system/system";
 
 export interface ImportedTrajectory {
   /** The trajectory's id: the step_id of its first `trajectory` line (or a new id when it has none). */
@@ -85,7 +86,7 @@ const tiersDir = (path: string) => pathParts(path).slice(0, -1).join("/");
 export async function importArchive(source: ArchiveSource, sink: ImportSink, opts: ImportOptions = {}): Promise<ImportStats> {
   const stats = emptyStats();
   const batchSize = opts.batchSize ?? 2000;
-  const newId = opts.newId ?? (() => crypto.randomUUID());
+  const newId = opts.newId ?? (() => systemIds.uuid());
   const seen = new Set<string>();
   const dirs = new Set<string>();
   const trajOfDir = new Map<string, string>();

@@ -18,7 +18,7 @@ import { hostname } from "node:os";
 import type { Clock, ModelPort } from "../../mind/ports";
 import type { MindSettings } from "../../mind/settings/settings";
 import type { HostBoundNetwork } from "./network";
-import { systemClock } from "../../home/system";
+import { systemClock } from "../../system/system";
 import type { Sql } from "../db/sql";
 import { mindsWithInbound } from "../inbox/inbound";
 import { acquireLease, LEASE_WANTED_CHANNEL, releaseLease } from "../state/lease";

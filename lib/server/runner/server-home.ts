@@ -12,7 +12,7 @@ import type { Emit } from "../../mind/events";
 import type { Clock, ModelPort } from "../../mind/ports";
 import { parseMindSettings, type MindSettings } from "../../mind/settings/settings";
 import type { MindState } from "../../mind/state/state";
-import { systemIds } from "../../home/system";
+import { systemIds } from "../../system/system";
 import type { Sql } from "../db/sql";
 import { sqlMindState } from "../state/sql-mind-state";
 import type { HostBoundNetwork } from "./network";

@@ -9,6 +9,7 @@ import type { Clock } from "../../mind/ports";
 import type { RuntimePort, RuntimeStatus, SpawnRequest, SpawnResult } from "../ports";
 import { WEBCONTAINER_LIMITS } from "../limits";
 import { lost, notRun } from "./results";
+import { systemClock } from "../../system/system";
 
 export type RuntimeRequestMessage = Extract<FromWorker, { type: "runtime-spawn" | "runtime-cancel" }>;
 export type RuntimeReplyMessage = Extract<ToWorker, { type: "runtime-status" | "runtime-result" | "runtime-alive" }>;
@@ -21,14 +22,6 @@ export function isRuntimeReply(msg: ToWorker): msg is RuntimeReplyMessage {
 /** After a cancel, the page may need the kill grace and a whole re-boot to answer. */
 export const CANCEL_ANSWER_MS = WEBCONTAINER_LIMITS.killGraceMs + WEBCONTAINER_LIMITS.bootTimeoutMs + 5_000;
 
-const realSleep: Pick<Clock, "sleep"> = {
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-    }),
-};
-
 export class RuntimeBridge implements RuntimePort {
   private current: RuntimeStatus = { state: "off" };
   private nextId = 1;
@@ -37,7 +30,7 @@ export class RuntimeBridge implements RuntimePort {
 
   constructor(
     private readonly post: (msg: RuntimeRequestMessage) => void,
-    private readonly clock: Pick<Clock, "sleep"> = realSleep,
+    private readonly clock: Pick<Clock, "sleep"> = systemClock,
   ) {}
 
   status(): RuntimeStatus {

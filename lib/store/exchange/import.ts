@@ -10,6 +10,7 @@ import type { PageRow, ReverieDb, TierRow } from "../db/db";
 import { readTierLines, TIERS_FILE } from "../../context/rollups";
 import { putResultsText } from "../minds/results";
 import Dexie from "dexie";
+import { systemIds } from "../../system/system";
 
 export class ImportError extends Error {}
 
@@ -28,7 +29,7 @@ export async function importIntoDb(
   file: Blob,
   opts: { name: string; signal?: AbortSignal; onProgress?: (bytesRead: number, totalBytes: number, stats: ImportStats) => void },
 ): Promise<ImportResult> {
-  const id = crypto.randomUUID();
+  const id = systemIds.uuid();
   const locks = typeof navigator !== "undefined" ? navigator.locks : undefined;
   if (!locks) return importWithId(db, id, file, opts);
   return locks.request(importLockName(id), () => importWithId(db, id, file, opts));

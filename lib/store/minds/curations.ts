@@ -15,6 +15,7 @@ import type { Watched } from "../db/watch";
 import { changeQueue } from "./change-queue";
 import { appendStep, stepWritten } from "../steps/steps";
 import { getMind } from "./minds";
+import { systemIds } from "../../system/system";
 
 const queue = changeQueue(z.array(Curation), "curations");
 
@@ -32,7 +33,7 @@ export type Curated = ({ applied: true; step: CurationStep } | { applied: false 
  * runs). A request whose step is already written, or already queued, is not
  * applied again: the answer is its step, or "queued".
  */
-export async function curate(db: ReverieDb, mindId: string, c: Curation, now = Date.now(), ids = { uuid: () => crypto.randomUUID() }): Promise<Curated> {
+export async function curate(db: ReverieDb, mindId: string, c: Curation, now = Date.now(), ids = systemIds): Promise<Curated> {
   return db.transaction("rw", [db.minds, db.files, db.steps, db.settings], async () => {
     const stepId = c.id.toLowerCase();
     const written = await db.steps.get({ mind_id: mindId, step_id: stepId });
@@ -46,9 +47,9 @@ export async function curate(db: ReverieDb, mindId: string, c: Curation, now = D
   });
 }
 
-/** The mind's worker applies what waits, in order, each through `apply` (its sandbox); a request whose step is written already only leaves the queue. */
-export function serveCurationQueue(db: ReverieDb, mindId: string, apply: (c: Curation) => Promise<Step>): Promise<void> {
-  return queue.serve(db, mindId, async (c) => ({ step: await apply(c) }));
+/** The running mind makes what waits, in order, each through `make` (in its sandbox, recording its step); a request whose step is written already only leaves the queue. */
+export function serveCurationQueue(db: ReverieDb, mindId: string, make: (c: Curation) => Promise<Step>): Promise<void> {
+  return queue.serve(db, mindId, make);
 }
 
 /**
@@ -62,7 +63,7 @@ export async function drainCurationQueue(db: ReverieDb, mindId: string, now = Da
     const waiting = await queuedCurations(db, mindId);
     for (const c of waiting) {
       if (await db.steps.get({ mind_id: mindId, step_id: c.id.toLowerCase() })) continue;
-      await appendStep(db, mindId, await applyCuration(savedRowsFs(db, mindId, now), c, now, { uuid: () => crypto.randomUUID() }));
+      await appendStep(db, mindId, await applyCuration(savedRowsFs(db, mindId, now), c, now, systemIds));
     }
     await queue.clear(db, mindId);
     return waiting.length;

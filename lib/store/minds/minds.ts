@@ -14,6 +14,7 @@ import { appendStep, tailSteps } from "../steps/steps";
 
 // The record's schema is shared with the server's home (./mind-record.ts).
 import { configStep, MindSettings } from "../../mind/settings/settings";
+import { systemIds } from "../../system/system";
 
 export const NewMindInput = z.object({
   name: z.string().trim().min(1, "A mind needs a name.").max(60, "Keep the name under 60 characters."),
@@ -63,20 +64,20 @@ export async function updateSettings(db: ReverieDb, id: string, input: z.input<t
     if (summaryModel) next.summary_model = summaryModel;
     else delete next.summary_model;
     await db.minds.put({ id, json: next });
-    await appendStep(db, id, configStep(next, now, crypto.randomUUID()));
+    await appendStep(db, id, configStep(next, now, systemIds.uuid()));
     return next;
   });
 }
 
 export async function createMind(db: ReverieDb, input: z.input<typeof NewMindInput>, now = Date.now()): Promise<MindSettings> {
-  const id = crypto.randomUUID();
+  const id = systemIds.uuid();
   const { first_thought, ...settings } = NewMindInput.parse(input);
   const mind: MindSettings = MindSettings.parse({ id, ...settings, created_at: formatTs(now), running: true });
   const ts = formatTs(now);
   const first: Step = { type: "trajectory", step_id: id, ts, name: mind.name, source: "system" };
-  const config = configStep(mind, now, crypto.randomUUID());
+  const config = configStep(mind, now, systemIds.uuid());
   // After the config, so the log reads: who it is, how it is set up, what it thought first.
-  const seed = first_thought ? stampStep({ type: "thought", content: first_thought, source: "seed" }, { id: crypto.randomUUID(), now }) : undefined;
+  const seed = first_thought ? stampStep({ type: "thought", content: first_thought, source: "seed" }, { id: systemIds.uuid(), now }) : undefined;
   await db.transaction("rw", db.minds, db.steps, db.trajectories, async () => {
     await db.minds.add({ id, json: mind });
     await db.trajectories.add({ mind_id: id, traj_id: id, name: mind.name, dir: "" });
@@ -133,7 +134,7 @@ export async function panicStop(db: ReverieDb, id: string, runId?: string, now =
     const open = recoverAtStart(await tailSteps(db, id, PANIC_SCAN), now, mind.name).steps.flatMap((s) => (s.type === "error" && s.run_id ? [s.run_id] : []));
     const runs = [...new Set([...(runId ? [runId] : []), ...open])];
     const steps = (runs.length ? runs : [undefined]).map((run) =>
-      stampStep({ type: "error", reason: "panic-stop", content: PANIC_CONTENT, ...(run ? { run_id: run } : {}), source: "system" }, { id: crypto.randomUUID(), now }),
+      stampStep({ type: "error", reason: "panic-stop", content: PANIC_CONTENT, ...(run ? { run_id: run } : {}), source: "system" }, { id: systemIds.uuid(), now }),
     );
     for (const step of steps) await appendStep(db, id, step);
     const next: MindSettings = { ...mind, running: false };

@@ -15,6 +15,7 @@ import { appendStep } from "../steps/steps";
 import { changeQueue } from "./change-queue";
 import { saveWorkspaceFile } from "./files";
 import { getMind } from "./minds";
+import { systemIds } from "../../system/system";
 
 const queue = changeQueue(z.array(SelfChange), "self-changes");
 
@@ -22,9 +23,9 @@ const queue = changeQueue(z.array(SelfChange), "self-changes");
 export const queuedSelfChanges = (db: ReverieDb, mindId: string): Promise<SelfChange[]> => queue.list(db, mindId);
 export const watchSelfChanges = (db: ReverieDb, mindId: string): Watched<SelfChange[]> => queue.watch(db, mindId);
 
-/** The mind's worker makes what waits, through its ledger (which appends each step itself). */
-export function serveSelfChanges(db: ReverieDb, mindId: string, apply: (c: SelfChange) => Promise<Step>): Promise<void> {
-  return queue.serve(db, mindId, async (c) => ({ step: await apply(c), written: true }));
+/** The running mind makes what waits, through its ledger (which records each step itself). */
+export function serveSelfChanges(db: ReverieDb, mindId: string, make: (c: SelfChange) => Promise<Step>): Promise<void> {
+  return queue.serve(db, mindId, make);
 }
 
 /** Made now (`step`: the self-edit, or the error that says why not) or queued for its worker. */
@@ -91,7 +92,7 @@ export async function changeSelf(db: ReverieDb, mindId: string, c: SelfChange, n
 export async function saveFromFiles(db: ReverieDb, mindId: string, path: string, text: string, by: string, now = Date.now()): Promise<void> {
   const file = SELF_FILES.find((f) => path === `${SELF_DIR}/${f}`);
   if (file) {
-    const done = await changeSelf(db, mindId, { op: "write", id: crypto.randomUUID(), file, text, by, via: "files" }, now);
+    const done = await changeSelf(db, mindId, { op: "write", id: systemIds.uuid(), file, text, by, via: "files" }, now);
     if ("step" in done && done.step.type === "error") throw new Error((done.step as { content?: string }).content ?? "The change was refused.");
     return;
   }

@@ -2,6 +2,7 @@
 import { stampStep, type Step } from "../../trajectory/schema";
 import type { ReverieDb } from "../db/db";
 import { appendStep } from "./steps";
+import { systemIds } from "../../system/system";
 
 export const MAX_MESSAGE_CHARS = 20_000;
 
@@ -9,7 +10,7 @@ export async function sendMessage(db: ReverieDb, mindId: string, msg: { from: st
   const content = msg.content.trim();
   if (!content) throw new Error("An empty message is not sent.");
   if (content.length > MAX_MESSAGE_CHARS) throw new Error(`A message can be at most ${MAX_MESSAGE_CHARS} characters.`);
-  const step = stampStep({ type: "message", source: "chat", from: msg.from, to: msg.to, content }, { id: crypto.randomUUID(), now: Date.now() });
+  const step = stampStep({ type: "message", source: "chat", from: msg.from, to: msg.to, content }, { id: systemIds.uuid(), now: Date.now() });
   await appendStep(db, mindId, step);
   return step;
 }

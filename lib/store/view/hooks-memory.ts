@@ -8,6 +8,7 @@ import type { Curation, CurationRequest, CurationStep } from "../../shell/curati
 import { db } from "../db/db";
 import { curate, curationStep, drainCurationQueue, watchCurationQueue } from "../minds/curations";
 import { DEFAULT_SENDER, getSenderName } from "../minds/settings";
+import { systemIds } from "../../system/system";
 
 /** How long the tab waits for a running mind to apply a change before it says the change still waits. */
 const WAIT_MS = 15_000;
@@ -34,7 +35,7 @@ export function useMemoryCuration(mindId: string, running: boolean): MemoryCurat
   const act = useMemo(
     () => async (req: CurationRequest): Promise<CurationOutcome> => {
       const sender = await getSenderName(db());
-      const c: Curation = { ...req, id: crypto.randomUUID(), by: sender === DEFAULT_SENDER ? "" : sender, role: "owner" };
+      const c: Curation = { ...req, id: systemIds.uuid(), by: sender === DEFAULT_SENDER ? "" : sender, role: "owner" };
       const done = await curate(db(), mindId, c);
       if (done.applied) return { state: "done", step: done.step };
       const step = await curationStep(db(), mindId, c.id, AbortSignal.timeout(WAIT_MS));

@@ -15,6 +15,7 @@ import { getSenderName } from "../minds/settings";
 import { changeSelf } from "../minds/self-changes";
 import { recentStepsOfKind } from "../steps/config-steps";
 import { stepWritten } from "../steps/steps";
+import { systemIds } from "../../system/system";
 
 /** The texts as the mind's saved rows hold them (a running mind saves after each block); null: it has none yet (it writes them at its first start). */
 export function useSelfTexts(mindId: string): Map<SelfFile, string> | null | undefined {
@@ -46,7 +47,7 @@ export function useSelfChange(mindId: string): (ask: SelfAsk, signal: AbortSigna
   return useCallback(
     async (ask, signal) => {
       const by = await getSenderName(db());
-      const id = crypto.randomUUID();
+      const id = systemIds.uuid();
       // The text it was edited from, by hash: a change made meanwhile (by the mind) refuses this one rather than being overwritten.
       const c: SelfChange = ask.op === "write" ? { op: "write", id, file: ask.file, text: ask.text, base: await sha256(ask.from), by, via: ask.via } : { op: "revert", id, of: ask.of, by };
       const done = await changeSelf(db(), mindId, c);

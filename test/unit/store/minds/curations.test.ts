@@ -13,6 +13,7 @@ import { readMindNotes } from "@/lib/store/minds/memory";
 import { createMind, setRunning } from "@/lib/store/minds/minds";
 import { tailSteps } from "@/lib/store/steps/steps";
 import { openTestDb } from "../../helpers/db";
+import { indexedDbMindState } from "@/lib/store/state/mind-state";
 
 const model = { provider: "openai-compatible" as const, baseURL: "http://127.0.0.1:9/v1", model: "m1" };
 const T0 = Date.UTC(2026, 11, 5, 9, 0, 0);
@@ -55,16 +56,18 @@ describe("people's changes to a mind's memory, in this browser", () => {
     expect(await curate(db, mindId, c, T0, ids)).toEqual({ applied: false, fresh: false });
     expect((await queuedCurations(db, mindId)).map((q) => q.id)).toEqual([c.id]);
     expect(await curations()).toEqual([]);
-    const waiting = curationStep(db, mindId, c.id, AbortSignal.timeout(5_000));
 
-    // The worker: its persistent filesystem, saved after the change (as workers/host.ts does).
+    // The running mind: its persistent filesystem, saved after the change, and the change's step recorded through its state (as lib/home/start.ts does).
     const { fs, flush } = await openPersistentFs(mindFiles(db, mindId));
+    const state = indexedDbMindState(db, mindId);
     await serveCurationQueue(db, mindId, async (q) => {
       const step = await applyCuration(sandboxCurationFs(fs), q, T0, ids);
       await flush();
+      await state.append({ steps: [{ trajId: mindId, step }], seen: [] });
       return step;
     });
-    expect(await waiting).toMatchObject({ step_id: c.id, op: "add", content: "Ada (owner) set you a goal, abcd: call Bo" });
+    // The page's wait for its step: the worker's write is announced to other contexts (the page), so it is read once written.
+    expect(await curationStep(db, mindId, c.id, AbortSignal.timeout(5_000))).toMatchObject({ step_id: c.id, op: "add", content: "Ada (owner) set you a goal, abcd: call Bo" });
     expect(await queuedCurations(db, mindId)).toEqual([]);
     expect((await readMindNotes(db, mindId)).goals.map((g) => [g.id, g.goal])).toEqual([["abcd", "call Bo"]]);
     // Served again: nothing left, nothing written twice.
