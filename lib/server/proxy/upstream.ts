@@ -59,7 +59,7 @@ export const UpstreamError = z.looseObject({ error: z.union([z.string(), z.loose
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-// Every event of every stream is checked: compiled once used often (lib/trajectory/compiled.ts), a check costs a few µs less.
+// Every event of every stream is checked: compiled once used often (lib/trajectory/compiled.ts), a check costs about a µs less.
 const chunkSchema = compiledOnUse(UpstreamChunk);
 const completionSchema = compiledOnUse(UpstreamCompletion);
 
