@@ -32,9 +32,9 @@ const firstLookCut = (commandNames: string) => cutOf(SELF_DEFAULTS.firstLook, "f
 
 const BARE = instructionsCut({ name: "", persona: "", commands: "", skills: "" });
 /** How to act: fixed text between the persona and the command list. */
-const HOW_TO_ACT = BARE.at.persona.after;
+const HOW_TO_ACT = BARE.at("persona").after;
 /** People and idling: fixed text after the command list. */
-const PEOPLE = BARE.at.commands.after;
+const PEOPLE = BARE.at("commands").after;
 /** The people part before roles existed: runs recorded then are still split into their parts. */
 const PEOPLE_BEFORE_ROLES = `
 
@@ -66,11 +66,11 @@ export function selfInstructionParts(self: SelfTexts, name: string, extras: Prom
   const cut = renderCut(file.text, values, INSTRUCTION_CUTS);
   if (!cut) return [{ kind: "instructions", text: renderSelf(file.text, values), ...fromFile("instructions.md", file) }];
   return [
-    { kind: "persona", text: cut.head + cut.at.persona.value, ...fromFile("persona.md", persona) },
-    { kind: "how-to-act", text: cut.at.persona.after, ...fromFile("instructions.md", file) },
-    { kind: "commands", text: cut.at.commands.value },
-    { kind: "people", text: cut.at.commands.after, ...fromFile("instructions.md", file) },
-    { kind: "skills", text: cut.at.skills.value + cut.at.skills.after },
+    { kind: "persona", text: cut.head + cut.at("persona").value, ...fromFile("persona.md", persona) },
+    { kind: "how-to-act", text: cut.at("persona").after, ...fromFile("instructions.md", file) },
+    { kind: "commands", text: cut.at("commands").value },
+    { kind: "people", text: cut.at("commands").after, ...fromFile("instructions.md", file) },
+    { kind: "skills", text: cut.at("skills").value + cut.at("skills").after },
   ];
 }
 
@@ -82,9 +82,9 @@ export function selfFirstLookParts(self: SelfTexts, name: string, commands: stri
   const cut = renderCut(file.text, values, FIRST_LOOK_CUTS);
   if (!cut) return [{ kind: "first-look", text: renderSelf(file.text, values), ...fromFile("first-look.md", file) }];
   return [
-    { kind: "persona", text: cut.head + cut.at.persona.value, ...fromFile("persona.md", persona) },
-    { kind: "first-look", text: cut.at.persona.after, ...fromFile("first-look.md", file) },
-    { kind: "commands", text: cut.at["command-names"].value + cut.at["command-names"].after },
+    { kind: "persona", text: cut.head + cut.at("persona").value, ...fromFile("persona.md", persona) },
+    { kind: "first-look", text: cut.at("persona").after, ...fromFile("first-look.md", file) },
+    { kind: "commands", text: cut.at("command-names").value + cut.at("command-names").after },
   ];
 }
 
@@ -120,7 +120,7 @@ export function instructionsFor(mind: { name: string; persona: string }, extras:
  * in every scheduled wake's task: a task is a step, and the newest steps are
  * shown again.
  */
-const FIRST_LOOK = firstLookCut("").at.persona.after;
+const FIRST_LOOK = firstLookCut("").at("persona").after;
 
 /** The command names of a command list (`- name …` a line), in its order. */
 export function commandNames(commands: string): string[] {
@@ -145,7 +145,7 @@ export function firstLookParts(instructions: string): SystemPart[] | undefined {
   if (!persona || !commands) return undefined;
   // The persona part is the instructions' own: first-look.md opens with the same text as instructions.md.
   const look = firstLookCut(commandNames(commands.text).join(", "));
-  return [persona, { kind: "first-look", text: look.at.persona.after }, { kind: "commands", text: look.at["command-names"].value + look.at["command-names"].after }];
+  return [persona, { kind: "first-look", text: look.at("persona").after }, { kind: "commands", text: look.at("command-names").value + look.at("command-names").after }];
 }
 
 /**

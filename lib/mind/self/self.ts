@@ -47,7 +47,8 @@ export function renderSelf(file: string, values: SelfValues): string {
 /** A template rendered and cut at some of its slots: the text before the first, then each one's value and the text after it, up to the next. */
 export interface SelfCut<K extends string> {
   head: string;
-  at: Record<K, { value: string; after: string }>;
+  /** A cut slot's value and the text after it, up to the next cut. */
+  at(slot: K): { value: string; after: string };
 }
 
 /**
@@ -58,7 +59,7 @@ export interface SelfCut<K extends string> {
  */
 export function renderCut<K extends string>(file: string, values: SelfValues & Readonly<Record<K, string>>, cuts: readonly K[]): SelfCut<K> | undefined {
   let head = "";
-  const at: Partial<Record<K, { value: string; after: string }>> = {};
+  const at = new Map<K, { value: string; after: string }>();
   let open: { value: string; after: string } | undefined;
   let next = 0;
   for (const piece of piecesOf(file, values)) {
@@ -72,10 +73,11 @@ export function renderCut<K extends string>(file: string, values: SelfValues & R
     const slot = cuts[cut];
     if (cut !== next || slot === undefined) return undefined;
     open = { value: values[slot], after: "" };
-    at[slot] = open;
+    at.set(slot, open);
     next++;
   }
-  return next === cuts.length ? { head, at: at as Record<K, { value: string; after: string }> } : undefined;
+  // Every slot was found once, in order: each has its part.
+  return next === cuts.length ? { head, at: (slot) => at.get(slot) ?? { value: "", after: "" } } : undefined;
 }
 
 import type { StepOf } from "../../trajectory/schema";

@@ -99,9 +99,11 @@ describe("renderSelf and renderCut (lib/mind/self/self.ts)", () => {
   });
 
   it("cut at the slots given, in order, or not at all", () => {
-    expect(renderCut("A {{name}}: {{persona}} / {{commands}}.\n", { name: "N", persona: "P", commands: "C" }, ["persona", "commands"])).toEqual({
+    const cut = renderCut("A {{name}}: {{persona}} / {{commands}}.\n", { name: "N", persona: "P", commands: "C" }, ["persona", "commands"]);
+    expect(cut && { head: cut.head, persona: cut.at("persona"), commands: cut.at("commands") }).toEqual({
       head: "A N: ",
-      at: { persona: { value: "P", after: " / " }, commands: { value: "C", after: "." } },
+      persona: { value: "P", after: " / " },
+      commands: { value: "C", after: "." },
     });
     expect(renderCut("{{commands}} {{persona}}", { persona: "P", commands: "C" }, ["persona", "commands"])).toBeUndefined();
     expect(renderCut("{{persona}} {{persona}}", { persona: "P" }, ["persona"])).toBeUndefined();
