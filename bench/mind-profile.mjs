@@ -1,8 +1,10 @@
-// CPU profiles of the mind's worker for bench/mind and bench/mind-probe:
-// Chromium's Profiler over CDP, attached to the page's dedicated worker, and a
-// summary of where the time went (self time by file and by function, per
-// iteration of the window profiled).
-import { mkdirSync, writeFileSync } from "node:fs";
+// CPU profiles of the mind's worker for bench/mind-probe (bench/mind takes its
+// own through a bare client, mind-cdp.mjs): Chromium's Profiler over CDP,
+// attached to the page's dedicated worker, and a summary of where the time
+// went (self time by file and by function, per iteration of the window
+// profiled, by source file when the build kept its source maps).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Samples are taken every 200 µs; one that stands for more than 10 ms of time is a stall of the sampler. */
@@ -38,14 +40,43 @@ export async function workerProfiler(context, page) {
   };
 }
 
-/** A profiler on the page's own main thread (what it does per appended step while it shows the stream). */
-export async function pageProfiler(context, page) {
-  const cdp = await context.newCDPSession(page);
-  await cdp.send("Profiler.enable");
-  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
-  return {
-    start: () => cdp.send("Profiler.start"),
-    stop: async () => (await cdp.send("Profiler.stop")).profile,
+/**
+ * Where a frame of the built app's code comes from: its source file and line,
+ * when the build kept source maps (`productionBrowserSourceMaps` in
+ * next.config.ts, for a profiling build only) and the maps' reader (a
+ * dependency of the build tools) is installed; otherwise its chunk.
+ */
+function sourceMapper() {
+  let TraceMap = null;
+  let originalPositionFor = null;
+  try {
+    ({ TraceMap, originalPositionFor } = createRequire(import.meta.url)("@jridgewell/trace-mapping"));
+  } catch {
+    return () => null;
+  }
+  const maps = new Map();
+  const mapOf = (chunk) => {
+    if (!maps.has(chunk)) {
+      let map = null;
+      try {
+        const js = `.next/static/chunks/${chunk}`;
+        const name = /sourceMappingURL=(\S+)/.exec(readFileSync(js, "utf8").slice(-300))?.[1];
+        if (name && existsSync(`.next/static/chunks/${name}`)) map = new TraceMap(readFileSync(`.next/static/chunks/${name}`, "utf8"));
+      } catch {
+        map = null;
+      }
+      maps.set(chunk, map);
+    }
+    return maps.get(chunk);
+  };
+  return (f) => {
+    const chunk = /\/_next\/static\/chunks\/([^?]+)/.exec(f.url)?.[1];
+    const map = chunk && mapOf(chunk);
+    if (!map) return null;
+    const o = originalPositionFor(map, { line: f.lineNumber + 1, column: f.columnNumber });
+    if (!o.source) return null;
+    const file = o.source.replace(/^.*\[project\]\//, "").replace(/^.*node_modules\//, "node_modules/");
+    return { file, fn: `${o.name ?? (f.functionName || "(anonymous)")}  ${file}:${o.line}` };
   };
 }
 
@@ -69,10 +100,12 @@ export function summarize(what, profile, iterations, lines = 30) {
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const fnTime = new Map();
   const fileTime = new Map();
+  const mapped = sourceMapper();
   for (const [id, us] of self) {
     const f = byId.get(id).callFrame;
-    const file = (f.url || "(native)").replace(/^.*\/_next\//, "");
-    const key = `${f.functionName || "(anonymous)"}  ${file}:${f.lineNumber + 1}:${f.columnNumber + 1}`;
+    const source = mapped(f);
+    const file = source?.file ?? (f.url || "(native)").replace(/^.*\/_next\//, "");
+    const key = source?.fn ?? `${f.functionName || "(anonymous)"}  ${file}:${f.lineNumber + 1}:${f.columnNumber + 1}`;
     fnTime.set(key, (fnTime.get(key) ?? 0) + us);
     fileTime.set(file, (fileTime.get(file) ?? 0) + us);
   }

@@ -3,7 +3,7 @@
 // checkout's scripts, copied into the other tree), each build in turn, the
 // order swapped every round so neither side always runs on the warmer or the
 // quieter machine. Prints the medians between model calls at STEPS (10,000)
-// for both, per page and shape of answer, with each run's floor and load.
+// for both, per page and shape of answer, above each run's floor, and loads.
 //
 //   node bench/mind-vs.mjs <commit> [rounds]     (default 1 round: before, after)
 //   VS_DIR=/tmp/before node bench/mind-vs.mjs <commit>   (where the other tree goes; default /tmp/reverie-mind-vs-<commit>)
@@ -34,7 +34,7 @@ if (!existsSync(other)) sh("git", ["worktree", "add", "--detach", other, commit]
 if (!existsSync(join(other, "node_modules"))) {
   if (spawnSync("cp", ["-al", join(here, "node_modules"), join(other, "node_modules")]).status !== 0) sh("npm", ["ci"], { cwd: other });
 }
-const SCRIPTS = ["mind.bench.mjs", "mind-model.mjs", "mind-model.d.mts", "fetch-floor.mjs", "detached-chromium.mjs", "mind-trajectory.mjs", "mind-profile.mjs", "app-server.mjs"];
+const SCRIPTS = ["mind.bench.mjs", "mind-model.mjs", "mind-model.d.mts", "fetch-floor.mjs", "detached-chromium.mjs", "mind-trajectory.mjs", "mind-profile.mjs", "mind-cdp.mjs", "proc-cpu.mjs", "app-server.mjs"];
 for (const f of SCRIPTS) copyFileSync(join(here, "bench", f), join(other, "bench", f));
 
 const reuse = process.env.REVERIE_BENCH_REUSE_BUILD === "1";
@@ -64,11 +64,12 @@ for (let r = 1; r <= rounds; r++) {
 const steps = Number(process.env.STEPS ?? 10_000);
 const keys = Object.keys(runs[0].json).filter((k) => k.startsWith(`steps_${steps}_`));
 const cell = (v, w) => String(v).padStart(w);
-console.log(`\nbench/mind, ${rev} (before) against this checkout (after), back to back: median ms between model calls at ${steps.toLocaleString()} steps (answer sent → next call, minus exec), and above the floor`);
+console.log(`\nbench/mind, ${rev} (before) against this checkout (after), back to back: median ms between model calls at ${steps.toLocaleString()} steps (call to call at the model server) and above the floor's`);
 console.log(`${"window".padEnd(34)}${runs.map((x) => cell(`${x.side} ${x.round}`, 16)).join("")}`);
 for (const k of keys) {
-  console.log(`${k.replace(`steps_${steps}_`, "").padEnd(34)}${runs.map((x) => cell(x.json[k] ? `${x.json[k].harness_ms.median.toFixed(1)} (+${(x.json[k].above_floor_ms ?? x.json[k].harness_ms.median - x.json.fetch_floor.round_trip_ms.median).toFixed(1)})` : "—", 16)).join("")}`);
+  console.log(`${k.replace(`steps_${steps}_`, "").padEnd(34)}${runs.map((x) => cell(x.json[k]?.call_to_call_ms ? `${x.json[k].call_to_call_ms.median.toFixed(1)} (+${x.json[k].above_floor_ms.toFixed(1)})` : "—", 16)).join("")}`);
 }
-console.log(`${"floor, one piece (round trip)".padEnd(34)}${runs.map((x) => cell(x.json.fetch_floor.round_trip_ms.median.toFixed(1), 16)).join("")}`);
+const floorOf = (x) => x.json.fetch_floor?.full?.one_piece?.call_to_call_ms?.median;
+console.log(`${"floor, one piece (call to call)".padEnd(34)}${runs.map((x) => cell(floorOf(x)?.toFixed(1) ?? "—", 16)).join("")}`);
 console.log(`${"load average at start / end".padEnd(34)}${runs.map((x) => cell(`${x.json.load_average.before[0]} / ${x.json.load_average.after[0]}`, 16)).join("")}`);
 if (runs.some((x) => !x.ok)) console.log(`(a run exited non-zero after writing its figures: see ${out})`);

@@ -50,11 +50,16 @@ export function cpuSnapshot(root = process.pid) {
   const tree = new Set([root]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const [pid, parent] of ppid) if (tree.has(parent) && !tree.has(pid)) tree.add(pid), (grew = true);
+    for (const [pid, parent] of ppid) {
+      if (tree.has(parent) && !tree.has(pid)) {
+        tree.add(pid);
+        grew = true;
+      }
+    }
   }
   for (const pid of tree) {
     const kind = pid === process.pid ? "model-server" : kindOf(pid);
-    let tasks = [];
+    let tasks;
     try {
       tasks = readdirSync(`/proc/${pid}/task`);
     } catch {
