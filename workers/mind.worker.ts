@@ -34,12 +34,14 @@ let statusTimer: ReturnType<typeof setTimeout> | null = null;
 
 // Each report re-renders the mind's page (a commit and a frame). A run
 // reports every iteration: four a second are enough for the page (the last
-// one always goes); a change of state goes at once.
+// one always goes); a change of state goes at once. A report held back waits
+// on one timer, which posts whatever is newest when it fires: re-arming it
+// for each iteration cost the worker two timer calls per model call.
 const REPORT_MS = 250;
 function postStatus(status: MindStatus): void {
   const sameState = lastStatus?.type === "status" && lastStatus.status.state === "thinking" && status.state === "thinking";
-  const msg: FromWorker = { type: "status", status };
-  lastStatus = msg;
+  lastStatus = { type: "status", status };
+  if (sameState && statusTimer) return;
   if (statusTimer) clearTimeout(statusTimer);
   statusTimer = null;
   const wait = statusAt + REPORT_MS - Date.now();
@@ -47,12 +49,12 @@ function postStatus(status: MindStatus): void {
     statusTimer = setTimeout(() => {
       statusTimer = null;
       statusAt = Date.now();
-      post(msg);
+      if (lastStatus) post(lastStatus);
     }, wait);
     return;
   }
   statusAt = Date.now();
-  post(msg);
+  post(lastStatus);
 }
 
 // The reply as it streams in: at most four times a second, and not for a reply that is over at once (./partial).

@@ -24,6 +24,13 @@ import { useViewerUrl } from "./useViewerUrl";
 const SCROLL_KEYS = new Set(["ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End", " "]);
 /** Up to this many rows are all in the page; beyond, only those on screen. */
 const PLAIN_LIMIT = 600;
+/**
+ * Rows drawn beyond the screen, each side: for a reader's scrolling, and few
+ * while the stream is followed. There every batch of new steps moves the
+ * window a screenful on, so every row in it is new: each row kept off screen
+ * was mounted, measured and painted for nothing, four times a second.
+ */
+const OVERSCAN = { reading: 12, following: 3 };
 /** New steps whose bodies are loaded before they are shown, while following (about a screenful). */
 const FOLLOWED_BODIES = 40;
 
@@ -74,7 +81,7 @@ export const TrajectoryViewer = memo(function TrajectoryViewer({ source, footer 
     count: virtual ? rows.length : 0,
     getScrollElement: () => scroller.current,
     estimateSize: () => 64,
-    overscan: 12,
+    overscan: follow.current && !url.step ? OVERSCAN.following : OVERSCAN.reading,
     getItemKey: rowKey,
     // Render after the scroll event, not synchronously inside it: scrolling stays on the compositor's beat.
     useFlushSync: false,

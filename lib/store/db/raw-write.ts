@@ -10,7 +10,8 @@
 // other tab (Dexie broadcasts between them), so the change is announced as
 // Dexie's observability middleware announces its own: the same parts (the
 // primary keys, and each real index's keys of the rows written), fired on the
-// same event, once the transaction has committed.
+// same event, once the transaction has committed; writes that follow one
+// another fast are announced together (ANNOUNCE_MS).
 import Dexie, { RangeSet, type IndexableType, type ObservabilitySet } from "dexie";
 import type { ReverieDb } from "./db";
 
@@ -36,15 +37,48 @@ export async function writeRows(db: ReverieDb, writes: readonly TableWrite[]): P
   if (!db.isOpen()) await db.open();
   const keys = await transact(db.backendDB(), live);
   const parts = mutatedParts(db, live, keys);
-  own.add(parts);
   for (const listener of ownWriters) listener(db, live, keys);
-  Dexie.on.storagemutated.fire(parts);
+  announce(parts);
   let i = 0;
   return writes.map((w) => (w.rows.length > 0 ? (keys[i++] as IndexableType[]) : []));
 }
 
 /** The announcements writeRows made in this context: a watch of what others wrote can pass over them (the same object reaches Dexie's listeners here; other tabs get a copy). */
 const own = new WeakSet<ObservabilitySet>();
+
+/**
+ * Writes are announced at most this often: the first after a quiet spell at
+ * once, those that follow it within ANNOUNCE_MS together, at its end. A mind
+ * on a fast model writes every few tens of milliseconds, and each
+ * announcement goes to every open tab (Dexie's BroadcastChannel: a copy
+ * made, sent through the browser, and read into every live query of each
+ * page). Pages show new steps at most every LIVE_MS (250 ms) anyway.
+ */
+export const ANNOUNCE_MS = 100;
+let gathered: ObservabilitySet | null = null;
+let announcedAt = Number.NEGATIVE_INFINITY;
+let announceTimer: ReturnType<typeof setTimeout> | null = null;
+
+function announce(parts: ObservabilitySet): void {
+  const now = Date.now();
+  if (!gathered && now - announcedAt >= ANNOUNCE_MS) return fire(parts);
+  gathered = gathered ? Dexie.extendObservabilitySet(gathered, parts) : parts;
+  announceTimer ??= setTimeout(
+    () => {
+      announceTimer = null;
+      const all = gathered;
+      gathered = null;
+      if (all) fire(all);
+    },
+    Math.max(0, announcedAt + ANNOUNCE_MS - now),
+  );
+}
+
+function fire(parts: ObservabilitySet): void {
+  announcedAt = Date.now();
+  own.add(parts);
+  Dexie.on.storagemutated.fire(parts);
+}
 type WriteListener = (db: ReverieDb, writes: readonly TableWrite[], keys: readonly IndexableType[][]) => void;
 const ownWriters = new Set<WriteListener>();
 

@@ -24,6 +24,7 @@ import { rowsAfter, watchRows } from "../steps/steps";
 import type { UsageRow } from "../db/db";
 import type { Step } from "../../trajectory/schema";
 import type { ReplayLookups, SeenCall } from "../../context/replay";
+import { LIVE_MS } from "../../trajectory/rows";
 import { filterNotes, readMindNotes, type MindNotes } from "../minds/memory";
 import { contextOf, contextsOfRun, replayLookups, type StoredSeen } from "../derived/contexts";
 import { exportArchive } from "../exchange/export-file";
@@ -185,12 +186,27 @@ export interface SyncStatus {
   pending: number;
 }
 
-/** A mind's sync state and links, live across tabs: undefined while loading. */
+/**
+ * A mind's sync state and links, live across tabs: undefined while loading.
+ * Not a live query: one heard every step its mind wrote (tens a second) and
+ * gathered each one's keys on the page's main thread. The record is read
+ * again when the settings change; the pending count, while sync is on, at
+ * most every LIVE_MS as steps are written.
+ */
 export function useSyncStatus(mindId: string): SyncStatus | undefined {
-  return useLiveQuery(async () => {
-    const record = await getSync(db(), mindId);
-    return { record, pending: record?.enabled ? await pendingSteps(db(), mindId, record.local_seq ?? record.last_seq) : 0 };
-  }, [mindId]);
+  return useObservable(
+    () =>
+      watchTables(
+        db(),
+        ["settings"],
+        async () => {
+          const record = await getSync(db(), mindId);
+          return { record, pending: record?.enabled ? await pendingSteps(db(), mindId, record.local_seq ?? record.last_seq) : 0 };
+        },
+        { tables: ["steps"], everyMs: LIVE_MS, when: (s) => !!s.record?.enabled },
+      ),
+    [mindId],
+  );
 }
 
 /** Sharing a mind: sync on/off, make and revoke links, the server's list of them. */

@@ -36,12 +36,31 @@ const matches = (json: string, q: string, refs: string[]) => json.toLowerCase().
 
 // ---- a live mind: one row per step ----------------------------------------
 
-// The viewer shows every kept line: a valid step, or an invalid line as what it is.
-const rowEntries = (rows: StepRow[]): IndexEntry[] => rowLines(rows).map(({ seq, line }) => entryOf(seq, line));
+/**
+ * Lines the newest reads brought, kept for `bodies`: a followed stream asks
+ * for the bodies of the steps its watch has just read whole, and reading
+ * them again was an IndexedDB request per step (two per model call on a
+ * fast mind, each a task in the browser process) and a second parse.
+ */
+const RECENT_LINES = 512;
 
 export function rowSource(db: ReverieDb, owner: string): StepSource {
   const range = (traj: string, from: unknown, to: unknown, includeTo = true) =>
     db.steps.where("[mind_id+traj_id+seq]").between([owner, traj, from], [owner, traj, to], true, includeTo);
+  const recent = new Map<number, StepLine>();
+  // The viewer shows every kept line: a valid step, or an invalid line as what it is.
+  const entries = (rows: StepRow[], keep: boolean): IndexEntry[] =>
+    rowLines(rows).map(({ seq, line }) => {
+      if (keep) recent.set(seq, line);
+      return entryOf(seq, line);
+    });
+  const trim = () => {
+    // A Map iterates in insertion order: the oldest lines go first.
+    for (const seq of recent.keys()) {
+      if (recent.size <= RECENT_LINES) break;
+      recent.delete(seq);
+    }
+  };
   return {
     root: owner,
     ...localReads(db, owner),
@@ -50,26 +69,41 @@ export function rowSource(db: ReverieDb, owner: string): StepSource {
       watchRows(
         afterSeq,
         (seq) => range(traj, seq + 1, Dexie.maxKey).toArray(),
-        (rows) => onEntries(rowEntries(rows)),
+        (rows) => {
+          const fresh = entries(rows, true);
+          trim();
+          onEntries(fresh);
+        },
         { everyMs: LIVE_MS },
       ),
     async newest(traj, n) {
       const rows = await range(traj, Dexie.minKey, Dexie.maxKey).reverse().limit(n).toArray();
-      return rowEntries(rows.reverse());
+      const out = entries(rows.reverse(), true);
+      trim();
+      return out;
     },
     async older(traj, beforeSeq, onPage, signal) {
       let from = 0;
       for (;;) {
         signal?.throwIfAborted();
         const rows = await range(traj, from, beforeSeq, false).limit(PAGE).toArray();
-        if (rows.length) onPage(rowEntries(rows));
+        if (rows.length) onPage(entries(rows, false));
         if (rows.length < PAGE) return;
         from = (rows[rows.length - 1]?.seq ?? beforeSeq) + 1;
       }
     },
     async bodies(seqs) {
-      const rows = (await db.steps.bulkGet([...seqs])).filter((r): r is StepRow => r !== undefined && r.mind_id === owner);
-      return new Map(rowLines(rows).map(({ seq, line }) => [seq, line]));
+      const out = new Map<number, StepLine>();
+      const missing: number[] = [];
+      for (const seq of seqs) {
+        const line = recent.get(seq);
+        if (line) out.set(seq, line);
+        else missing.push(seq);
+      }
+      if (missing.length === 0) return out;
+      const rows = (await db.steps.bulkGet(missing)).filter((r): r is StepRow => r !== undefined && r.mind_id === owner);
+      for (const { seq, line } of rowLines(rows)) out.set(seq, line);
+      return out;
     },
     async locate(stepId) {
       const row = await db.steps.get({ mind_id: owner, step_id: stepId.toLowerCase() });
