@@ -119,8 +119,9 @@ export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindI
           },
           onDigest: (digest, extra) => updateRunner(mindId, { away: { digest, setAside: extra.setAside } }),
           onLost: () => {
-            // Another home writes the mind now: this tab's loop stops at once (what it would write is fenced anyway).
-            logRunner(mindId, { level: "warn", from: "runner", text: "the mind's lease was taken by another home: this tab stops running it" });
+            // Another home may write the mind now (its lease was taken, or lapses unrenewed, or keep-alive came on while it ran here
+            // without one): this tab's loop stops at once (what it would write is fenced anyway).
+            logRunner(mindId, { level: "warn", from: "runner", text: "this tab no longer holds the mind's lease (taken by another home, lapsing unrenewed, or not taken yet): it stops running it" });
             worker.current?.runtime.close();
             worker.current?.worker.terminate();
             worker.current = null;

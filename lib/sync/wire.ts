@@ -155,6 +155,8 @@ export const LeaseRequest = z.object({
   holder: z.string().min(1).max(200),
   epoch: z.number().int().positive().optional(),
   ttl_s: z.number().int().min(5).max(3600).optional(),
+  /** Letting it go: the newest step the holder wrote; the lease is let go once the server holds it (or when it would lapse). */
+  last_step: z.string().min(1).max(100).optional(),
 });
 export type LeaseRequest = z.infer<typeof LeaseRequest>;
 export const Lease = z.object({ holder: z.string(), epoch: z.number().int().positive(), expires_at: z.string() });

@@ -12,7 +12,10 @@
 // holds it: no seq gap, no step twice, no step the link ever showed lost or
 // moved, wake epochs never going back and each epoch one home, no run
 // writing on past the next home's first wake (a stale epoch's write), every
-// run closed; and the tab's copy of the life is the server's.
+// run closed, every wake after the first lease carrying an epoch (set aside
+// or not: no home ran the mind without the lease), and within each
+// trajectory stored order is time order; and the tab's copy of the life is
+// the server's.
 //
 // RUNNER_FAULT_EVENTS (default 8, to keep CI short; the issue's figure is 50) and
 // RUNNER_FAULT_SEED (printed; replays the choices) steer it. Skipped without
@@ -32,7 +35,7 @@ import { setPacing, stopMind } from "./mind-page";
 import { scriptedProxyEnv, startProxyApp } from "./proxy-app";
 import { launchRealChromium, type RealChromium } from "./real-chromium";
 import { checkLife, longestSilence, readLink, watchLink, type LinkWatch, type SeenRow } from "./runner-life";
-import { freshDatabase, startRunnerProcess, type FreshDatabase, type RunnerProcess } from "./runner-procs";
+import { freshDatabase, startRunnerProcess, watchLease, type FreshDatabase, type RunnerProcess } from "./runner-procs";
 
 const PG_URL = process.env.REVERIE_TEST_DATABASE_URL;
 const EVENTS = Number(process.env.RUNNER_FAULT_EVENTS ?? 8);
@@ -80,48 +83,6 @@ interface FaultEvent {
   /** A reopen: from opening the page to the tab holding the lease, and to the tab's first wake on the link. */
   leaseMs?: number;
   takeoverMs?: number;
-}
-
-interface LeaseRow {
-  holder: string;
-  epoch: number;
-  live: boolean;
-  /** A home asked the holder to hand it over. */
-  wanted: string | null;
-}
-
-/** The mind's lease row, as the test reads it from the database every 200 ms: each epoch's holder, the current row, and each change (for a failure's story). */
-function watchLease(db: FreshDatabase) {
-  const holders = new Map<number, string>();
-  const changes: string[] = [];
-  let current: LeaseRow | null = null;
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      const { rows } = await db.pool
-        .query<{ holder: string; epoch: string; live: boolean; wanted_by: string | null }>("SELECT holder, epoch, expires_at > now() AS live, wanted_by FROM mind_leases LIMIT 1")
-        .catch(() => ({ rows: [] }));
-      const row = rows[0];
-      if (row) {
-        const next: LeaseRow = { holder: row.holder, epoch: Number(row.epoch), live: row.live, wanted: row.wanted_by };
-        if (!current || current.epoch !== next.epoch || current.live !== next.live || current.wanted !== next.wanted) {
-          changes.push(`${new Date().toISOString().slice(11, 23)} epoch ${next.epoch} ${next.holder.slice(0, 24)} ${next.live ? "live" : "lapsed"}${next.wanted ? ` wanted by ${next.wanted.slice(0, 12)}` : ""}`);
-        }
-        current = next;
-        if (!holders.has(current.epoch)) holders.set(current.epoch, current.holder);
-      }
-      await sleep(200);
-    }
-  })();
-  return {
-    holders,
-    changes,
-    current: () => current,
-    async stop() {
-      stopped = true;
-      await loop;
-    },
-  };
 }
 
 describe.skipIf(!PG_URL)("a mind kept alive by two runner processes and its tab, under faults", () => {

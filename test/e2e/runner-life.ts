@@ -1,7 +1,9 @@
 // A mind's whole life as its live share link shows it, for the runner fault
 // test: a watcher that reads the link as it grows (every step it ever saw,
 // when it first saw it), and the checks over the life at the end — nothing
-// lost, nothing doubled, no write from a stale epoch, every run closed.
+// lost, nothing doubled, no write from a stale epoch, every run closed, no
+// wake without an epoch once the mind was leased, and within each trajectory
+// stored order is time order.
 import { StepPage } from "@/lib/sharing/wire";
 import { isKind, parseStep, type Step } from "@/lib/trajectory/schema";
 
@@ -190,6 +192,7 @@ export function checkLife(all: readonly LinkRow[], facts: LifeFacts): LifeReport
       if (p > limit && !recovered) problems.push(`run ${short(id)} of epoch ${epoch} wrote ${describe(r)} at seq ${r.seq}, after epoch ${epochs.find((x) => x > epoch)}'s first wake: a write from a stale epoch was accepted`);
     }
   }
+  problems.push(...unleasedWakes(all, facts), ...outOfTime(all, facts));
   const headerIds = new Set(headers.map((h) => h.step.step_id));
   // Nothing of a run whose start is not in the mind's line (a run the tab began after it lost the lease, and set aside) is in it.
   const orphans = main.filter((r) => r.step.run_id && !headerIds.has(r.step.run_id));
@@ -206,6 +209,39 @@ export function checkLife(all: readonly LinkRow[], facts: LifeFacts): LifeReport
     interrupted,
     stopped,
   };
+}
+
+const where = (r: LinkRow, facts: LifeFacts) => (r.traj === facts.root ? "the mind's line" : facts.aside.has(r.traj) ? "a set-aside trajectory" : `trajectory ${short(r.traj)}`);
+const clock = (ts: string) => ts.slice(11, 23);
+
+/**
+ * Once any home held the lease (the earliest wake that carries an epoch), a
+ * wake without one was written by a home that ran the mind without the lease:
+ * a second writer, wherever its steps were stored (set aside included).
+ */
+function unleasedWakes(all: readonly LinkRow[], facts: LifeFacts): string[] {
+  const wakes = all.filter((r) => isKind(r.step, "wake"));
+  const leased = wakes.filter((r) => isKind(r.step, "wake") && r.step.epoch !== undefined).sort((a, b) => Date.parse(a.step.ts) - Date.parse(b.step.ts))[0];
+  if (!leased || !isKind(leased.step, "wake")) return [];
+  const from = Date.parse(leased.step.ts);
+  return wakes.flatMap((r) =>
+    isKind(r.step, "wake") && r.step.epoch === undefined && Date.parse(r.step.ts) >= from
+      ? [`wake at seq ${r.seq} (${r.step.home ?? "no home"}, in ${where(r, facts)}) stamped ${clock(r.step.ts)} carries no epoch, after the first lease (epoch ${leased.step.epoch}'s wake at ${clock(leased.step.ts)}): a home ran the mind without the lease`]
+      : [],
+  );
+}
+
+/** Within a trajectory, stored order is time order: a step stored after one stamped later was written by a second writer, or placed after the new home's. */
+function outOfTime(all: readonly LinkRow[], facts: LifeFacts): string[] {
+  const out: string[] = [];
+  const newest = new Map<string, LinkRow>();
+  for (const r of all) {
+    const before = newest.get(r.traj);
+    if (before && Date.parse(r.step.ts) < Date.parse(before.step.ts)) {
+      out.push(`in ${where(r, facts)}, seq ${r.seq} (${r.step.type} stamped ${clock(r.step.ts)}) is stored after seq ${before.seq} (${before.step.type} stamped ${clock(before.step.ts)}): stored order is not time order`);
+    } else newest.set(r.traj, r);
+  }
+  return out;
 }
 
 /**

@@ -1,8 +1,9 @@
 // The server side of the runner fault test: a fresh PostgreSQL database of
 // its own (created under REVERIE_TEST_DATABASE_URL's server, dropped after),
-// and `npx reverie runner` processes on it, each in its own process group so
-// that `kill -9` ends the runner itself, not only bin/reverie.mjs in front of
-// it (which runs the runner as its child).
+// a watch on the mind's lease row there, and `npx reverie runner` processes
+// on it, each in its own process group so that `kill -9` ends the runner
+// itself, not only bin/reverie.mjs in front of it (which runs the runner as
+// its child).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
@@ -118,4 +119,46 @@ export async function startRunnerProcess(name: string, generation: number, env: 
     await new Promise((r) => setTimeout(r, 100));
   }
   return proc;
+}
+
+interface LeaseRow {
+  holder: string;
+  epoch: number;
+  live: boolean;
+  /** A home asked the holder to hand it over. */
+  wanted: string | null;
+}
+
+/** The mind's lease row, as the test reads it from the database every 200 ms: each epoch's holder, the current row, and each change (for a failure's story). */
+export function watchLease(db: FreshDatabase) {
+  const holders = new Map<number, string>();
+  const changes: string[] = [];
+  let current: LeaseRow | null = null;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const { rows } = await db.pool
+        .query<{ holder: string; epoch: string; live: boolean; wanted_by: string | null }>("SELECT holder, epoch, expires_at > now() AS live, wanted_by FROM mind_leases LIMIT 1")
+        .catch(() => ({ rows: [] }));
+      const row = rows[0];
+      if (row) {
+        const next: LeaseRow = { holder: row.holder, epoch: Number(row.epoch), live: row.live, wanted: row.wanted_by };
+        if (!current || current.epoch !== next.epoch || current.live !== next.live || current.wanted !== next.wanted) {
+          changes.push(`${new Date().toISOString().slice(11, 23)} epoch ${next.epoch} ${next.holder.slice(0, 24)} ${next.live ? "live" : "lapsed"}${next.wanted ? ` wanted by ${next.wanted.slice(0, 12)}` : ""}`);
+        }
+        current = next;
+        if (!holders.has(current.epoch)) holders.set(current.epoch, current.holder);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  return {
+    holders,
+    changes,
+    current: () => current,
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
 }

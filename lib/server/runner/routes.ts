@@ -70,7 +70,10 @@ export function runnerRoutes(deps: RunnerRouteDeps) {
         const sealed = body.api_key !== undefined && cfg.keySecret ? sealKey(cfg.keySecret, mind, body.api_key) : null;
         await sql.query("UPDATE sync_minds SET keep_alive = true, runner_key = COALESCE($2, runner_key) WHERE id = $1", [mind, sealed]);
         const now = await home(sql, mind);
-        await deps.keepAliveChanged(sql, mind, true, now.lease?.live ? new Date(now.lease.expires_at) : undefined);
+        // Held by nobody: the tab that switched it on runs it and takes the lease at once, so the runner looks a lease's
+        // life from now (as after a lease that lapsed), not now: a runner taking it first would write beside that tab.
+        const until = now.lease?.live ? new Date(now.lease.expires_at) : new Date(Date.now() + cfg.leaseS * 1000);
+        await deps.keepAliveChanged(sql, mind, true, until);
         return json(now);
       }),
     }),

@@ -57,9 +57,29 @@ export async function renewLease(sql: Sql, mind: string, holder: string, epoch: 
   return row ? leaseOf(row) : "fenced";
 }
 
-/** Let the lease go now (the next holder takes the next epoch); false when `epoch` was no longer the lease's. */
-export async function releaseLease(sql: Sql, mind: string, holder: string, epoch: number): Promise<boolean> {
-  const rows = await sql.query("UPDATE mind_leases SET expires_at = now() WHERE mind = $1 AND holder = $2 AND epoch = $3 RETURNING epoch", [mind, holder, epoch]);
+/** How often a release that names its holder's last step looks for it. */
+const RELEASE_POLL_MS = 100;
+
+/**
+ * Let the lease go (the next holder takes the next epoch); false when `epoch`
+ * was no longer the lease's. `lastStep`: the newest step its holder wrote.
+ * Until the mind holds it the lease stays, at most until it would lapse
+ * anyway: the holder's last upload may still be on its way (the fence takes
+ * it, since no other home can take the lease meanwhile), so the next home
+ * writes nothing before the old holder's steps are in.
+ */
+export async function releaseLease(sql: Sql, mind: string, holder: string, epoch: number, lastStep?: string): Promise<boolean> {
+  while (lastStep !== undefined) {
+    const [row] = await sql.query<{ live: boolean; held: boolean }>(
+      `SELECT l.expires_at > now() AS live, EXISTS (SELECT 1 FROM sync_steps s WHERE s.mind = l.mind AND s.step_id = $4) AS held
+       FROM mind_leases l WHERE l.mind = $1 AND l.holder = $2 AND l.epoch = $3`,
+      [mind, holder, epoch, lastStep],
+    );
+    if (!row) return false;
+    if (row.held || !row.live) break;
+    await new Promise((r) => setTimeout(r, RELEASE_POLL_MS));
+  }
+  const rows = await sql.query("UPDATE mind_leases SET expires_at = LEAST(expires_at, now()) WHERE mind = $1 AND holder = $2 AND epoch = $3 RETURNING epoch", [mind, holder, epoch]);
   return rows.length > 0;
 }
 

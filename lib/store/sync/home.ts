@@ -11,6 +11,15 @@
 // tell what it did while the tab was away. Holding it: renew at a third of
 // its life. Losing it (the tab slept past it and a runner took over): stop
 // the loop at once, then ask again, since the tab is open.
+//
+// One writer without exception: while this browser knows the mind is kept
+// alive, the tab runs it only under the lease, so every wake it writes
+// carries the epoch. It never falls back to running it here when the server
+// cannot be reached (it asks again), a loop it ran while keep-alive was off
+// stops the moment it learns keep-alive is on, and a lease it cannot renew
+// stops the loop when it would lapse. Leaving, it uploads what it wrote, then
+// lets the lease go naming its newest step, which the server waits for
+// before another home may take the next epoch.
 import type { Clock } from "../../mind/ports";
 import type { AwayDigest } from "../../sync/client/away-digest";
 import { ApiRequestError, OfflineError } from "../../sync/client/http";
@@ -20,7 +29,7 @@ import type { ReverieDb } from "../db/db";
 import { watchTables } from "../db/watch";
 import { pullServerSteps } from "./pull";
 import type { SyncRecord } from "../../sync/client/engine";
-import { browserSync, getSync, updateSync } from "./sync";
+import { browserSync, getSync, newestStep, updateSync } from "./sync";
 
 export type HomeWhere =
   /** Not synced, or no runner on its server: it lives in this browser only. */
@@ -32,13 +41,15 @@ export type HomeWhere =
   /** The server's runner holds it (or will, when its last tab's lease lapses). */
   | { where: "server" }
   /** Another tab (another browser, or a tab here that slept) holds the lease. */
-  | { where: "another-tab"; holder: string; until: string };
+  | { where: "another-tab"; holder: string; until: string }
+  /** Kept alive, and this tab cannot reach its server (or renew its lease): it does not run here, and asks again. */
+  | { where: "unreachable" };
 
 export interface HomeEvents {
   onWhere(where: HomeWhere): void;
   /** What the mind did elsewhere, after a pull brought any of it. */
   onDigest(digest: AwayDigest, extra: { setAside: number }): void;
-  /** The lease was lost while this tab ran the mind (or it ran here without one, and is about to take it): stop the loop now. */
+  /** The lease was lost (or lapses unrenewed) while this tab ran the mind, or it ran here without one and keep-alive is on: stop the loop now. */
   onLost(): void;
   onError(message: string): void;
 }
@@ -110,7 +121,9 @@ function askEarly(deps: HomeDeps, client: HomeClient, rec: SyncRecord | null) {
  */
 export function keepHome(deps: HomeDeps, events: HomeEvents, signal: AbortSignal) {
   const client = homeClient(deps.fetch);
-  let held: { mind: string; token: string; epoch: number; ttl: number } | null = null;
+  /** The lease this tab holds; `sentAt`: when the request that last took or renewed it went out (its life is counted from there, to be safe). */
+  type Held = Target & { epoch: number; sentAt: number };
+  let held: Held | null = null;
   let waiters: (() => void)[] = [];
   let isReady = false;
   const setReady = (on: boolean) => {
@@ -120,21 +133,38 @@ export function keepHome(deps: HomeDeps, events: HomeEvents, signal: AbortSignal
       waiters = [];
     }
   };
+  /** A loop this tab runs stops now (no lease, or one that lapses unrenewed): nothing more of it may be written. */
+  const stopLoop = () => {
+    if (!isReady) return;
+    setReady(false);
+    events.onLost();
+  };
+  const unreachable = (e: unknown) => e instanceof OfflineError || (e instanceof ApiRequestError && e.status >= 500);
 
   async function take(): Promise<void> {
     for (;;) {
       if (signal.aborted) return;
+      let rec: SyncRecord | null = null;
       let target: Target | null;
       let early: EarlyAsk | null = null;
+      const askedAt = deps.clock.now();
       try {
         // One read of the record for both: the early ask and the check.
-        const rec = await getSync(deps.db, deps.mindId);
+        rec = await getSync(deps.db, deps.mindId);
+        // Kept alive: a loop this tab ran while keep-alive was off stops first (a runner may take the mind at any moment now).
+        if (rec?.keep_alive) stopLoop();
         early = askEarly(deps, client, rec);
         target = await leasedMind(deps, client, rec, early);
       } catch (e) {
-        // Offline or the server down: the mind runs here (its steps upload when the server is back; fenced if someone took it meanwhile).
         await early?.letGo();
-        if (!(e instanceof OfflineError || (e instanceof ApiRequestError && e.status >= 500))) events.onError(`Could not ask the server where the mind lives: ${e instanceof Error ? e.message : String(e)}`);
+        if (!unreachable(e)) events.onError(`Could not ask the server where the mind lives: ${e instanceof Error ? e.message : String(e)}`);
+        if (rec?.keep_alive) {
+          // Kept alive: never run here without the lease (the server goes on with it once a lease lapses); ask again.
+          events.onWhere({ where: "unreachable" });
+          await deps.clock.sleep(OFFLINE_RETRY_MS, signal);
+          continue;
+        }
+        // Not kept alive, as far as this browser knows: it runs here (its steps upload when the server is back; fenced if someone took it meanwhile).
         events.onWhere({ where: "local" });
         return setReady(true);
       }
@@ -142,22 +172,19 @@ export function keepHome(deps: HomeDeps, events: HomeEvents, signal: AbortSignal
         events.onWhere({ where: "local" });
         return setReady(true);
       }
+      // The server keeps it alive (this browser may have just learnt it): from now on it runs here only under the lease. A loop
+      // this tab ran without one stops before anything is pulled (what it wrote past the server's line is set aside by the pull).
+      stopLoop();
       let answer: LeaseAnswer;
       try {
         answer = (await early?.answer) ?? (await client.lease(target.mind, target.token, { holder: deps.holder, ttl_s: target.ttl }));
       } catch (e) {
         events.onError(`Could not take the mind's lease: ${e instanceof Error ? e.message : String(e)}`);
+        if (unreachable(e)) events.onWhere({ where: "unreachable" });
         await deps.clock.sleep(OFFLINE_RETRY_MS, signal);
         continue;
       }
       if (answer.ok) {
-        // A loop this tab ran without the lease (it fell back to running here when the server could not be reached) stops
-        // first: nothing of this browser's may be written while the server's steps come in (what it wrote is set aside by the
-        // pull, and nothing more of it may follow under the new epoch), and the loop starts again from what was pulled.
-        if (isReady) {
-          setReady(false);
-          events.onLost();
-        }
         const epoch = answer.lease.epoch;
         await updateSync(deps.db, deps.mindId, (r) => ({ ...r, epoch }));
         try {
@@ -171,7 +198,7 @@ export function keepHome(deps: HomeDeps, events: HomeEvents, signal: AbortSignal
           await deps.clock.sleep(OFFLINE_RETRY_MS, signal);
           continue;
         }
-        held = { ...target, epoch };
+        held = { ...target, epoch, sentAt: askedAt };
         events.onWhere({ where: "this-tab", epoch });
         return setReady(true);
       }
@@ -182,6 +209,49 @@ export function keepHome(deps: HomeDeps, events: HomeEvents, signal: AbortSignal
       } else {
         events.onWhere({ where: "another-tab", holder: refused.holder, until: refused.expiresAt });
         await deps.clock.sleep(OTHER_TAB_POLL_MS, signal);
+      }
+    }
+  }
+
+  /**
+   * Renew at a third of the lease's life until it is lost or this tab goes. A renewal that does not get through (offline,
+   * the server down) is tried again; once the lease would have lapsed unrenewed the loop stops (another home may take it
+   * then), and runs again if a later renewal finds it still this tab's (nobody took the next epoch meanwhile).
+   */
+  async function renew(h: Held): Promise<void> {
+    let nextAt = h.sentAt + (h.ttl * 1000) / 3;
+    while (held === h && !signal.aborted) {
+      await deps.clock.sleep(Math.max(0, Math.min(nextAt, isReady ? h.sentAt + h.ttl * 1000 : Infinity) - deps.clock.now()), signal);
+      if (signal.aborted || held !== h) return;
+      if (deps.clock.now() >= nextAt) {
+        const sentAt = deps.clock.now();
+        const renewed = await client.lease(h.mind, h.token, { holder: deps.holder, epoch: h.epoch, ttl_s: h.ttl }).catch((e: unknown) => e);
+        if (held !== h) return;
+        if (renewed instanceof ApiRequestError && renewed.code === "fenced") {
+          // Another home took it (this tab slept past its lease): stop writing now, then ask for it back.
+          held = null;
+          stopLoop();
+          // Only now, with the loop stopped, does the record forget the epoch: a wake written meanwhile still carried it.
+          await updateSync(deps.db, deps.mindId, (r) => ({ ...r, epoch: undefined }));
+          events.onWhere({ where: "server" });
+          return;
+        }
+        if (!(renewed instanceof Error)) {
+          h.sentAt = sentAt;
+          nextAt = sentAt + (h.ttl * 1000) / 3;
+          if (!isReady) {
+            // It had lapsed unrenewed, yet nobody took the next epoch: still this tab's, with nothing new to pull.
+            events.onWhere({ where: "this-tab", epoch: h.epoch });
+            setReady(true);
+          }
+          continue;
+        }
+        nextAt = deps.clock.now() + Math.min((h.ttl * 1000) / 3, OFFLINE_RETRY_MS);
+      }
+      if (isReady && deps.clock.now() >= h.sentAt + h.ttl * 1000) {
+        // Unrenewed past its life: another home may take it now, so nothing more is written here until a renewal gets through.
+        stopLoop();
+        events.onWhere({ where: "unreachable" });
       }
     }
   }
@@ -198,23 +268,19 @@ export function keepHome(deps: HomeDeps, events: HomeEvents, signal: AbortSignal
         if (nudge.signal.aborted) nudge = new AbortController();
         continue;
       }
-      // Renew until the lease is lost (or this tab goes).
-      while (held && !signal.aborted) {
-        await deps.clock.sleep((held.ttl * 1000) / 3, signal);
-        if (signal.aborted || !held) break;
-        const h: { mind: string; token: string; epoch: number; ttl: number } = held;
-        const renewed = await client.lease(h.mind, h.token, { holder: deps.holder, epoch: h.epoch, ttl_s: h.ttl }).catch((e: unknown) => e);
-        if (renewed instanceof ApiRequestError && renewed.code === "fenced") {
-          // Another home took it (this tab slept past its lease): stop writing now, then ask for it back.
-          held = null;
-          setReady(false);
-          await updateSync(deps.db, deps.mindId, (r) => ({ ...r, epoch: undefined }));
-          events.onLost();
-          events.onWhere({ where: "server" });
-        }
-        // Offline: keep running; the next renewal (or the upload's fence) will tell.
-      }
+      await renew(held);
     }
+  }
+
+  /**
+   * Leaving (this tab goes, its worker with it): what it wrote goes up first, then the lease goes, naming the newest step
+   * this browser holds. The server lets the lease go once it holds that step (or when the lease would lapse anyway), so
+   * the next home's first step comes after this tab's last.
+   */
+  async function letGo(h: Held): Promise<void> {
+    await browserSync(deps.db, deps.mindId).engine.push().catch(() => undefined);
+    const last = await newestStep(deps.db, deps.mindId).catch(() => undefined);
+    await client.release(h.mind, h.token, deps.holder, h.epoch, true, last).catch(() => undefined);
   }
 
   void hold();
@@ -232,10 +298,9 @@ export function keepHome(deps: HomeDeps, events: HomeEvents, signal: AbortSignal
   signal.addEventListener(
     "abort",
     () => {
-      // Let the lease go now (this tab is going): the runner need not wait for it to lapse.
       const h = held;
       held = null;
-      if (h) void client.release(h.mind, h.token, deps.holder, h.epoch, true).catch(() => undefined);
+      if (h) void letGo(h);
     },
     { once: true },
   );

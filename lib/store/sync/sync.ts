@@ -79,6 +79,11 @@ export function pendingSteps(db: ReverieDb, mindId: string, afterSeq: number): P
   return db.steps.where("[mind_id+seq]").between([mindId, afterSeq + 1], [mindId, Dexie.maxKey]).count();
 }
 
+/** The id of the newest step of the mind this browser holds (any trajectory): what a home letting the lease go names, to be waited for. */
+export async function newestStep(db: ReverieDb, mindId: string): Promise<string | undefined> {
+  return (await db.steps.where("[mind_id+seq]").between([mindId, Dexie.minKey], [mindId, Dexie.maxKey]).last())?.step_id;
+}
+
 export { inviteStep };
 
 export function localMind(db: ReverieDb, mindId: string): LocalMind {

@@ -102,7 +102,9 @@ export function useKeepAlive(mindId: string) {
       const { engine } = browserSync(db(), mindId);
       await engine.enable();
       // The lease length goes with the server's last word: the home keeper asks early only once it has heard it again.
-      await updateSync(db(), mindId, (r) => ({ ...r, keep_alive: on, lease_s: undefined }));
+      // Keep-alive itself is recorded here once the server says so (below): that is the home keeper's cue to stop
+      // running the mind without a lease and take it, and before then the server would tell it keep-alive is off.
+      await updateSync(db(), mindId, (r) => ({ ...r, ...(on ? {} : { keep_alive: false }), lease_s: undefined }));
       if (on) {
         await engine.push();
         await engine.pushState();
@@ -112,6 +114,7 @@ export function useKeepAlive(mindId: string) {
       const mind = await getMind(db(), mindId);
       const apiKey = on && withKey ? mind?.model.apiKey : undefined;
       const next = await homeClient((i, init) => fetch(i, init)).keepAlive(rec.server_mind, rec.write_token, { on, ...(apiKey ? { api_key: apiKey } : {}) });
+      await updateSync(db(), mindId, (r) => ({ ...r, keep_alive: next.keep_alive }));
       setHome(next);
     } catch (e) {
       // Refused (it could not pay there): the record says off again.

@@ -251,7 +251,10 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
     const before = await state.get();
     if (added > 0 || before?.last_error !== error || !before?.last_sync || before.last_seq !== serverLast || before.quota?.bytes !== quota?.bytes) {
       const at = new Date(clock.now()).toISOString();
-      await state.update((r) => ({ ...r, last_seq: serverLast, last_sync: at, last_error: error, quota }));
+      // The seq here goes with the server's (found by localCursor when the answer to an upload was lost): left behind,
+      // a later pull would take steps the server holds for this browser's own and set them aside as a second copy.
+      const moved = before?.last_seq !== serverLast;
+      await state.update((r) => ({ ...r, last_seq: serverLast, ...(moved ? { local_seq: cursor } : {}), last_sync: at, last_error: error, quota }));
     }
     return added;
   }

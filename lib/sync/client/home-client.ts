@@ -35,9 +35,12 @@ export function homeClient(fetch: FetchPort, base = "") {
         return { ok: false, holder: held.success ? held.data.holder : "another home", expiresAt: held.success ? held.data.expires_at : "", handingOver: held.success ? held.data.handing_over === true : false };
       }
     },
-    /** Let the lease go now (a tab closing: the runner need not wait for it to lapse). `keepalive` lets it outlive the page. */
-    async release(mind: string, token: string, holder: string, epoch: number, keepalive = false): Promise<void> {
-      await send("DELETE", `${mindUrl(mind)}/lease`, token, { holder, epoch }, keepalive);
+    /**
+     * Let the lease go (a tab closing: the runner need not wait for it to lapse). `keepalive` lets it outlive the page.
+     * `lastStep`: the newest step this home wrote; the server lets the lease go once it holds it (or when it would lapse).
+     */
+    async release(mind: string, token: string, holder: string, epoch: number, keepalive = false, lastStep?: string): Promise<void> {
+      await send("DELETE", `${mindUrl(mind)}/lease`, token, { holder, epoch, ...(lastStep ? { last_step: lastStep } : {}) }, keepalive);
     },
     async steps(mind: string, token: string, after: number, limit?: number): Promise<OwnSteps> {
       const q = new URLSearchParams({ after: String(after), ...(limit ? { limit: String(limit) } : {}) });

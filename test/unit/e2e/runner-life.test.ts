@@ -3,8 +3,9 @@
 // there to catch — a gap, a step twice, a step lost, an epoch going back, two
 // homes in one epoch, a wake whose home is not its lease holder's kind, a run
 // writing on after the next home's first wake, a run left open, a server wake
-// set aside, a step of a set-aside run in the mind's line — is named; and the
-// mind's longest silence is measured.
+// set aside, a step of a set-aside run in the mind's line, a wake without an
+// epoch once the mind was leased, a step stored out of time order in its
+// trajectory — is named; and the mind's longest silence is measured.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { parseStep } from "@/lib/trajectory/schema";
@@ -62,6 +63,8 @@ function twoHomes() {
 describe("the runner fault test's whole-life checks", () => {
   it("pass a clean life of two homes, with a run the next home closed as interrupted and steps the tab set aside", () => {
     const l = life();
+    // Before any lease (keep-alive not on yet), the tab's wakes carry no epoch.
+    l.add({ type: "wake", reason: "scheduled", level: 0, delay_s: 0, home: "tab", source: "monolith" });
     const tab = l.wake("tab", 1);
     const cut = l.run(tab);
     // The next home recovers first (the cut run's ending), then wakes.
@@ -72,7 +75,7 @@ describe("the runner fault test's whole-life checks", () => {
     l.wake("tab", 1, ASIDE);
     const report = checkLife(l.rows, facts(l.rows));
     expect(report.problems).toEqual([]);
-    expect(report).toMatchObject({ asideSteps: 1, wakes: { tab: 1, server: 1, epochs: 2 }, runs: 2, interrupted: 1, stopped: 0 });
+    expect(report).toMatchObject({ asideSteps: 1, wakes: { tab: 2, server: 1, epochs: 2 }, runs: 2, interrupted: 1, stopped: 0 });
   });
 
   it("name a seq gap, a step twice and a step the link showed that is gone", () => {
@@ -119,6 +122,27 @@ describe("the runner fault test's whole-life checks", () => {
     expect(problems).toMatch(/has 2 endings: final, final/);
     expect(problems).toMatch(/a server wake at seq \d+ was set aside/);
     expect(problems).toMatch(/1 steps in the mind's line belong to no run in it \(first: seq \d+ final/);
+  });
+
+  it("name a wake without an epoch once the mind was leased, in the mind's line or set aside (a home ran it without the lease)", () => {
+    const l = twoHomes();
+    l.add({ type: "wake", reason: "scheduled", level: 0, delay_s: 0, home: "tab", source: "monolith" }, ASIDE);
+    const problems = checkLife(l.rows, facts(l.rows)).problems;
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^wake at seq \d+ \(tab, in a set-aside trajectory\) stamped [\d:.]+ carries no epoch, after the first lease \(epoch 1's wake at [\d:.]+\): a home ran the mind without the lease$/);
+  });
+
+  it("name a step stored after one stamped later in its trajectory, and not across trajectories", () => {
+    const l = twoHomes();
+    // The tab's run, stamped before the server's wake, stored after the server's steps (what the issue saw).
+    const early = new Date(Date.parse(l.server.step.ts) - 500).toISOString();
+    l.add({ type: "thought", content: "written in the tab before the handover", ts: early });
+    const problems = checkLife(l.rows, facts(l.rows)).problems;
+    expect(problems).toEqual([expect.stringMatching(/^in the mind's line, seq \d+ \(thought stamped [\d:.]+\) is stored after seq \d+ \(final stamped [\d:.]+\): stored order is not time order$/)]);
+    // The same step set aside is in time order in its own trajectory.
+    const aside = twoHomes();
+    aside.add({ type: "thought", content: "written in the tab before the handover", ts: new Date(Date.parse(aside.server.step.ts) - 500).toISOString() }, ASIDE);
+    expect(checkLife(aside.rows, facts(aside.rows)).problems).toEqual([]);
   });
 
   it("measure the mind's longest silence from its first leased wake, whichever home", () => {

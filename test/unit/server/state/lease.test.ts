@@ -1,6 +1,7 @@
 // A mind's lease and its fence, on both engines: one holder at a time at an
-// epoch that only grows; renewal, expiry and release; two runners racing for
-// one mind; and every write, by upload or by the server's own home of the
+// epoch that only grows; renewal, expiry and release (held until the step its
+// holder names is in, so the next home starts after it); two runners racing
+// for one mind; and every write, by upload or by the server's own home of the
 // mind's state, refused (409 fenced) unless it carries the lease's epoch,
 // leaving the database as it was.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -114,6 +115,36 @@ for (const engine of engines) {
       expect((await lease("DELETE", { holder: "tab-1", epoch: 1 })).status).toBe(204);
       expect(await (await lease("POST", { holder: "runner-a" })).json()).toMatchObject({ holder: "runner-a", epoch: 2 });
       expect((await app.call("POST", `/api/sync/minds/${m.mind}/lease`, { token: "wrong", body: { holder: "x" } })).status).toBe(401);
+    });
+
+    it("a release naming its holder's newest step lets the lease go only once that step is in, or once the lease would have lapsed", async () => {
+      const m = await newMind(app);
+      const got = await acquireLease(sql, m.mind, "tab-1", 5);
+      if (!got.ok) throw new Error("not taken");
+      const last = thought(1);
+      const settled: string[] = [];
+      // The tab lets go naming a step whose upload is still on its way.
+      const releasing = releaseLease(sql, m.mind, "tab-1", 1, last.id).then((ok) => void settled.push(`released ${ok}`));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(settled).toEqual([]);
+      expect(await acquireLease(sql, m.mind, "runner-a")).toMatchObject({ ok: false, lease: { holder: "tab-1", epoch: 1 } });
+      // Its upload lands under its epoch (nobody else could take the lease meanwhile), and only then is the lease let go.
+      expect((await upload(app, m, 0, [last], { epoch: 1 })).status).toBe(200);
+      await releasing;
+      expect(settled).toEqual(["released true"]);
+      expect(await acquireLease(sql, m.mind, "runner-a")).toMatchObject({ ok: true, lease: { holder: "runner-a", epoch: 2 } });
+
+      // A step that never comes: the lease is held until it would have lapsed, never released sooner.
+      await sql.query("UPDATE mind_leases SET expires_at = now() + interval '3 seconds' WHERE mind = $1", [m.mind]);
+      const never = releaseLease(sql, m.mind, "runner-a", 2, thought(2).id).then((ok) => void settled.push(`released ${ok}`));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(settled).toHaveLength(1);
+      expect(await acquireLease(sql, m.mind, "tab-1")).toMatchObject({ ok: false, lease: { holder: "runner-a" } });
+      await never;
+      expect(settled).toEqual(["released true", "released true"]);
+      expect(await acquireLease(sql, m.mind, "tab-1")).toMatchObject({ ok: true, lease: { holder: "tab-1", epoch: 3 } });
+      // Named by a holder whose epoch is gone: nothing to let go.
+      expect(await releaseLease(sql, m.mind, "runner-a", 2, last.id)).toBe(false);
     });
 
     it("the server's home of the mind's state writes nothing once its epoch is not the lease's", async () => {

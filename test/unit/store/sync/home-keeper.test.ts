@@ -6,6 +6,11 @@
 // writing the run it had begun, whose start the pull sets aside, into the
 // mind's line under the new epoch (the e2e runner fault test found steps of
 // set-aside runs in the mind's line). Then the tab says the mind lives here.
+// And one writer without exception: a mind this browser knows is kept alive
+// never runs here without the lease (unreachable, the tab waits and asks
+// again; a loop it ran while keep-alive was off stops before it asks; a lease
+// it cannot renew stops the loop when it would lapse), and leaving, the tab
+// uploads what it wrote before it lets the lease go.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Sql } from "@/lib/server/db/sql";
 import { parseProxyConfig } from "@/lib/server/proxy/config";
@@ -14,6 +19,7 @@ import { sharingServer } from "../../server/sync/harness";
 import { acquireLease } from "@/lib/server/state/lease";
 import type { ReverieDb } from "@/lib/store/db/db";
 import { createMind } from "@/lib/store/minds/minds";
+import { appendStep } from "@/lib/store/steps/steps";
 import { browserSync, getSync, updateSync } from "@/lib/store/sync/sync";
 import { keepHome, type HomeWhere } from "@/lib/store/sync/home";
 import { openTestDb } from "../../helpers/db";
@@ -177,5 +183,86 @@ describe("a tab's claim on its kept-alive mind", () => {
       expect(heard.indexOf("→ POST lease")).toBeGreaterThan(heard.indexOf("← GET runner"));
       expect((await getSync(db, mindId))?.lease_s).toBe(LEASE_S);
     });
+  }, 30_000);
+  it("never runs a mind this browser knows is kept alive without the lease: unreachable, it waits and asks again", async () => {
+    const { mindId, mind } = await keptMind({ keepAlive: true }, { keepAlive: true, leaseS: LEASE_S });
+    online = false;
+    const told: string[] = [];
+    const abort = new AbortController();
+    const keeper = keep(mindId, told, abort);
+    let ready = false;
+    void keeper.ready().then(() => (ready = true));
+    try {
+      await expect.poll(() => told.filter((t) => t === "unreachable").length, { timeout: 10_000 }).toBeGreaterThan(1);
+      expect(ready).toBe(false);
+      expect(told.filter((t) => !t.startsWith("error"))).toEqual(told.filter((t) => t === "unreachable"));
+      online = true;
+      await keeper.ready();
+      expect(told.at(-1)).toBe("this-tab");
+      expect(told).not.toContain("local");
+      expect((await leaseRow(mind))?.holder).toBe("tab:kit");
+    } finally {
+      online = false;
+      abort.abort();
+    }
+  }, 30_000);
+
+  it("stops the loop when its lease would lapse unrenewed, and runs it again when a renewal finds the lease still its own", async () => {
+    const { mindId, mind } = await keptMind({ keepAlive: true }, { keepAlive: true, leaseS: LEASE_S });
+    await whileKept(mindId, async (told) => {
+      const epoch = (await getSync(db, mindId))?.epoch;
+      online = false;
+      await expect.poll(() => told.at(-1), { timeout: (LEASE_S + 5) * 1000 }).toBe("unreachable");
+      // Nobody took it meanwhile: the next renewal that gets through finds it this tab's, at the same epoch, and the loop runs again.
+      expect((await leaseRow(mind))?.holder).toBe("tab:kit");
+      online = true;
+      await expect.poll(() => told.at(-1), { timeout: 10_000 }).toBe("this-tab");
+      expect(told).toEqual(["this-tab", "lost", "unreachable", "this-tab"]);
+      expect((await getSync(db, mindId))?.epoch).toBe(epoch);
+    });
+  }, 30_000);
+
+  it("stops a loop it ran while keep-alive was off the moment keep-alive is on, before it asks for the lease", async () => {
+    const { mindId, mind } = await keptMind({ keepAlive: false }, { keepAlive: false });
+    const log: string[] = [];
+    const abort = new AbortController();
+    const clock = { now: () => Date.now(), sleep: (ms: number, signal: AbortSignal) => new Promise<void>((r) => (signal.aborted ? r() : setTimeout(r, Math.min(ms, 50)))) };
+    const keeper = keepHome(
+      { db, mindId, fetch: (i, init) => fetch(i, init), clock, ids: { uuid: () => crypto.randomUUID() }, holder: "tab:kit" },
+      { onWhere: (w) => log.push(w.where), onDigest: () => undefined, onLost: () => log.push(`lost (${heard.filter((h) => h === "→ POST lease").length} lease asks so far)`), onError: () => undefined },
+      abort.signal,
+    );
+    try {
+      await keeper.ready();
+      expect(log).toEqual(["local"]);
+      // Switched on: the server says so, then this browser records it (hooks-home's useKeepAlive), which the keeper watches.
+      await sql.query("UPDATE sync_minds SET keep_alive = true WHERE id = $1", [mind]);
+      await updateSync(db, mindId, (r) => ({ ...r, keep_alive: true }));
+      await expect.poll(() => log.at(-1), { timeout: 10_000 }).toBe("this-tab");
+      expect(log).toEqual(["local", "lost (0 lease asks so far)", "this-tab"]);
+      expect((await leaseRow(mind))?.holder).toBe("tab:kit");
+    } finally {
+      online = false;
+      abort.abort();
+    }
+  }, 30_000);
+
+  it("leaving, uploads what it wrote, then lets the lease go once the server holds its newest step", async () => {
+    const { mindId, mind } = await keptMind({ keepAlive: true }, { keepAlive: true, leaseS: LEASE_S });
+    const told: string[] = [];
+    const abort = new AbortController();
+    const keeper = keep(mindId, told, abort);
+    await keeper.ready();
+    const last = { type: "thought" as const, step_id: crypto.randomUUID(), ts: new Date().toISOString(), source: "inner", content: "the last thing it thought here" };
+    await appendStep(db, mindId, last);
+    heard = [];
+    abort.abort();
+    await expect.poll(async () => (await leaseRow(mind))!.expires_at.getTime() <= Date.now(), { timeout: 10_000 }).toBe(true);
+    const stored = await sql.query<{ step_id: string }>("SELECT step_id FROM sync_steps WHERE mind = $1 AND step_id = $2", [mind, last.step_id]);
+    expect(stored).toHaveLength(1);
+    expect(heard.indexOf("← POST steps")).toBeGreaterThanOrEqual(0);
+    expect(heard.indexOf("← POST steps")).toBeLessThan(heard.indexOf("→ DELETE lease"));
+    await expect.poll(() => heard.includes("← DELETE lease"), { timeout: 10_000 }).toBe(true);
+    online = false;
   }, 30_000);
 });

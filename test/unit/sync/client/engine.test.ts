@@ -148,6 +148,27 @@ describe.each(engines)("sync engine against the sharing routes ($name)", (engine
     expect(count?.n).toBe(3);
   });
 
+  it("after an upload whose answer was lost, the record's seq here moves with the server's (a later pull sets nothing of it aside)", async () => {
+    const engine = makeEngine();
+    await engine.push();
+    const last = step("thought", { content: "its answer never came back" });
+    await appendStep(db, mindId, last);
+    // The server stores the batch; its answer is lost on the way back.
+    afterRequest = async (req) => {
+      if (req.method !== "POST" || !req.url.endsWith("/steps")) return;
+      afterRequest = async () => {};
+      throw new TypeError("Failed to fetch");
+    };
+    await expect(engine.push()).rejects.toBeInstanceOf(OfflineError);
+    const { mind } = await token();
+    const [server] = await sql.query<{ last_seq: string | number }>("SELECT last_seq FROM sync_minds WHERE id = $1", [mind]);
+    // The next pass finds the server's last step here: nothing to send, and the record says where both stand.
+    expect(await engine.push()).toBe(0);
+    const here = (await rowsAfter(db, mindId, 0)).at(-1);
+    expect(JSON.parse(here?.json ?? "{}")).toMatchObject({ step_id: last.step_id });
+    expect(await getSync(db, mindId)).toMatchObject({ last_seq: Number(server?.last_seq), local_seq: here?.seq });
+  });
+
   it("appends each guest message once as a message step, and the server counts it delivered once uploaded", async () => {
     const engine = makeEngine();
     await engine.push();
