@@ -51,7 +51,7 @@ describe("layer rules (scripts/check-layers.mjs)", () => {
     const root = tree({
       "components/home/Home.tsx": [
         'import { useMinds } from "@/lib/store/view/hooks";',
-        'import { useMindActions } from "../../../lib/store/view/hooks-settings";',
+        'import { useMindActions } from "../../lib/store/view/hooks-settings";',
         'import type { Mind } from "@/lib/store/minds/minds";',
         'import { type ReverieDb, type UsageRow } from "@/lib/store/db/db";',
         'export type { ConfigStep } from "@/lib/store/steps/config-steps";',
