@@ -7,7 +7,6 @@
 // from its script. The running mind opens it once and is given each thing
 // once, in order; nothing reaches a mind around it.
 import type { Step } from "../../trajectory/schema";
-import type { TrajStep } from "./state";
 
 /**
  * A change someone asked of the mind, made where its files are (its
@@ -23,8 +22,8 @@ export interface InboundChange {
 }
 
 export interface InboundSink {
-  /** Steps appended for the mind by others, stored already, oldest first (in the trajectory each names). */
-  steps(steps: readonly TrajStep[]): void;
+  /** Steps appended for the mind by others, stored already, oldest first, each with the trajectory it went to (a TrajStep: named here, since the state imports this port). */
+  steps(steps: readonly { trajId: string; step: Step }[]): void;
   /** Make a change and append the step that records it; resolves once that step is stored. */
   change(c: InboundChange): Promise<Step>;
 }
