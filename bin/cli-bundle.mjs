@@ -23,6 +23,8 @@ const CURRENT = new URL("current.json", CACHE);
 const LOCK = new URL("build.lock/", CACHE);
 /** Not sources, but a change to them must rebuild too: what npm installed, and how the bundle is made. */
 const ALSO = ["node_modules/.package-lock.json", "bin/cli-bundle.mjs"];
+/** Sources a plugin read while building (the compiled checks' generator and the schemas it compiles): the bundle is stale when they change. */
+const pluginInputs = new Set();
 /** A lock older than this is from a build that died; a build takes a few seconds. */
 const STALE_LOCK_MS = 60_000;
 /** Bundles replaced more than this long ago are deleted (a process may still be loading one). */
@@ -97,13 +99,17 @@ export async function buildBundle() {
     external: ["just-bash"],
     // Bundled CommonJS packages may call require; an ES module has none of its own.
     banner: { js: 'import { createRequire as __reverieRequire } from "node:module"; const require = __reverieRequire(import.meta.url);' },
-    plugins: [tokenTable(outdir), zodWithoutLocales()],
+    plugins: [tokenTable(outdir), compiledChecks(), zodWithoutLocales()],
     metafile: true,
     logLevel: "warning",
     legalComments: "none",
+    // A cold start parses every function of what it loads: without the white space and comments there is less to scan.
+    // (Names are kept, so a stack trace still reads.)
+    minifyWhitespace: true,
+    minifySyntax: true,
   });
   const sources = Object.keys(result.metafile.inputs).filter((p) => !p.startsWith("node_modules/") && !p.includes(":"));
-  const inputs = [...sources, ...ALSO].map((path) => {
+  const inputs = [...new Set([...sources, ...pluginInputs, ...ALSO])].map((path) => {
     const s = statSync(new URL(path, ROOT));
     return [path, s.mtimeMs, s.size];
   });
@@ -145,6 +151,59 @@ function tokenTable(outdir) {
         const { default: ranks } = await import("gpt-tokenizer/bpeRanks/o200k_base");
         mkdirSync(outdir, { recursive: true });
         writeFileSync(join(outdir, "o200k_base.bpe"), buildBpeTable(ranks));
+      });
+    },
+  };
+}
+
+/** A TypeScript module of ours compiled for this process and imported (it runs here, at build time); its sources join the bundle's inputs. */
+async function runHere(build, entry) {
+  const { outputFiles, metafile } = await build.esbuild.build({
+    absWorkingDir: fileURLToPath(ROOT),
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: "esm",
+    platform: "node",
+    logLevel: "warning",
+  });
+  for (const p of Object.keys(metafile.inputs)) if (!p.startsWith("node_modules/") && !p.includes(":")) pluginInputs.add(p);
+  return import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].contents).toString("base64")}`);
+}
+
+/**
+ * The step checks `reverie context` runs, compiled (cli/step-check-gen.ts:
+ * zod's own code generator over the schemas) when the bundle is made and
+ * written out in place of cli/step-checks.ts, which makes them at every start
+ * under the sources. The checks import the few helpers of zod's util module
+ * they name, not zod: loading zod and building the schemas took a fifth of a
+ * cold `reverie context`. Should the generator fail, the module says it knows
+ * no kind, and every line is checked by zod, as before.
+ */
+function compiledChecks() {
+  return {
+    name: "compiled-checks",
+    setup(build) {
+      build.onResolve({ filter: /^\.\/step-checks$/ }, (args) => (/[\\/]cli$/.test(args.resolveDir) ? { path: "step-checks", namespace: "reverie-step-checks" } : undefined));
+      build.onLoad({ filter: /.*/, namespace: "reverie-step-checks" }, async () => {
+        try {
+          const { checksBody } = await runHere(build, "cli/step-check-gen.ts");
+          const { body, helpers } = checksBody();
+          const util = fileURLToPath(new URL("util.js", import.meta.resolve("zod/v4/core")));
+          const names = helpers.join(", ");
+          return {
+            contents: `import { ${names} } from ${JSON.stringify(util)};\nexport default (function (zodUtil) {\n${body}\n})({ ${names} });\n`,
+            resolveDir: fileURLToPath(ROOT),
+            loader: "js",
+          };
+        } catch (e) {
+          return {
+            contents: 'export default { checks: {}, definite: {}, asWritten: {}, known: [], unknownDefinite: false, tierLineDefinite: false, invalid: Symbol.for("zod.compile.invalid") };\n',
+            loader: "js",
+            warnings: [{ text: `the step checks were not compiled (${e instanceof Error ? e.message : e}); reverie context checks lines with zod` }],
+          };
+        }
       });
     },
   };

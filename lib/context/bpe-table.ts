@@ -20,7 +20,7 @@
 //
 // Typed arrays are read with `?? 0` where an index cannot be past the end:
 // the optimizing compiler drops the check, and no cast claims what it cannot see.
-import { forEachPiece } from "./o200k-split";
+import { o200kPieces } from "./o200k-split";
 
 export interface BpeTable {
   /** Token r's bytes are bytes[starts[r]] up to bytes[starts[r + 1]]; a rank with no token has none. */
@@ -182,14 +182,13 @@ export class TableCounter {
   /** o200k tokens in `text`, special tokens' text counted as the text it is. */
   count(text: string): number {
     let n = 0;
-    forEachPiece(text, (from, to) => {
+    const pieces = o200kPieces(text);
+    for (let k = 0; k < pieces.length; k++) {
+      const piece = pieces[k] ?? "";
       // Every ASCII character is a token of its own.
-      if (to - from === 1 && text.charCodeAt(from) < 128) n++;
-      else {
-        const piece = text.slice(from, to);
-        n += this.pieces.get(piece) ?? this.countPiece(piece);
-      }
-    });
+      if (piece.length === 1 && piece.charCodeAt(0) < 128) n++;
+      else n += this.pieces.get(piece) ?? this.countPiece(piece);
+    }
     return n;
   }
 

@@ -1,7 +1,8 @@
 // How each step reads to the model: the model's own reasoning before its
 // code, no bookkeeping fields (run ids, timings, token counts), long fields cut
 // with a hint to read them whole. lib/context/build.ts assembles the messages.
-import { isKind, type Step } from "../trajectory/schema";
+import { isKind } from "../trajectory/kind";
+import type { Step } from "../trajectory/schema";
 import { alarmText } from "../trajectory/summary";
 
 export interface ChatMessage {

@@ -14,7 +14,7 @@ export interface ContextSource {
 }
 
 /** Kinds that are not in the stream: bookkeeping (renderStep shows nothing of them) and the wake markers (the run's prompt says why it woke). */
-const OUT_OF_STREAM: ReadonlySet<string> = new Set(["trajectory", "shellm-run", "config", "monolith-wake", "wake"]);
+export const OUT_OF_STREAM: ReadonlySet<string> = new Set(["trajectory", "shellm-run", "config", "monolith-wake", "wake"]);
 
 /**
  * Whether a step of this kind counts in the stream. By kind alone, so the

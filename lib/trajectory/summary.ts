@@ -1,6 +1,7 @@
 // One-line and short renderings of steps, shared by `traj tail`, the context
 // projection and the page.
-import { isKind, type SelfEditBy, type Step, type StepOf } from "./schema";
+import { isKind } from "./kind";
+import type { SelfEditBy, Step, StepOf } from "./schema";
 
 /** A field of a kind this version does not know: text stays text, anything else is shown in JSON, nothing is "". */
 const str = (v: unknown): string => (typeof v === "string" ? v : v === undefined ? "" : JSON.stringify(v));

@@ -1,0 +1,148 @@
+// Sealed summaries checked against the stream before buildContext may use
+// them (rollups.ts reads them from their files). A summary is used only when
+// its first and last step are the stream's at its block's ends: one made over
+// a different filtering, or a different log, is ignored and its block says
+// why. Headlong's rollups name no first or last step: they are counted, never
+// used. No schema here, so the command line's context (which checks the lines
+// of tiers.jsonl against their compiled form) loads no zod. Pure.
+import type { ContextSource, Summary } from "./build";
+import { blockRange, type BlockRef, type TierConfig } from "./staircase";
+
+/** Reverie's sealed summaries: one line per block, beside the trajectory's trajectory.jsonl. */
+export const TIERS_FILE = "tiers.jsonl";
+
+/** The reason an elided block gives when its sealed summary is not of this stream. */
+export const MISMATCH = "sealed summary does not match the stream";
+
+/** A sealed summary as read, before it is checked against the stream. */
+export interface Rollup {
+  block: BlockRef;
+  content: string;
+  cites: readonly string[];
+  /** What ties it to the stream; Headlong's blocks carry neither step. */
+  firstStep?: string;
+  lastStep?: string;
+  steps: number;
+  origin: "reverie" | "headlong";
+}
+
+/** Whether an archive path is a Headlong rollup block (`…/rollups/t1/000000000000-000000000010.json`). */
+export function isHeadlongRollup(path: string): boolean {
+  return /(^|\/)rollups\/t\d+\/\d+-\d+\.json$/.test(path);
+}
+
+/** The folder of the trajectory a Headlong rollup block belongs to. */
+export function headlongRollupDir(path: string): string {
+  return path.replace(/\/?rollups\/t\d+\/[^/]+$/, "");
+}
+
+export interface SealedReport {
+  /** Summaries that match the stream, one per block (shown or not: a coarser one may cover them). */
+  matched: number;
+  /** Reverie's summaries whose block does not hold the steps they name. */
+  mismatched: number;
+  /** Headlong's blocks, never used: they count Headlong's filtered steps. */
+  headlong: number;
+  /** Later summaries of a block that already has one (the first one sealed it). */
+  duplicates: number;
+}
+
+export interface SealedLookup {
+  summary: (block: BlockRef) => Summary | undefined;
+  missing: (block: BlockRef) => string | undefined;
+  report: SealedReport;
+}
+
+const key = (b: BlockRef) => `${b.tier}:${b.index}`;
+
+/** The block's ids a cite names: the id itself, or the one id of the block it is a prefix of (Headlong cites 8 hex). */
+function resolveCites(cites: readonly string[], ids: readonly string[]): string[] {
+  const wanted = cites.map((c) => c.toLowerCase());
+  // One pass over the block (a thousand ids for a tier-2 block), each id held only to the cites that begin as it does.
+  const byFirst: number[][] = [];
+  wanted.forEach((c, k) => (byFirst[c.charCodeAt(0)] ??= []).push(k));
+  const every = wanted.map((_, k) => k);
+  const hits = wanted.map(() => 0);
+  const hit: (string | undefined)[] = [];
+  const whole: (string | undefined)[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i] ?? "";
+    let a = id.charCodeAt(0);
+    if (a >= 65 && a <= 90) a += 32;
+    // Past ASCII, lower-casing may change the first character: every cite is asked.
+    const ks = a < 128 ? byFirst[a] : every;
+    if (!ks) continue;
+    for (const k of ks) {
+      const m = matchesCite(id, wanted[k] ?? "");
+      if (!m) continue;
+      hits[k] = (hits[k] ?? 0) + 1;
+      hit[k] = id;
+      if (m === "whole") whole[k] ??= id;
+    }
+  }
+  const out: string[] = [];
+  wanted.forEach((_, k) => {
+    const id = hits[k] === 1 ? hit[k] : whole[k];
+    if (id !== undefined && !out.includes(id)) out.push(id);
+  });
+  return out;
+}
+
+/**
+ * Whether an id, lower-cased, is the cite `c` or (a cite of 8 or more) begins
+ * with it. A tier-2 block holds a thousand ids and cites a few: an ASCII id is
+ * compared in place rather than copied lower-cased, one past ASCII as ever.
+ */
+function matchesCite(id: string, c: string): "whole" | "prefix" | undefined {
+  if (id.length < c.length) return undefined;
+  for (let k = 0; k < c.length; k++) {
+    const a = id.charCodeAt(k);
+    if (a > 127) {
+      const lower = id.toLowerCase();
+      return lower === c ? "whole" : c.length >= 8 && lower.startsWith(c) ? "prefix" : undefined;
+    }
+    const b = c.charCodeAt(k);
+    if (a !== b && !(a >= 65 && a <= 90 && a + 32 === b)) return undefined;
+  }
+  // An ASCII head lower-cases to the same length whatever follows it.
+  if (id.length === c.length) return "whole";
+  return c.length >= 8 ? "prefix" : undefined;
+}
+
+/** The lookups buildContext takes, over the summaries that match the stream; the first matching summary of a block wins. */
+export function sealedLookup(rollups: readonly Rollup[], src: ContextSource, tiers: TierConfig): SealedLookup {
+  // A block's cites are resolved when buildContext asks for its summary: it shows a dozen blocks of a thousand sealed.
+  const sealed = new Map<string, { rollup: Rollup; from: number; to: number; summary?: Summary }>();
+  const unmatched = new Set<string>();
+  const report: SealedReport = { matched: 0, mismatched: 0, headlong: 0, duplicates: 0 };
+  for (const r of rollups) {
+    const k = key(r.block);
+    if (r.origin === "headlong") {
+      report.headlong++;
+      unmatched.add(k);
+      continue;
+    }
+    if (sealed.has(k)) {
+      report.duplicates++;
+      continue;
+    }
+    const { from, to } = blockRange(r.block, tiers);
+    const fits = to <= src.length && r.steps === to - from && src.ids(from, from + 1)[0] === r.firstStep && src.ids(to - 1, to)[0] === r.lastStep;
+    if (!fits) {
+      report.mismatched++;
+      unmatched.add(k);
+      continue;
+    }
+    sealed.set(k, { rollup: r, from, to });
+    report.matched++;
+  }
+  return {
+    summary: (b) => {
+      const s = sealed.get(key(b));
+      if (!s) return undefined;
+      return (s.summary ??= { content: s.rollup.content, cites: resolveCites(s.rollup.cites, src.ids(s.from, s.to)) });
+    },
+    missing: (b) => (unmatched.has(key(b)) ? MISMATCH : undefined),
+    report,
+  };
+}
