@@ -216,6 +216,27 @@ function median(ms) {
 }
 
 /**
+ * Headlong's `bin/context` on the trajectory `trajId` in the folder `trajs`
+ * (Headlong's layout: `<hex8>-<name>/trajectory.jsonl`), as shellm calls it
+ * before each model call: the command's arguments for bash and its
+ * environment, in which no model is reachable (an `llm` under `root` that
+ * always fails, so nothing can call out). bench/cli.bench.mjs times it run by
+ * run beside `reverie context` on the same files.
+ */
+export function headlongContext({ headlongDir, root, trajs, trajId }) {
+  const bin = join(headlongDir, "bin");
+  const fake = join(root, "fakebin");
+  mkdirSync(fake, { recursive: true });
+  writeFileSync(join(fake, "llm"), "#!/bin/sh\necho 'bench: no model in the benchmark' >&2\nexit 1\n");
+  chmodSync(join(fake, "llm"), 0o755);
+  const env = { ...process.env, PATH: `${fake}:${bin}:${process.env.PATH}`, TRAJ_DIR: trajs, TRAJ_ID: trajId, ROOT_TRAJ_ID: trajId, NO_COLOR: "1" };
+  delete env.THINK_MODEL;
+  delete env.SHELLM_MODEL;
+  const args = [join(bin, "context"), "--traj_dir", trajs, trajId, "--assistant-types", "reasoning,final", "--user-types", "prompt,shell-output,feedback", "--exclude-types", "shellm-run,run-summary"];
+  return { cmd: "bash", args, env };
+}
+
+/**
  * Time Headlong's per-wake path on one life (already ending in an idle wake's
  * first call). `summaries` seals a block (our numbering: tier t = F^(t+1) steps)
  * over Headlong's own filtered stream, as recap keys it; they are written as its
@@ -225,18 +246,10 @@ export function runHeadlong({ headlongDir, root, life, trajId, makeSummaries, ru
   const bin = join(headlongDir, "bin");
   const trajs = join(root, "trajectories");
   const { dir, file, lines } = writeHeadlong(trajs, life, trajId);
-  // No model is reachable from here: an `llm` that always fails, so nothing can call out.
-  const fake = join(root, "fakebin");
-  mkdirSync(fake, { recursive: true });
-  writeFileSync(join(fake, "llm"), "#!/bin/sh\necho 'bench: no model in the benchmark' >&2\nexit 1\n");
-  chmodSync(join(fake, "llm"), 0o755);
-  const env = { ...process.env, PATH: `${fake}:${bin}:${process.env.PATH}`, TRAJ_DIR: trajs, TRAJ_ID: trajId, ROOT_TRAJ_ID: trajId, NO_COLOR: "1" };
-  delete env.THINK_MODEL;
-  delete env.SHELLM_MODEL;
+  const { env, args: ctxArgs } = headlongContext({ headlongDir, root, trajs, trajId });
   const out = { lines };
 
   // bin/context, as shellm calls it before each model call.
-  const ctxArgs = [join(bin, "context"), "--traj_dir", trajs, trajId, "--assistant-types", "reasoning,final", "--user-types", "prompt,shell-output,feedback", "--exclude-types", "shellm-run,run-summary"];
   const ctx = [];
   let ctxOut = null;
   for (let i = 0; i < runs; i++) {

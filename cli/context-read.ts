@@ -4,7 +4,7 @@
 // (which one is the root depends on them), and the root's lines, scanned
 // (cli/context-scan.ts). An archive (.zip, .tar.gz, .tar), or a file whose
 // name does not say it is JSON lines, is read by cli/context-archive.ts.
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { headlongRollupDir, isHeadlongRollup, TIERS_FILE } from "../lib/context/sealed-lookup";
 import type { ContextSource } from "../lib/context/stream";
@@ -152,7 +152,9 @@ export function readBeside(file: string, tree: Pick<ReadTree, "tiers" | "headlon
   if (texts.length) tree.headlong.set("", texts);
 }
 
+// Asked first whether they are there: a read that fails makes an error (its stack and all) for nothing.
 function readIfThere(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
   try {
     return readFileSync(file, "utf8");
   } catch {
@@ -161,6 +163,7 @@ function readIfThere(file: string): string | undefined {
 }
 
 function listIfThere(dir: string): string[] {
+  if (!existsSync(dir)) return [];
   try {
     return readdirSync(dir);
   } catch {
