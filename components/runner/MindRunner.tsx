@@ -75,7 +75,7 @@ export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindI
   const home = useRef<HomeKeeper | null>(null);
   /** Whether the mind should be running here now (Start, not Stop); read when the lease comes (back). */
   const wanted = useRef(false);
-  const { recordPanic } = useMindControls(mindId);
+  const { recordPanic, appendWaiting } = useMindControls(mindId);
 
   const startWorker = useCallback(() => {
     if (!wanted.current) return;
@@ -200,9 +200,11 @@ export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindI
       updateRunner(mindId, { partial: "" });
     } else {
       wanted.current = false;
+      // Stopped with no worker here: nothing will take what was handed in at its door (an operator's pause recorded as it stopped).
+      void appendWaiting().catch(() => undefined);
       updateRunner(mindId, { status: { state: "stopped" } });
     }
-  }, [role, shouldRun, mindId, panicAt, panic, startWorker]);
+  }, [role, shouldRun, mindId, panicAt, panic, startWorker, appendWaiting]);
 
   // Real Node follows the mind's permission, also while the worker lives (after the effect above made it).
   useEffect(() => {

@@ -178,6 +178,9 @@ export async function startMind(home: Home, emit: Emit, opts: StartOptions = {})
     await ws.flush();
     return made(await journal.append(step));
   };
+  let ended = false;
+  // What arrives is written by the mind's one writer, as another's (its work is not the inner life's), stamped as it takes it.
+  const door = journal.forThinker();
   const inbound = await state.inbound.open({
     steps(steps) {
       for (const { trajId, step } of steps) {
@@ -186,10 +189,20 @@ export async function startMind(home: Home, emit: Emit, opts: StartOptions = {})
       }
       if (steps.some((s) => s.step.type === "config")) emit({ type: "settings-changed" });
     },
+    async arrive(steps) {
+      const written: Step[] = [];
+      for (const step of steps) written.push(await door.take(step));
+      await stored();
+      // Taken after the loop ended (what came in as it stopped): written, and read at its next start.
+      if (ended) return;
+      for (const step of written) loop.notify(step);
+      if (written.some((s) => s.type === "config")) emit({ type: "settings-changed" });
+    },
     change,
   });
 
   const done = loop.start(opts.resume ? { resume: opts.resume } : {}).finally(async () => {
+    ended = true;
     await inbound.close();
     await stored();
   });

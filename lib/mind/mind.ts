@@ -21,6 +21,8 @@ import type { Watchers } from "./watchers/watchers";
 
 /** How far back start-up looks for unfinished runs and unanswered messages. */
 const STARTUP_SCAN = 200;
+/** Offered steps remembered, at least (up to twice as many). */
+const OFFERED_KEPT = 1024;
 
 /** The mind keeps its own alarms (read from its log at start). */
 export interface MindDeps extends Omit<InnerLifeDeps, "alarms"> {
@@ -58,6 +60,8 @@ export class Mind {
   private done: Promise<void> | null = null;
   /** Messages held for the end of the quiet stretch (pacing.quiet.messages "hold"), and alerts (alarms false), oldest first. */
   private held: Step[] = [];
+  /** The steps offered to the thinkers lately, by id. */
+  private offered = new Set<string>();
 
   constructor(private readonly deps: MindDeps) {
     const capped = (m: ModelPort) => (deps.budget ? budgetedModel(m, deps.budget.caps, deps.budget.spend, deps.clock) : m);
@@ -124,7 +128,8 @@ export class Mind {
     this.deps.watchers?.start();
     if (this.deps.summaries?.readBeforeFirstWake) await this.summarizer?.load();
     // Found unanswered at start inside quiet hours that hold messages: they wait for the stretch's end like new ones.
-    const admitted = unanswered.filter((m) => !this.hold(m));
+    // A step that came in while it started may be in the tail as well: offered once.
+    const admitted = unanswered.filter((m) => this.firstOffer(m.step_id) && !this.hold(m));
     for (const m of admitted) this.dispatcher.offer(m);
     const messages = admitted.filter((m): m is StepOf<"message"> => isKind(m, "message") && wakes(this.innerLife.subscription, m));
     const first: FirstWake = messages.length ? { reason: "message", messages } : resume ? { reason: "resume", waitedS } : { reason: "start" };
@@ -140,8 +145,18 @@ export class Mind {
 
   /** A step appeared in the trajectory (from this tab, another tab, or the mind itself). */
   notify(step: Step): void {
+    if (!this.firstOffer(step.step_id)) return;
     this.deps.watchers?.offer(step);
     this.admit(step);
+  }
+
+  /** True the first time a step is offered (a step can reach the mind twice as it starts: in its tail, and through its way in). */
+  private firstOffer(stepId: string): boolean {
+    if (this.offered.has(stepId)) return false;
+    this.offered.add(stepId);
+    // Cut back in one go: far more than can come twice.
+    if (this.offered.size > 2 * OFFERED_KEPT) this.offered = new Set([...this.offered].slice(-OFFERED_KEPT));
+    return true;
   }
 
   /** A step let in to the thinkers (a held message, again at its stretch's end). */

@@ -58,8 +58,16 @@ export class Journal {
   }
 
   /** Append a step; `step_id` may be given when a blob had to be named after it. */
-  async append(step: Appendable): Promise<Step> {
-    const full = stampStep(step, { id: step.step_id ?? this.ids.uuid(), now: this.clock.now() });
+  append(step: Appendable): Promise<Step> {
+    return this.write(stampStep(step, { id: step.step_id ?? this.ids.uuid(), now: this.clock.now() }));
+  }
+
+  /** Write a step someone else made for the mind (a person's message): its id kept, stamped now, so the trajectory reads in time order. */
+  take(step: Step): Promise<Step> {
+    return this.write({ ...step, ts: formatTs(this.clock.now()) });
+  }
+
+  private async write(full: Step): Promise<Step> {
     const { written } = this.shared;
     written.add(full.step_id);
     // Cut back in one go, not one delete per append: a Set's iteration skips the holes deletes leave at its front, so the oldest entry costs more to find the longer it runs.

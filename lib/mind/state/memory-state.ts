@@ -183,10 +183,10 @@ export class MemoryMindState<Settings = unknown> implements MindState<Settings> 
     },
   };
 
-  /** Someone else appends a step for the mind (a scenario's message at its hour, a test's): stored, then given to the running mind, if one is open. */
-  async deliver(step: Step, trajId = this.mindId): Promise<void> {
-    await this.append({ steps: [{ trajId, step }], seen: [] });
-    this.sink?.steps([{ trajId, step }]);
+  /** Someone else brings the mind a step (a scenario's message at its hour, a test's): its writer takes it while it runs; with none running it is stored as it is. */
+  async deliver(step: Step): Promise<void> {
+    if (this.sink) await this.sink.arrive([step]);
+    else await this.append({ steps: [{ trajId: this.mindId, step }], seen: [] });
   }
 
   /** Someone asks a change of the running mind (its memory, its texts): the step that records it, or undefined when no mind is open here. */

@@ -57,7 +57,7 @@ export async function hostMind(opts: HostedMindOptions): Promise<HostedMind> {
   // The mind's root trajectory is named by its tab (its id in the browser), not by the server's id for the mind: steps go where the tab's went.
   let root: Promise<string> | null = null;
   const rootOf = (): Promise<string> => (root ??= sqlState.record().then((r) => rootTrajectory(sql, mindId, r?.settings.id ?? mindId)));
-  const sqlState = sqlMindState<MindSettings>(sql, mindId, parseMindSettings, { epoch, root: rootOf, now: () => clock.now(), ...(opts.log ? { log: opts.log } : {}) });
+  const sqlState = sqlMindState<MindSettings>(sql, mindId, parseMindSettings, { epoch, now: () => clock.now(), ...(opts.log ? { log: opts.log } : {}) });
   const state = fencedState(sqlState, opts.onFenced);
   let handedOffAt: number | undefined;
   let stopping = false;

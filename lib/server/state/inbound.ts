@@ -3,13 +3,13 @@ import "server-only";
 // state): what waits in its inbox (guests' messages, alerts, operators'
 // changes to its memory and their controls, lib/server/inbox) is delivered
 // when the runner pulls it (its poll sees something waiting, or the mind is
-// just taken). Steps are appended by the state's own writer, under its lease
-// epoch, then handed to the mind; a change is made by the mind and recorded by
-// it. Each is delivered once: its step has the request's id, and what the
-// inbox reads is what has no step yet.
+// just taken). A step arrives for the mind's one writer to write (stamped as
+// it takes it, under its lease epoch); a change is made by the mind and
+// recorded by it. Each is delivered once: its step has the request's id, and
+// what the inbox reads is what has no step yet.
 import { errorText } from "@/lib/mind/events";
 import type { Inbound, InboundPort, InboundSink } from "@/lib/mind/state/inbound";
-import type { StateBatch, TrajStep } from "@/lib/mind/state/state";
+import type { Step } from "@/lib/trajectory/schema";
 import { inboxItems } from "@/lib/sync/inbox-steps";
 import type { Sql } from "../db/sql";
 import { inboxContent } from "../inbox/content";
@@ -19,7 +19,7 @@ export interface SqlInboundPort extends InboundPort {
   pull(): Promise<void>;
 }
 
-export function sqlInbound(sql: Sql, mindId: string, o: { root: () => Promise<string>; append: (batch: StateBatch) => Promise<void>; now: () => number; log?: (line: string) => void }): SqlInboundPort {
+export function sqlInbound(sql: Sql, mindId: string, o: { now: () => number; log?: (line: string) => void }): SqlInboundPort {
   let sink: InboundSink | null = null;
   let chain = Promise.resolve();
   const deliver = async (to: InboundSink) => {
@@ -27,17 +27,15 @@ export function sqlInbound(sql: Sql, mindId: string, o: { root: () => Promise<st
     const name = nameOf(row?.settings) ?? "mind";
     const items = inboxItems(await inboxContent(sql, mindId), name, o.now());
     if (!items.length) return;
-    const root = await o.root();
-    let steps: TrajStep[] = [];
+    let steps: Step[] = [];
     const flush = async () => {
       if (!steps.length) return;
       const batch = steps;
       steps = [];
-      await o.append({ steps: batch, seen: [] });
-      to.steps(batch);
+      await to.arrive(batch);
     };
     for (const item of items) {
-      if (item.kind === "step") steps.push({ trajId: root, step: item.step });
+      if (item.kind === "step") steps.push(item.step);
       else {
         await flush();
         await to.change(item.change);

@@ -45,8 +45,6 @@ const jsonEscapes = (q: string) => /["\\]/.test(q) || [...q].some((c) => c.charC
 export interface SqlStateOptions {
   /** This home's lease epoch: every write carries it (none: a mind never leased). */
   epoch?: number;
-  /** The trajectory what comes in goes to (default: the mind's id; a hosted mind's is the one its tab named). */
-  root?: () => Promise<string>;
   /** The time what comes in is stamped with (default: the system's). */
   now?: () => number;
   log?: (line: string) => void;
@@ -73,10 +71,8 @@ export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: 
 
   const state: MindState<Settings> & { inbound: SqlInboundPort } = {
     mindId,
-    // What waits in its inbox, delivered when its runner pulls it: appended by this state's own writer, under its epoch.
+    // What waits in its inbox, delivered when its runner pulls it: written by the mind's one writer, under its epoch.
     inbound: sqlInbound(sql, mindId, {
-      root: opts.root ?? (() => Promise.resolve(mindId)),
-      append: (batch) => state.append(batch),
       now: opts.now ?? (() => Date.now()),
       ...(opts.log ? { log: opts.log } : {}),
     }),

@@ -52,6 +52,16 @@ export interface PageRow {
   ids: string;
 }
 
+/** A step a page hands a running mind, waiting for its one writer to take it (lib/store/steps/door.ts). */
+export interface DoorRow {
+  mind_id: string;
+  /** The step's id: taken once. */
+  id: string;
+  /** When it was handed in (ms): the order it is taken in. */
+  at: number;
+  json: string;
+}
+
 export interface SettingRow {
   key: string;
   value: unknown;
@@ -131,6 +141,7 @@ export class ReverieDb extends Dexie {
   tiers!: Dexie.Table<TierRow, [string, string, number, number]>;
   contexts!: Dexie.Table<ContextRow, [string, string]>;
   usage!: Dexie.Table<UsageRow, [string, string]>;
+  door!: Dexie.Table<DoorRow, [string, string]>;
 
   constructor(name = "reverie", options?: DexieOptions) {
     super(name, options);
@@ -159,6 +170,10 @@ export class ReverieDb extends Dexie {
     // 100,000 steps ago): [mind_id+traj_id+type+seq] reads them without a scan.
     this.version(3).stores({
       steps: "++seq, &[mind_id+step_id], [mind_id+seq], [mind_id+traj_id+seq], [mind_id+traj_id+seq+type+step_id], [mind_id+traj_id+type+seq]",
+    });
+    // The door: steps the pages hand a running mind, for its one writer to take (so its trajectory reads in time order).
+    this.version(4).stores({
+      door: "[mind_id+id], [mind_id+at]",
     });
   }
 }

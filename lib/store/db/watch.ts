@@ -13,7 +13,7 @@
 import Dexie, { type ObservabilitySet } from "dexie";
 import type { ReverieDb } from "./db";
 
-type TableName = "minds" | "settings";
+type TableName = "minds" | "settings" | "door";
 
 /**
  * A table whose every write need not be read at once: changes to it read

@@ -11,6 +11,7 @@ import { DEFAULT_BUDGET } from "../../mind/budget/budget";
 import type { ReverieDb } from "../db/db";
 import { getOwner, listOwners } from "./owners";
 import { appendStep, tailSteps } from "../steps/steps";
+import { enter } from "../steps/door";
 
 // The record's schema is shared with the server's home (./mind-record.ts).
 import { configStep, MindSettings } from "../../mind/settings/settings";
@@ -52,11 +53,12 @@ export type SettingsInput = z.infer<typeof SettingsInput>;
 
 /**
  * The human changes a mind's model, pacing, limits or permissions: saved, and recorded as
- * a `config` step in the same transaction, so the log says when and what.
+ * a `config` step in the same transaction, so the log says when and what (handed in at its
+ * door: a running mind's writer takes it, and it starts again with them).
  */
 export async function updateSettings(db: ReverieDb, id: string, input: z.input<typeof SettingsInput>, now = Date.now()): Promise<MindSettings> {
   const settings = SettingsInput.parse(input);
-  return db.transaction("rw", db.minds, db.steps, async () => {
+  return db.transaction("rw", [db.minds, db.steps, db.door], async () => {
     const mind = await getMind(db, id);
     if (!mind) throw new Error(`No mind ${id} in this browser.`);
     const next: MindSettings = { ...mind, ...settings, permissions: settings.permissions ?? mind.permissions, budget: settings.budget ?? mind.budget };
@@ -64,7 +66,7 @@ export async function updateSettings(db: ReverieDb, id: string, input: z.input<t
     if (summaryModel) next.summary_model = summaryModel;
     else delete next.summary_model;
     await db.minds.put({ id, json: next });
-    await appendStep(db, id, configStep(next, now, systemIds.uuid()));
+    await enter(db, id, configStep(next, now, systemIds.uuid()), now);
     return next;
   });
 }

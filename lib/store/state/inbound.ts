@@ -1,15 +1,19 @@
 // The tab's way in for a mind (the inbound side of its IndexedDB state): the
-// steps others append to it (its page's messages and config changes, another
-// tab, the sync engine's deliveries from the server's inbox) are read from
-// IndexedDB's change feed (watch-others), and people's changes to its memory,
-// goals and own texts from the two queues the page fills while it runs. Each
-// reaches the running mind once, in order.
+// steps its pages hand it while it runs (a person's message, a config change,
+// the sync engine's deliveries from the server's inbox) wait at its door
+// (lib/store/steps/door.ts) until its writer takes them; people's changes to
+// its memory, goals and own texts wait in the two queues the page fills while
+// it runs; and a step another writer stored (there should be none while it
+// runs here) comes from IndexedDB's change feed (watch-others). Each reaches
+// the running mind once, in order.
 import type { InboundPort } from "../../mind/state/inbound";
 import type { ReverieDb } from "../db/db";
 import type { Watched } from "../db/watch";
 import { serveCurationQueue, watchCurationQueue } from "../minds/curations";
 import { serveSelfChanges, watchSelfChanges } from "../minds/self-changes";
+import { leave, waiting, watchDoor, written } from "../steps/door";
 import { lastSeq, parseRows } from "../steps/steps";
+import type { Step } from "../../trajectory/schema";
 import { watchOthers } from "../steps/watch-others";
 
 /** How often the store is read for steps others appended, at most (a person's message waits this much longer, at worst). */
@@ -41,12 +45,27 @@ export function tabInbound(db: ReverieDb, mindId: string, own: (stepId: string) 
           },
           () => undefined,
         );
+      // The door: what waits is taken by the mind's writer (a step it has already only leaves the door).
+      const take = async () => {
+        const fresh: Step[] = [];
+        const done: string[] = [];
+        for (const { id, step } of await waiting(db, mindId)) {
+          done.push(id);
+          if (step && !(await written(db, mindId, id))) fresh.push(step);
+        }
+        if (fresh.length) await sink.arrive(fresh);
+        await leave(db, mindId, done);
+      };
+      const door = served(watchDoor(db, mindId), take, "the mind's trajectory");
       const curations = served(watchCurationQueue(db, mindId), () => serveCurationQueue(db, mindId, (c) => sink.change({ id: c.id, kind: "curation", body: c })), "the mind's memory");
       const texts = served(watchSelfChanges(db, mindId), () => serveSelfChanges(db, mindId, (c) => sink.change({ id: c.id, kind: "self", body: c })), "the mind's own texts");
       return {
         async close() {
+          door.unsubscribe();
           curations.unsubscribe();
           texts.unsubscribe();
+          // What was handed in up to now is the mind's to write (an operator's stop, recorded before it stops).
+          serving = serving.then(take).catch(() => undefined);
           await serving;
           unwatch();
         },

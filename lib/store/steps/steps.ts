@@ -62,6 +62,20 @@ export async function appendStep(db: ReverieDb, mindId: string, step: Step, traj
 }
 
 /**
+ * What a pull brings, inside its transaction: this browser's unsynced rows it
+ * sets aside are taken from where they were (`aside`), the server's rows are
+ * added in its order, and the set-aside ones after them, in their own
+ * trajectory (so they read, and upload, after the server's). The new rows'
+ * seqs, in order. Steps are otherwise never moved: this is the one place.
+ */
+export async function placePulled(db: ReverieDb, rows: readonly StepRow[], aside: { rows: readonly StepRow[]; traj: string } | null): Promise<(number | undefined)[]> {
+  if (aside) await db.steps.bulkDelete(aside.rows.flatMap((r) => (r.seq === undefined ? [] : [r.seq])));
+  const keys = rows.length ? await db.steps.bulkAdd([...rows], { allKeys: true }) : [];
+  if (aside) await db.steps.bulkAdd(aside.rows.map(({ seq: _seq, ...r }) => ({ ...r, traj_id: aside.traj })));
+  return keys;
+}
+
+/**
  * Append steps of one trajectory in order, in one transaction. An invalid
  * step is refused with the steps after it; the ones before it are stored (the
  * error says how many). A running mind writes through its MindState

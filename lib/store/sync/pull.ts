@@ -18,7 +18,7 @@ import { readLine } from "../../trajectory/headlong";
 import type { ReverieDb, StepRow, UsageRow } from "../db/db";
 import { usageRow } from "../derived/usage";
 import { getMind } from "../minds/minds";
-import { forkTrajectory, getBlob, putBlob } from "../steps/steps";
+import { forkTrajectory, getBlob, putBlob, placePulled } from "../steps/steps";
 import { getSync, updateSync } from "./sync";
 
 export interface Pulled {
@@ -111,14 +111,9 @@ export async function pullServerSteps(db: ReverieDb, mindId: string, client: Hom
   // One transaction: the server's steps in its order (with their usage rows), then this browser's set-aside ones
   // after them in their own trajectory (so they upload next, as that trajectory), and where this browser now stands.
   await db.transaction("rw", db.steps, db.usage, db.settings, async () => {
-    if (stale.length) await db.steps.bulkDelete(stale.flatMap((r) => (r.seq === undefined ? [] : [r.seq])));
-    const keys = rows.length ? await db.steps.bulkAdd(rows, { allKeys: true }) : [];
+    const keys = await placePulled(db, rows, stale.length ? { rows: stale, traj: asideTraj as string } : null);
     if (usage.length) await db.usage.bulkPut(usage);
-    if (stale.length) {
-      const moved = stale.map(({ seq: _seq, ...r }) => ({ ...r, traj_id: asideTraj as string }));
-      await db.steps.bulkAdd(moved);
-      for (const r of stale) await db.usage.where("[mind_id+step_id]").equals([mindId, r.step_id]).modify({ traj_id: asideTraj });
-    }
+    for (const r of stale) await db.usage.where("[mind_id+step_id]").equals([mindId, r.step_id]).modify({ traj_id: asideTraj });
     let at = keys[keys.length - 1];
     if (typeof at !== "number") {
       // Nothing new to add (every step was here): the server's newest is one of ours.

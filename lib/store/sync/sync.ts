@@ -3,7 +3,9 @@
 // the log, when it last synced and why it last failed, and the links this
 // browser made (their URLs live only here). And the engine's view of the
 // mind's own rows, blobs and keys.
-import { alertStep, controlStep, inviteStep } from "../../sync/inbox-steps";
+import { inviteStep } from "../../sync/inbox-steps";
+import { Curation } from "../../shell/curation";
+import { enter } from "../steps/door";
 import { curate } from "../minds/curations";
 import { InviteRole } from "../../sharing/roles";
 import Dexie from "dexie";
@@ -14,9 +16,9 @@ import { type LinkInfo, type LinkKind } from "../../sharing/wire";
 import { syncClient } from "../../sync/client/client";
 import { activeInvite, EMPTY_SYNC, syncEngine, wakeSource, type LocalMind, type SyncEngine, type SyncRecord, type SyncStatePort } from "../../sync/client/engine";
 import type { ReverieDb } from "../db/db";
-import { getMind, listMinds } from "../minds/minds";
+import { getMind, listMinds, setRunning } from "../minds/minds";
 import { watchTables } from "../db/watch";
-import { appendStep, getBlob, lastSeq, watchRows } from "../steps/steps";
+import { getBlob, lastSeq, watchRows } from "../steps/steps";
 import { localState } from "./state";
 
 const LocalLinkRow = z.object({
@@ -108,36 +110,16 @@ export function localMind(db: ReverieDb, mindId: string): LocalMind {
     blob: (name) => getBlob(db, mindId, name),
     seqOf: async (stepId) => (await db.steps.get({ mind_id: mindId, step_id: stepId }))?.seq,
     heldKeys: async () => (await listMinds(db)).flatMap((m) => (m.model.apiKey ? [m.model.apiKey] : [])),
-    async deliver(msg, to, now) {
-      const step = inviteStep(msg, to, now);
-      return db.transaction("rw", db.steps, async () => {
-        if (await db.steps.get({ mind_id: mindId, step_id: step.step_id })) return false;
-        await appendStep(db, mindId, step);
-        return true;
-      });
-    },
-    async alert(a, now) {
-      const step = alertStep(a, now);
-      return db.transaction("rw", db.steps, async () => {
-        if (await db.steps.get({ mind_id: mindId, step_id: step.step_id })) return false;
-        await appendStep(db, mindId, step);
-        return true;
-      });
-    },
-    async curate(c, now) {
-      const { created_at: _at, link: _link, ...change } = c;
-      return (await curate(db, mindId, change, now)).fresh;
-    },
-    async control(c, now) {
-      const step = controlStep(c, now);
-      return db.transaction("rw", db.steps, db.minds, async () => {
-        if (await db.steps.get({ mind_id: mindId, step_id: step.step_id })) return false;
-        await appendStep(db, mindId, step);
-        // Obeyed as the owner's Start and Stop are: the tab that runs the mind follows its `running` flag (and halts it on the server too).
-        const mind = await getMind(db, mindId);
-        if (mind) await db.minds.put({ id: mindId, json: { ...mind, running: c.action === "resume" } });
-        return true;
-      });
+    async take(item) {
+      if (item.kind === "change") {
+        // An operator's change to its memory: made now (a stopped mind) or queued for the running mind.
+        const c = Curation.safeParse(item.change.body);
+        return c.success && (await curate(db, mindId, c.data)).fresh;
+      }
+      const fresh = await enter(db, mindId, item.step);
+      // A control is obeyed as the owner's Start and Stop are: the tab that runs the mind follows its `running` flag (and halts it on the server too).
+      if (fresh && item.control) await setRunning(db, mindId, item.control.action === "resume");
+      return fresh;
     },
   };
 }

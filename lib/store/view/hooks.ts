@@ -9,6 +9,7 @@ import { watchTables } from "../db/watch";
 import { listWorkspace, readWorkspaceFile, type WorkspaceEntry } from "../minds/files";
 import { saveFromFiles } from "../minds/self-changes";
 import { getMind, listMinds, panicStop, requestPanic, setRunning } from "../minds/minds";
+import { drainDoor } from "../steps/door";
 import { mindConversations } from "../steps/chat";
 import type { Conversation } from "../../trajectory/chat";
 import { sendMessage } from "../steps/messages";
@@ -144,6 +145,8 @@ export interface MindControls {
   requestPanic: () => Promise<void>;
   /** In the runner's tab, once its worker is gone: record the panic stop and stop the mind. */
   recordPanic: (runId?: string) => Promise<void>;
+  /** In the runner's tab of a stopped mind with no worker: what was handed in at its door is appended now (no writer is there to take it). */
+  appendWaiting: () => Promise<void>;
 }
 
 export function useMindControls(mindId: string): MindControls {
@@ -153,7 +156,10 @@ export function useMindControls(mindId: string): MindControls {
       requestPanic: () => requestPanic(db(), mindId),
       recordPanic: async (runId) => {
         await panicStop(db(), mindId, runId);
+        // What was handed in and not yet taken by the worker it ended is appended now, after the stop.
+        await drainDoor(db(), mindId);
       },
+      appendWaiting: async () => void (await drainDoor(db(), mindId)),
     }),
     [mindId],
   );

@@ -6,7 +6,7 @@
 // local mind (lib/store/sync/sync.ts), the HTTP client, the saved state, a clock.
 import type { Clock } from "../../mind/ports";
 import { SYNC_LIMITS, type SyncQuota, type WireStep, type WireTrajectory } from "../wire";
-import { type Inbound, type InboundAlert, type InboundControl, type InboundCuration } from "../inbox-wire";
+import { inboxItems, type InboxItem } from "../inbox-steps";
 import { can, DEFAULT_INVITE_ROLE, type InviteRole } from "../../sharing/roles";
 import { ApiRequestError } from "./http";
 import { type SyncClient } from "./client";
@@ -31,14 +31,13 @@ export interface LocalMind {
   heldKeys(): Promise<string[]>;
   /** This browser's seq of a step of the mind, by id (undefined: it has no such step). */
   seqOf(stepId: string): Promise<number | undefined>;
-  /** Append a guest's message as a `message` step with the message's id; false when that step is already there. */
-  deliver(msg: Inbound, to: string, now: number): Promise<boolean>;
-  /** Record an operator's control request as a step with its id and obey it here (pause and stop: not running; resume: running); false when already recorded. */
-  control(c: InboundControl, now: number): Promise<boolean>;
-  /** Append an alert (or a storm of them) as an `alert` observation with its id; false when already there. */
-  alert(a: InboundAlert, now: number): Promise<boolean>;
-  /** Make an operator's change to the mind's memory (now, or through its running worker) and record it as a step with its id; false when already recorded or queued. */
-  curate(c: InboundCuration, now: number): Promise<boolean>;
+  /**
+   * Take one thing the server's inbox held (lib/sync/inbox-steps.ts lists its
+   * kinds): a step is handed to the mind (its writer takes it while it runs),
+   * a control request is obeyed here too, a change to its memory is made (now,
+   * or by its running mind); false when it was there already.
+   */
+  take(item: InboxItem): Promise<boolean>;
 }
 
 export interface LocalLink {
@@ -262,15 +261,11 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
   async function inboxPass(): Promise<number> {
     const rec = await state.get();
     if (!rec?.server_mind || !rec.write_token) return 0;
-    const { messages, controls, alerts, curations } = await client.inbox(rec.server_mind, rec.write_token);
-    if (messages.length === 0 && controls.length === 0 && alerts.length === 0 && curations.length === 0) return 0;
-    const name = await local.name();
+    const content = await client.inbox(rec.server_mind, rec.write_token);
+    if (content.messages.length === 0 && content.controls.length === 0 && content.alerts.length === 0 && content.curations.length === 0) return 0;
+    // In the order every home takes them (controls last, in the order they were asked: the last one's effect is what stays).
     let delivered = 0;
-    for (const m of messages) if (await local.deliver(m, name, clock.now())) delivered++;
-    for (const a of alerts) if (await local.alert(a, clock.now())) delivered++;
-    for (const c of curations) if (await local.curate(c, clock.now())) delivered++;
-    // In the order they were asked: the last one's effect is what stays.
-    for (const c of controls) if (await local.control(c, clock.now())) delivered++;
+    for (const item of inboxItems(content, await local.name(), clock.now())) if (await local.take(item)) delivered++;
     return delivered;
   }
 

@@ -8,7 +8,7 @@
 // made to arrive (`settle`: the server's runner pulls; a tab's change feed and
 // queues come by themselves).
 import { describe, expect, it } from "vitest";
-import type { InboundChange } from "../../../lib/mind/state/inbound";
+import type { InboundChange, InboundSink } from "../../../lib/mind/state/inbound";
 import type { MindState, TrajStep } from "../../../lib/mind/state/state";
 import { parseStep, type Step } from "../../../lib/trajectory/schema";
 import { id } from "./steps";
@@ -32,6 +32,18 @@ const thought = (n: number, content: string): Step => {
 };
 const contentOf = (s: Step) => ("content" in s && typeof s.content === "string" ? s.content : "");
 
+/** The mind's side of the door, as a test's: what is stored for it comes in as it is; what arrives is written by "its writer" (the state's own append) as it is taken. */
+function sinkOf(state: MindState, root: string, got: TrajStep[], change: InboundSink["change"] = () => Promise.reject(new Error("no change was asked"))): InboundSink {
+  return {
+    steps: (steps) => void got.push(...steps),
+    async arrive(steps) {
+      await state.append({ steps: steps.map((step) => ({ trajId: root, step })), seen: [] });
+      got.push(...steps.map((step) => ({ trajId: root, step })));
+    },
+    change,
+  };
+}
+
 /** Waits, settling, until `ok` (a tab's change feed is read every few tens of milliseconds). */
 async function until(outside: Outside, ok: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !ok(); i++) {
@@ -51,7 +63,7 @@ export function inboundContract(name: string, make: (mindId: string) => Promise<
     it("what others bring comes in once, in order, stored; what the state wrote itself never comes in", async () => {
       const { state, root } = await fresh();
       const got: TrajStep[] = [];
-      const inbound = await state.inbound.open({ steps: (steps) => void got.push(...steps), change: () => Promise.reject(new Error("no change was asked")) });
+      const inbound = await state.inbound.open(sinkOf(state, root, got));
       try {
         await state.append({ steps: [{ trajId: root, step: thought(1, "a thought of my own") }], seen: [] });
         await state.outside.message("Ada", "first");
@@ -80,16 +92,15 @@ export function inboundContract(name: string, make: (mindId: string) => Promise<
       const { state, root } = await fresh();
       const asked: InboundChange[] = [];
       const changeId = id(0x7100 + minds, "cccccccccccc");
-      const inbound = await state.inbound.open({
-        steps: () => undefined,
-        async change(c) {
+      const inbound = await state.inbound.open(
+        sinkOf(state, root, [], async (c) => {
           asked.push(c);
           // The mind makes it and records it under the change's id.
           const step: Step = { ...thought(9, "made the change"), step_id: c.id.toLowerCase() };
           await state.append({ steps: [{ trajId: root, step }], seen: [] });
           return step;
-        },
-      });
+        }),
+      );
       try {
         await state.outside.change({ id: changeId, text: "Ada likes tea" });
         await until(state.outside, () => asked.length >= 1);
@@ -105,9 +116,9 @@ export function inboundContract(name: string, make: (mindId: string) => Promise<
     });
 
     it("once closed, nothing more comes in", async () => {
-      const { state } = await fresh();
+      const { state, root } = await fresh();
       const got: TrajStep[] = [];
-      const inbound = await state.inbound.open({ steps: (steps) => void got.push(...steps), change: () => Promise.reject(new Error("closed")) });
+      const inbound = await state.inbound.open(sinkOf(state, root, got));
       await inbound.close();
       await state.outside.message("Ada", "too late");
       await state.outside.settle();

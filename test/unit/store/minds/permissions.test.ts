@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ReverieDb } from "@/lib/store/db/db";
 import { DEFAULT_BUDGET } from "@/lib/mind/budget/budget";
-import { createMind, getMind, updateSettings } from "@/lib/store/minds/minds";
+import { createMind, getMind, setRunning, updateSettings } from "@/lib/store/minds/minds";
 import { tailSteps } from "@/lib/store/steps/steps";
 import { DEFAULT_PERMISSIONS, Permissions, UrlPrefix, urlAllowed } from "@/lib/trajectory/permissions";
 import { openTestDb } from "../../helpers/db";
@@ -94,6 +94,8 @@ describe("permissions of a mind", () => {
 
   it("changed in settings: saved, and a config step carries them", async () => {
     const mind = await createMind(db, { name: "Ada", persona: "p", model }, Date.UTC(2026, 0, 1));
+    // Stopped: its config step is appended at once (a running mind's writer takes it from its door).
+    await setRunning(db, mind.id, false);
     const permissions: Permissions = {
       network: { allow: ["https://a.com/v1", "http://localhost:11434/"] },
       webcontainer: true,
@@ -121,6 +123,7 @@ describe("permissions of a mind", () => {
   it("left out of a settings change, stay as they were", async () => {
     const permissions = { ...DEFAULT_PERMISSIONS, webcontainer: true };
     const mind = await createMind(db, { name: "Ada", persona: "p", model, permissions });
+    await setRunning(db, mind.id, false);
     await updateSettings(db, mind.id, settings);
     expect((await getMind(db, mind.id))?.permissions).toEqual(permissions);
     const steps = await tailSteps(db, mind.id, 10);

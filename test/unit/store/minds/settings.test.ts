@@ -4,7 +4,7 @@ import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ReverieDb } from "@/lib/store/db/db";
 import { DEFAULT_BUDGET } from "@/lib/mind/budget/budget";
-import { createMind, getMind, updateSettings } from "@/lib/store/minds/minds";
+import { createMind, getMind, updateSettings, setRunning } from "@/lib/store/minds/minds";
 import { tailSteps } from "@/lib/store/steps/steps";
 import { openTestDb } from "../../helpers/db";
 
@@ -23,6 +23,8 @@ const model = { provider: "openai-compatible" as const, baseURL: "http://127.0.0
 describe("updateSettings", () => {
   it("saves the new settings and appends a config step without the key", async () => {
     const mind = await createMind(db, { name: "Ada", persona: "p", model }, Date.UTC(2026, 10, 30, 12));
+    // Stopped: its config steps are appended at once (a running mind's writer takes them from its door: door.test.ts).
+    await setRunning(db, mind.id, false);
     await updateSettings(db, mind.id, { model: { ...model, model: "m2" }, pacing: { base_s: 2, cap_s: 60, ticks_per_level: 2 }, max_iterations: 5 }, Date.UTC(2026, 10, 30, 13));
 
     const saved = await getMind(db, mind.id);

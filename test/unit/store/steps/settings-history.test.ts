@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { configChanges } from "@/components/settings/config-changes";
 import { recentConfigSteps } from "@/lib/store/steps/config-steps";
 import { type ReverieDb } from "@/lib/store/db/db";
-import { createMind, getMind, updateSettings } from "@/lib/store/minds/minds";
+import { createMind, getMind, updateSettings, setRunning } from "@/lib/store/minds/minds";
 import { appendStep } from "@/lib/store/steps/steps";
 import { openTestDb } from "../../helpers/db";
 import type { MindSettings } from "@/lib/mind/settings/settings";
@@ -18,6 +18,8 @@ describe("recent config steps", () => {
   beforeEach(async () => {
     db = await openTestDb("settings-history-test");
     mind = await createMind(db, { name: "Ada", persona: "p", model }, T0);
+    // Stopped: its config steps are appended at once (a running mind's writer takes them from its door: door.test.ts).
+    await setRunning(db, mind.id, false);
   });
   afterEach(async () => {
     await db.delete();

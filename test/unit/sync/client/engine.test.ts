@@ -19,6 +19,7 @@ import { FakeClock } from "../../helpers/fake-clock";
 import { openTestDb } from "../../helpers/db";
 import { engines } from "../../server/databases";
 import { openaiStyle } from "../../../fixtures/fake-keys";
+import { drainDoor } from "@/lib/store/steps/door";
 
 const BASE = "http://reverie.test";
 const HELD_KEY = "held-model-key-0001";
@@ -172,6 +173,8 @@ describe.each(engines)("sync engine against the sharing routes ($name)", (engine
   it("appends each guest message once as a message step, and the server counts it delivered once uploaded", async () => {
     const engine = makeEngine();
     await engine.push();
+    // No worker runs it here: stopped, the message is appended at once (a running mind's writer takes it from its door).
+    await setRunning(db, mindId, false);
     const { mind, token: write } = await token();
     const sync = syncClient(fetchPort, BASE);
     const invite = await sync.createLink(mind, write, { kind: "invite" });
@@ -200,6 +203,8 @@ describe.each(engines)("sync engine against the sharing routes ($name)", (engine
     expect(await engine.pullInbox()).toBe(1);
     expect(await engine.pullInbox()).toBe(0);
     expect((await getMind(db, mindId))?.running).toBe(false);
+    // It ran, so the pause was handed in at its door; no worker runs it here to take it as it stops: the runner's tab appends what is left.
+    await drainDoor(db, mindId);
     const observed = () => rowsAfter(db, mindId, 0).then((rows) => rows.filter((r) => r.type === "observation").map((r) => JSON.parse(r.json) as Step & { content: string }));
     expect(await observed()).toEqual([
       { type: "observation", step_id: paused, ts: new Date(clock.now()).toISOString(), source: "control", action: "pause", by: "Cy", role: "operator", content: expect.stringMatching(/^Cy \(operator\) paused you/) },
