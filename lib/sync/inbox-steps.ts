@@ -1,18 +1,23 @@
 // What comes in through an invite or alert link, as steps of the mind, the same in
 // whichever home delivers it (the tab's inbox pass, or the server runner's).
 // Each step's id is the request's, so it is appended (and uploaded) once. Pure.
-import { stampStep, type Step } from "../trajectory/schema";
+import { parseStep, stampStep, type Step } from "../trajectory/schema";
 import type { InboundChange } from "../mind/state/inbound";
 import type { InboxContent, Inbound, InboundAlert, InboundControl } from "./inbox-wire";
 import type { ControlAction } from "../sharing/roles";
 
-/** One thing that came in: a step to append as it is, or a change for the mind to make and record (its step gets the change's id). */
-export type InboxItem = { kind: "step"; step: Step; control?: InboundControl } | { kind: "change"; change: InboundChange };
+/**
+ * One thing that came in: a step for the mind to write (a control request's
+ * to obey as well; a config step's with the keyless settings it records), or
+ * a change for the mind to make and record (its step gets the change's id).
+ */
+export type InboxItem = { kind: "step"; step: Step; control?: InboundControl; settings?: Record<string, unknown> } | { kind: "change"; change: InboundChange };
 
 /**
  * Everything in an inbox, in the order it reaches the mind, whichever home
  * delivers it: people's messages, then alerts, then changes to its memory,
- * then operators' controls (a pause is recorded after what came before it).
+ * then its owner's own, then operators' controls (a pause is recorded after
+ * what came before it).
  * The one list of the inbox's kinds.
  */
 export function inboxItems(content: InboxContent, name: string, now: number): InboxItem[] {
@@ -20,6 +25,11 @@ export function inboxItems(content: InboxContent, name: string, now: number): In
     ...content.messages.map((m): InboxItem => ({ kind: "step", step: inviteStep(m, name, now) })),
     ...content.alerts.map((a): InboxItem => ({ kind: "step", step: alertStep(a, now) })),
     ...content.curations.map(({ created_at: _at, link: _link, ...c }): InboxItem => ({ kind: "change", change: { id: c.id, kind: "curation", body: c } })),
+    ...content.owner.flatMap((o): InboxItem[] => {
+      if (o.kind !== "step") return [{ kind: "change", change: { id: o.id, kind: o.kind, body: o.change } }];
+      const step = parseStep(o.step);
+      return step.ok ? [{ kind: "step", step: step.step, ...(o.settings ? { settings: o.settings } : {}) }] : [];
+    }),
     ...content.controls.map((c): InboxItem => ({ kind: "step", step: controlStep(c, now), control: c })),
   ];
 }

@@ -312,6 +312,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX mind_curations_mind_time ON mind_curations (mind, created_at)`,
     ],
   },
+  {
+    version: 13,
+    name: "what a mind's own browser hands it while another home holds it",
+    statements: [
+      // Kept until the mind's home records a step with the change's id (lib/sync/inbox-wire.ts, OwnerChange).
+      `CREATE TABLE owner_changes (
+        id TEXT NOT NULL,
+        mind TEXT NOT NULL REFERENCES sync_minds (id),
+        change JSONB NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (mind, id)
+      )`,
+      `CREATE INDEX owner_changes_mind_time ON owner_changes (mind, created_at)`,
+    ],
+  },
 ];
 
 // Any fixed number: every process migrating the same database takes this lock first.

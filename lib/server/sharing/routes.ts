@@ -3,12 +3,14 @@ import "server-only";
 // live hub. app/api's route files pick theirs from here; `sharingFetch`
 // routes any URL to the same handlers (for in-process tests of the client).
 import { BlobName, CreateMind, LeaseRequest, SYNC_LIMITS, Upload } from "@/lib/sync/wire";
+import { OwnerChange } from "@/lib/sync/inbox-wire";
 import { CreateLink, AlertPost, ControlRequest, CurationPost, GuestMessage, type SharedMind } from "@/lib/sharing/wire";
 import { FilesRead, FilesWrite, RecordWrite, TiersRead, TiersWrite } from "@/lib/sync/state-wire";
 import { readFiles, writeFiles } from "../sync/state-files";
 import { readTiers, sealTiers, stateSummary, writeRecord } from "../sync/state-record";
 import { postGuestMessage } from "../inbox/messages";
 import { inboxContent } from "../inbox/content";
+import { postOwnerChange } from "../inbox/owner";
 import { postControl } from "../inbox/controls";
 import { postAlert } from "../inbox/alerts";
 import { postCuration, sharedMemory } from "../inbox/curations";
@@ -192,10 +194,14 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
         return noContent();
       }),
     }),
-    inbox: r({
-      GET: asMind(async (d, mind) =>
-        json(await inboxContent(d.sql, mind)),
-      ),
+    inbox: r({ GET: asMind(async (d, mind) => json(await inboxContent(d.sql, mind))) }),
+    // Its own browser hands it something while another home holds it: kept, and a mind kept alive on the server is woken for it.
+    owner: r({
+      POST: asMind(async (d, mind, request) => {
+        const kept = await postOwnerChange(d.sql, mind, await readJson(request, OwnerChange, SYNC_LIMITS.recordBytes));
+        if (kept) await d.runner?.guestMessage(d.sql, mind).catch((e: unknown) => console.error(`runner: could not wake ${mind}: ${String(e)}`));
+        return json({ kept }, 202);
+      }),
     }),
 
     // The mind's state beyond its steps (lib/sync/wire.ts, "the mind's state"): every write fenced and counted like an upload.
@@ -303,6 +309,7 @@ const PATTERNS: [RegExp, keyof SharingRoutes, string[]][] = [
   [/^\/api\/sync\/minds\/([^/]+)\/links$/, "links", ["mind"]],
   [/^\/api\/sync\/minds\/([^/]+)\/links\/([^/]+)$/, "link", ["mind", "id"]],
   [/^\/api\/sync\/minds\/([^/]+)\/inbox$/, "inbox", ["mind"]],
+  [/^\/api\/sync\/minds\/([^/]+)\/owner$/, "owner", ["mind"]],
   [/^\/api\/sync\/minds\/([^/]+)\/lease$/, "lease", ["mind"]],
   [/^\/api\/sync\/minds\/([^/]+)\/state$/, "state", ["mind"]],
   [/^\/api\/sync\/minds\/([^/]+)\/files$/, "files", ["mind"]],

@@ -38,6 +38,7 @@ export const blobsRoute = allMethods(routes.blobs);
 export const linksRoute = allMethods(routes.links);
 export const linkRoute = allMethods(routes.link);
 export const inboxRoute = allMethods(routes.inbox);
+export const ownerRoute = allMethods(routes.owner);
 export const leaseRoute = allMethods(routes.lease);
 export const stateRoute = allMethods(routes.state);
 export const filesRoute = allMethods(routes.files);

@@ -19,7 +19,14 @@ export interface SqlInboundPort extends InboundPort {
   pull(): Promise<void>;
 }
 
-export function sqlInbound(sql: Sql, mindId: string, o: { now: () => number; log?: (line: string) => void }): SqlInboundPort {
+export interface SqlInboundOptions {
+  now: () => number;
+  /** Keep settings its owner changed (keyless, as the server keeps them) as the mind's record, before their config step is written. */
+  recordSettings: (settings: Record<string, unknown>) => Promise<void>;
+  log?: (line: string) => void;
+}
+
+export function sqlInbound(sql: Sql, mindId: string, o: SqlInboundOptions): SqlInboundPort {
   let sink: InboundSink | null = null;
   let chain = Promise.resolve();
   const deliver = async (to: InboundSink) => {
@@ -35,7 +42,12 @@ export function sqlInbound(sql: Sql, mindId: string, o: { now: () => number; log
       await to.arrive(batch);
     };
     for (const item of items) {
-      if (item.kind === "step") steps.push(item.step);
+      if (item.kind === "step" && item.settings) {
+        // Its owner's settings: its record first, then the config step, so the next stretch starts with them.
+        await flush();
+        await o.recordSettings(item.settings);
+        steps.push(item.step);
+      } else if (item.kind === "step") steps.push(item.step);
       else {
         await flush();
         await to.change(item.change);

@@ -74,6 +74,11 @@ export function sqlMindState<Settings>(sql: Sql, mindId: string, parseSettings: 
     // What waits in its inbox, delivered when its runner pulls it: written by the mind's one writer, under its epoch.
     inbound: sqlInbound(sql, mindId, {
       now: opts.now ?? (() => Date.now()),
+      recordSettings: (settings) =>
+        sql.transaction(async (tx) => {
+          await fence(tx);
+          await tx.query("UPDATE sync_minds SET settings = $2 WHERE id = $1", [mindId, JSON.stringify(settings)]);
+        }),
       ...(opts.log ? { log: opts.log } : {}),
     }),
 

@@ -90,3 +90,15 @@ export function localState(db: ReverieDb, mindId: string): LocalState {
     },
   };
 }
+
+/** Its owner's settings from the server's inbox (changed in a browser that did not hold the mind): this browser's record takes them, keeping its own key and what it keeps beside them. */
+export async function takeSettings(db: ReverieDb, mindId: string, settings: Record<string, unknown>): Promise<void> {
+  await db.transaction("rw", db.minds, async () => {
+    const mind = await getMind(db, mindId);
+    if (!mind) return;
+    const { shell, pacing_state, running, panic_at, model } = mind;
+    const given = typeof settings.model === "object" && settings.model !== null ? settings.model : {};
+    const next = parseMind({ ...settings, model: { ...given, ...(model.apiKey ? { apiKey: model.apiKey } : {}) }, id: mind.id, running, ...(panic_at ? { panic_at } : {}), ...(shell ? { shell } : {}), ...(pacing_state ? { pacing_state } : {}) });
+    if (next) await db.minds.put({ id: mindId, json: next });
+  });
+}

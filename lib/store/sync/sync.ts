@@ -5,8 +5,14 @@
 // mind's own rows, blobs and keys.
 import { inviteStep } from "../../sync/inbox-steps";
 import { Curation } from "../../shell/curation";
-import { enter } from "../steps/door";
+import { enter, waiting } from "../steps/door";
+import { queuedCurations } from "../minds/curations";
+import { queuedSelfChanges } from "../minds/self-changes";
+import type { OwnerChange } from "../../sync/inbox-wire";
+import { outgoingSettings } from "../../sync/client/state-book";
+import { scrubber } from "../../sync/client/scrub";
 import { curate } from "../minds/curations";
+import { takeSettings } from "./state";
 import { InviteRole } from "../../sharing/roles";
 import Dexie from "dexie";
 import * as z from "zod";
@@ -116,10 +122,24 @@ export function localMind(db: ReverieDb, mindId: string): LocalMind {
         const c = Curation.safeParse(item.change.body);
         return c.success && (await curate(db, mindId, c.data)).fresh;
       }
+      // Its owner's settings, changed in a browser that did not hold it: kept as this browser's record (with this browser's key), before their config step.
+      if (item.settings && !(await db.steps.get({ mind_id: mindId, step_id: item.step.step_id }))) await takeSettings(db, mindId, item.settings);
       const fresh = await enter(db, mindId, item.step);
       // A control is obeyed as the owner's Start and Stop are: the tab that runs the mind follows its `running` flag (and halts it on the server too).
       if (fresh && item.control) await setRunning(db, mindId, item.control.action === "resume");
       return fresh;
+    },
+    async handedIn() {
+      const mind = await getMind(db, mindId);
+      if (!mind) return [];
+      const keys = (await listMinds(db)).flatMap((m) => (m.model.apiKey ? [m.model.apiKey] : []));
+      const { shell: _shell, pacing_state: _pacing, ...settings } = mind;
+      const steps = (await waiting(db, mindId)).flatMap(({ id, step }): OwnerChange[] =>
+        step ? [{ id, kind: "step", step: { ...step }, ...(step.type === "config" ? { settings: outgoingSettings(settings, scrubber(keys)) } : {}) }] : [],
+      );
+      const curations = (await queuedCurations(db, mindId)).map((c): OwnerChange => ({ id: c.id, kind: "curation", change: c }));
+      const texts = (await queuedSelfChanges(db, mindId)).map((c): OwnerChange => ({ id: c.id, kind: "self", change: c }));
+      return [...steps, ...curations, ...texts];
     },
   };
 }
@@ -256,6 +276,15 @@ function syncWhileEnabled(db: ReverieDb, mindId: string, signal: AbortSignal): v
       },
       () => undefined,
     );
+    // Something handed in at the door (or a queued change) while another home holds the mind: forwarded at the next pass.
+    let handed = 0;
+    const door = watchTables(db, ["door", "settings"], async () => (await waiting(db, mindId)).length + (await queuedCurations(db, mindId)).length + (await queuedSelfChanges(db, mindId)).length).subscribe(
+      (n) => {
+        if (n > handed) wakes.nudge();
+        handed = n;
+      },
+      () => undefined,
+    );
     // The network back: a pass now, even in the middle of backing off after failures.
     const back = wakeSource();
     const online = () => {
@@ -268,6 +297,7 @@ function syncWhileEnabled(db: ReverieDb, mindId: string, signal: AbortSignal): v
     } finally {
       unwatchRows();
       record.unsubscribe();
+      door.unsubscribe();
       removeEventListener("online", online);
     }
   };

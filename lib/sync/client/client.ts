@@ -3,7 +3,7 @@
 import * as z from "zod";
 import { CreatedMind, GapError, SyncState, Uploaded, type Upload } from "../wire";
 import { CreatedLink, LinkInfo, type LinkKind } from "../../sharing/wire";
-import { InboxContent } from "../inbox-wire";
+import { InboxContent, type OwnerChange } from "../inbox-wire";
 import { FilesContent, FilesWritten, MindStateSummary, RecordWritten, TiersContent, TiersSealed, type FilesWrite, type RecordWrite, type TiersWrite } from "../state-wire";
 import type { InviteRole } from "../../sharing/roles";
 import { ApiRequestError, blobPath, call, json, type FetchPort } from "./http";
@@ -50,6 +50,11 @@ export function syncClient(fetch: FetchPort, base = "") {
     },
     async inbox(mind: string, token: string) {
       return json(await call(fetch, `${mindUrl(mind)}/inbox`, { headers: auth(token) }), InboxContent);
+    },
+    /** Hand the mind a step or a change while another home holds it; false when the server kept one of its id already. */
+    async owner(mind: string, token: string, change: OwnerChange) {
+      const res = await call(fetch, `${mindUrl(mind)}/owner`, { method: "POST", headers: { ...auth(token), "content-type": "application/json" }, body: JSON.stringify(change) });
+      return (await json(res, z.object({ kept: z.boolean() }))).kept;
     },
     // The mind's state beyond its steps (lib/sync/client/state-sync.ts).
     async mindState(mind: string, token: string) {

@@ -6,7 +6,7 @@
 // local mind (lib/store/sync/sync.ts), the HTTP client, the saved state, a clock.
 import type { Clock } from "../../mind/ports";
 import { SYNC_LIMITS, type SyncQuota, type WireStep, type WireTrajectory } from "../wire";
-import { inboxItems, type InboxItem } from "../inbox-steps";
+import { inboxPasses, type InboxLocal } from "./inbox-passes";
 import { can, DEFAULT_INVITE_ROLE, type InviteRole } from "../../sharing/roles";
 import { ApiRequestError } from "./http";
 import { type SyncClient } from "./client";
@@ -20,8 +20,7 @@ export interface LocalRow {
 }
 
 /** What the engine reads from, and writes to, the mind in this browser. */
-export interface LocalMind {
-  name(): Promise<string>;
+export interface LocalMind extends InboxLocal {
   /** The mind's rows (every trajectory) after `seq`, oldest first. */
   rowsAfter(seq: number, limit: number): Promise<LocalRow[]>;
   trajectories(): Promise<WireTrajectory[]>;
@@ -31,13 +30,6 @@ export interface LocalMind {
   heldKeys(): Promise<string[]>;
   /** This browser's seq of a step of the mind, by id (undefined: it has no such step). */
   seqOf(stepId: string): Promise<number | undefined>;
-  /**
-   * Take one thing the server's inbox held (lib/sync/inbox-steps.ts lists its
-   * kinds): a step is handed to the mind (its writer takes it while it runs),
-   * a control request is obeyed here too, a change to its memory is made (now,
-   * or by its running mind); false when it was there already.
-   */
-  take(item: InboxItem): Promise<boolean>;
 }
 
 export interface LocalLink {
@@ -258,16 +250,8 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
     return added;
   }
 
-  async function inboxPass(): Promise<number> {
-    const rec = await state.get();
-    if (!rec?.server_mind || !rec.write_token) return 0;
-    const content = await client.inbox(rec.server_mind, rec.write_token);
-    if (content.messages.length === 0 && content.controls.length === 0 && content.alerts.length === 0 && content.curations.length === 0) return 0;
-    // In the order every home takes them (controls last, in the order they were asked: the last one's effect is what stays).
-    let delivered = 0;
-    for (const item of inboxItems(content, await local.name(), clock.now())) if (await local.take(item)) delivered++;
-    return delivered;
-  }
+  // What comes in from the server's inbox, and what this browser hands the mind while another home holds it (./inbox-passes.ts).
+  const { inboxPass, forwardPass } = inboxPasses({ client, local, state, clock });
 
   /** The mind's state both ways, with the credentials and lease epoch the record holds. */
   const stateDeps = async () => {
@@ -295,6 +279,8 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
     push: () => serial(uploadPass),
     /** Fetch guests' messages and operators' control requests, and record the new ones as steps (obeying the controls); resolves with how many. */
     pullInbox: () => serial(inboxPass),
+    /** Forward to the server what this browser handed the mind, while another home holds it; resolves with how many went. */
+    forward: () => serial(forwardPass),
     /** Send the server the mind's state beyond its steps (state-sync.ts pushMindState). */
     pushState: () => serial(statePass),
     /** Take the mind's state the server changed (state-sync.ts pullMindState): for a handover, while no shell in this tab holds the mind. */
@@ -323,6 +309,7 @@ export function syncEngine({ client, local, state, clock, mindState }: SyncDeps)
         }
         try {
           if (activeInvite(rec)) await serial(inboxPass);
+          if (rec.keep_alive && rec.epoch === undefined) await serial(forwardPass);
           await serial(uploadPass);
           // Keep-alive: the server must be able to go on from here at any moment, so the state follows the steps (at most every STATE_PUSH_MS).
           // An operator's invite: their page shows the memories and goals from the server's copy of the workspace, so it follows too.

@@ -9,11 +9,13 @@ import { shareClient } from "@/lib/sharing/client";
 import { syncClient } from "@/lib/sync/client/client";
 import { syncEngine, wakeSource, type SyncEngine } from "@/lib/sync/client/engine";
 import type { ReverieDb } from "@/lib/store/db/db";
-import { createMind, getMind, setRunning } from "@/lib/store/minds/minds";
-import { drainCurationQueue, queuedCurations } from "@/lib/store/minds/curations";
+import { createMind, getMind, setRunning, updateSettings } from "@/lib/store/minds/minds";
+import { curate, drainCurationQueue, queuedCurations } from "@/lib/store/minds/curations";
 import { readMindNotes } from "@/lib/store/minds/memory";
 import { appendStep, putBlob, rowsAfter } from "@/lib/store/steps/steps";
-import { getSync, inviteStep, localMind, pendingSteps, syncState } from "@/lib/store/sync/sync";
+import { getSync, inviteStep, localMind, pendingSteps, syncState, updateSync } from "@/lib/store/sync/sync";
+import { sendMessage } from "@/lib/store/steps/messages";
+import { pendingOwnerChanges } from "@/lib/server/inbox/owner";
 import { stampStep, type Step } from "@/lib/trajectory/schema";
 import { FakeClock } from "../../helpers/fake-clock";
 import { openTestDb } from "../../helpers/db";
@@ -187,7 +189,7 @@ describe.each(engines)("sync engine against the sharing routes ($name)", (engine
 
     expect((await sync.inbox(mind, write)).messages).toHaveLength(1);
     await engine.push();
-    expect(await sync.inbox(mind, write)).toEqual({ messages: [], controls: [], alerts: [], curations: [] });
+    expect(await sync.inbox(mind, write)).toEqual({ messages: [], controls: [], alerts: [], curations: [], owner: [] });
     const links = await sync.links(mind, write);
     expect(links.find((l) => l.id === invite.id)?.guests).toEqual([{ name: "Gwen", messages: 1, last_at: expect.any(String) }]);
   });
@@ -252,6 +254,30 @@ describe.each(engines)("sync engine against the sharing routes ($name)", (engine
     const member = shareClient(fetchPort, (await sync.createLink(mind, write, { kind: "invite", role: "member" })).token, BASE);
     await expect(member.curate({ what: "goal", op: "add", text: "x" }, "Bo")).rejects.toMatchObject({ status: 403, code: "forbidden" });
     await expect(member.memory()).rejects.toMatchObject({ status: 403, code: "forbidden" });
+  });
+
+  it("while another home holds it, what this browser hands the mind (a message, its settings, a change to its memory) goes to the server once, keyless", async () => {
+    const engine = makeEngine();
+    await engine.push();
+    const { mind } = await token();
+    // Kept alive, and this browser holds no lease: another home has the mind.
+    await updateSync(db, mindId, (r) => ({ ...r, keep_alive: true, epoch: undefined }));
+    const said = await sendMessage(db, mindId, { from: "Ada", to: "Ada", content: "from my phone" });
+    const current = await getMind(db, mindId);
+    if (!current) throw new Error("no mind");
+    await updateSettings(db, mindId, { model: current.model, pacing: current.pacing, max_iterations: 3 });
+    await curate(db, mindId, { what: "goal", op: "add", text: "water the beans", id: "c0ffee01-0000-4000-8000-000000000000", by: "", role: "owner" });
+    expect(await engine.forward()).toBe(3);
+    expect(await engine.forward()).toBe(0);
+    const kept = await pendingOwnerChanges(sql, mind);
+    expect(kept.map((c) => (c.kind === "step" ? `step ${String(c.step.type)}` : c.kind))).toEqual(["step message", "step config", "curation"]);
+    expect(kept[0]).toMatchObject({ id: said.step_id, step: { content: "from my phone" } });
+    expect(kept[1]).toMatchObject({ settings: { max_iterations: 3 } });
+    expect(JSON.stringify(kept)).not.toContain(HELD_KEY);
+    // This browser holding it again: nothing is forwarded (its own writer takes what waits).
+    await updateSync(db, mindId, (r) => ({ ...r, epoch: 7 }));
+    await sendMessage(db, mindId, { from: "Ada", to: "Ada", content: "from here" });
+    expect(await engine.forward()).toBe(0);
   });
 
   it("run: saves the error while offline, backs off, and catches up once online", async () => {
