@@ -3,7 +3,8 @@
 // and two of STYLE.md's: product files small enough to read in one sitting,
 // and pure layers that parse what they read rather than cast it (issue 36).
 // Prints each violation as file:line and exits 1 if there is any.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { sourceFiles } from "./source-files.mjs";
 import { dirname, join, normalize, relative } from "node:path";
 
 const ROOT = process.cwd();
@@ -16,19 +17,6 @@ const MAX_PURE_CASTS = 5;
 /** The store's React hooks (lib/store/view/hooks.ts and its siblings hooks-*.ts): the one door from components into lib/store. */
 const STORE_HOOKS = /^lib\/store\/view\/hooks(-[\w-]+)?(\.tsx?)?$/;
 
-function* files(dir) {
-  let entries;
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of entries) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) yield* files(p);
-    else if (/\.(ts|tsx|mjs|js)$/.test(name)) yield p;
-  }
-}
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(type\s+)?(?:([^"';]*?)\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
@@ -82,7 +70,7 @@ function castsIn(ts, file, src) {
 }
 
 for (const top of SCAN) {
-  for (const abs of files(join(ROOT, top))) {
+  for (const abs of sourceFiles(join(ROOT, top))) {
     const file = relative(ROOT, abs);
     const src = readFileSync(abs, "utf8");
     const lineOf = (index) => src.slice(0, index).split("\n").length;

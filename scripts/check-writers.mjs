@@ -13,26 +13,14 @@
 //   4. The mind's settings schema is imported from lib/mind/settings only, and
 //      lib/store neither defines it again nor hands it on.
 // Prints each violation as file:line and exits 1 if there is any.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { sourceFiles } from "./source-files.mjs";
 import { join, relative } from "node:path";
 
 const ROOT = process.argv[2] ?? process.cwd();
 const SCAN = ["app", "components", "workers", "lib", "cli"];
 const within = (path, dir) => path === dir || path.startsWith(`${dir}/`);
 
-function* files(dir) {
-  let entries;
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of entries) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) yield* files(p);
-    else if (/\.(ts|tsx|mjs|js)$/.test(name)) yield p;
-  }
-}
 
 const STATE_PORTS = ["lib/store/state", "lib/server/state", "lib/mind/state"];
 const RULES = [
@@ -70,7 +58,7 @@ const RULES = [
 
 const problems = [];
 for (const top of SCAN) {
-  for (const abs of files(join(ROOT, top))) {
+  for (const abs of sourceFiles(join(ROOT, top))) {
     const file = relative(ROOT, abs);
     const src = readFileSync(abs, "utf8");
     for (const rule of RULES) {
