@@ -16,7 +16,6 @@ import { takeSettings } from "./state";
 import { InviteRole } from "../../sharing/roles";
 import Dexie from "dexie";
 import * as z from "zod";
-import type { Clock } from "../../mind/ports";
 import { SyncQuota, type WireTrajectory } from "../../sync/wire";
 import { type LinkInfo, type LinkKind } from "../../sharing/wire";
 import { syncClient } from "../../sync/client/client";
@@ -26,6 +25,7 @@ import { getMind, listMinds, setRunning } from "../minds/minds";
 import { watchTables } from "../db/watch";
 import { getBlob, lastSeq, watchRows } from "../steps/steps";
 import { localState } from "./state";
+import { systemClock } from "../../system/system";
 
 const LocalLinkRow = z.object({
   id: z.string(),
@@ -146,21 +146,6 @@ export function localMind(db: ReverieDb, mindId: string): LocalMind {
 
 // ---- in the page: one engine per mind per tab, and what the share bar does ----
 
-const browserClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const t = setTimeout(done, ms);
-      function done() {
-        clearTimeout(t);
-        signal.removeEventListener("abort", done);
-        resolve();
-      }
-      signal.addEventListener("abort", done, { once: true });
-    }),
-};
-
 export const syncLockName = (mindId: string) => `reverie-sync:${mindId}`;
 
 export interface ShareActions {
@@ -186,7 +171,7 @@ export function browserSync(db: ReverieDb, mindId: string): BrowserSync {
   if (known) return known;
   const client = syncClient((input, init) => fetch(input, init));
   const state = syncState(db, mindId);
-  const engine = syncEngine({ client, local: localMind(db, mindId), state, clock: browserClock, mindState: localState(db, mindId) });
+  const engine = syncEngine({ client, local: localMind(db, mindId), state, clock: systemClock, mindState: localState(db, mindId) });
   const credentials = async () => {
     const rec = await getSync(db, mindId);
     if (!rec?.server_mind || !rec.write_token) throw new Error("This mind is not synced yet.");

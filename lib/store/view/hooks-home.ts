@@ -10,23 +10,11 @@ import { db } from "../db/db";
 import { getMind } from "../minds/minds";
 import { keepHome, type HomeEvents, type HomeKeeper } from "../sync/home";
 import { browserSync, getSync, updateSync } from "../sync/sync";
+import { systemClock, systemIds } from "../../system/system";
 
 export type { HomeKeeper, HomeWhere } from "../sync/home";
 
-const clock = {
-  now: () => Date.now(),
-  sleep: (ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve) => {
-      if (signal.aborted) return resolve();
-      const t = setTimeout(done, ms);
-      function done() {
-        clearTimeout(t);
-        signal.removeEventListener("abort", done);
-        resolve();
-      }
-      signal.addEventListener("abort", done, { once: true });
-    }),
-};
+const clock = systemClock;
 
 const HOLDER_KEY = "reverie-lease-holder";
 
@@ -40,18 +28,18 @@ function browserHolder(): string {
   try {
     const known = localStorage.getItem(HOLDER_KEY);
     if (known) return known;
-    const made = `tab:${crypto.randomUUID()}`;
+    const made = `tab:${systemIds.uuid()}`;
     localStorage.setItem(HOLDER_KEY, made);
     return made;
   } catch {
-    return `tab:${crypto.randomUUID()}`;
+    return `tab:${systemIds.uuid()}`;
   }
 }
 
 /** This tab's claim on a mind's lease, while it runs the mind (lib/store/sync/home.ts). */
 export function keepMindHome(mindId: string, events: HomeEvents, signal: AbortSignal): HomeKeeper {
   const holder = browserHolder();
-  return keepHome({ db: db(), mindId, fetch: (input, init) => fetch(input, init), clock, ids: { uuid: () => crypto.randomUUID() }, holder }, events, signal);
+  return keepHome({ db: db(), mindId, fetch: (input, init) => fetch(input, init), clock, ids: systemIds, holder }, events, signal);
 }
 
 /** Whether this mind's server keeps minds thinking while no tab is open (undefined while asking; null: it does not). */
