@@ -14,8 +14,10 @@
 // missing or stale. This module imports esbuild only when it builds.
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { Buffer } from "node:buffer";
-import { join } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { Script } from "node:vm";
 
 const ROOT = new URL("../", import.meta.url);
 export const CACHE = new URL("node_modules/.cache/reverie-cli/", ROOT);
@@ -108,7 +110,25 @@ export async function buildBundle() {
     minifyWhitespace: true,
     minifySyntax: true,
   });
-  const sources = Object.keys(result.metafile.inputs).filter((p) => !p.startsWith("node_modules/") && !p.includes(":"));
+  const script = await build({
+    absWorkingDir: fileURLToPath(ROOT),
+    entryPoints: ["cli/context-main.ts"],
+    outfile: join(outdir, CONTEXT_SCRIPT),
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    // A script has no import.meta: the one module that asks (the table's reader, for the table beside it) is given its file's URL.
+    define: { "import.meta.url": "__reverieUrl" },
+    banner: { js: 'const __reverieUrl = require("node:url").pathToFileURL(__filename).href;' },
+    plugins: [tokenTableModule(), compiledChecks(), leftToBundle()],
+    metafile: true,
+    logLevel: "warning",
+    legalComments: "none",
+    minifyWhitespace: true,
+    minifySyntax: true,
+  });
+  const sources = [result, script].flatMap((r) => Object.keys(r.metafile.inputs)).filter((p) => !p.startsWith("node_modules/") && !p.includes(":"));
   const inputs = [...new Set([...sources, ...pluginInputs, ...ALSO])].map((path) => {
     const s = statSync(new URL(path, ROOT));
     return [path, s.mtimeMs, s.size];
@@ -132,10 +152,7 @@ function tokenTable(outdir) {
   return {
     name: "token-table",
     setup(build) {
-      build.onResolve({ filter: /^#count-o200k$/ }, (args) => {
-        if (!/[\\/]lib[\\/]context$/.test(args.resolveDir)) return undefined;
-        return { path: fileURLToPath(new URL("cli/count-o200k-table.ts", ROOT)) };
-      });
+      tokenTableModule().setup(build);
       build.onStart(async () => {
         // bpe-table.ts is TypeScript: esbuild compiles it for this process, which then runs it on the library's ranks.
         const { outputFiles } = await build.esbuild.build({
@@ -152,6 +169,34 @@ function tokenTable(outdir) {
         mkdirSync(outdir, { recursive: true });
         writeFileSync(join(outdir, "o200k_base.bpe"), buildBpeTable(ranks));
       });
+    },
+  };
+}
+
+/** lib/context's #count-o200k as cli/count-o200k-table.ts (the table's reader), without writing the table: the chunks' build writes it. */
+function tokenTableModule() {
+  return {
+    name: "token-table-module",
+    setup(build) {
+      build.onResolve({ filter: /^#count-o200k$/ }, (args) => {
+        if (!/[\\/]lib[\\/]context$/.test(args.resolveDir)) return undefined;
+        return { path: fileURLToPath(new URL("cli/count-o200k-table.ts", ROOT)) };
+      });
+    },
+  };
+}
+
+/**
+ * The context script carries what cli/context-main.ts imports statically, no
+ * more: each dynamic import in it (an archive's reader, zod) becomes a module
+ * that throws, and the script leaves the command to the whole bundle.
+ */
+function leftToBundle() {
+  return {
+    name: "left-to-bundle",
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, (args) => (args.kind === "dynamic-import" ? { path: args.path, namespace: "reverie-left-to-bundle" } : undefined));
+      build.onLoad({ filter: /.*/, namespace: "reverie-left-to-bundle" }, (args) => ({ contents: `throw new Error(${JSON.stringify(`${args.path}: left to the whole bundle`)});\n`, loader: "js" }));
     },
   };
 }
@@ -225,6 +270,52 @@ function zodWithoutLocales() {
       build.onLoad({ filter: /.*/, namespace: "reverie-empty" }, () => ({ contents: "export {};\n", loader: "js" }));
     },
   };
+}
+
+/** The context script's file, beside the chunks, and its code cache beside it. */
+const CONTEXT_SCRIPT = "context.cjs";
+
+/**
+ * `reverie context` from the script beside the bundle's entry (cli/context-main.ts):
+ * the exit code, or undefined when the whole bundle must run it (and for a
+ * bundle made before the script was). The script is compiled from V8's code
+ * cache, written beside it after the first run that had none (or whose cache
+ * V8 refused: another Node, other flags), with the functions that run
+ * compiled: the run after it neither parses nor compiles them. The cache is of
+ * this bundle's script alone (a new bundle is a new folder), so V8's own check
+ * of it (its version, its flags, the source's length) is enough.
+ */
+export async function runContextScript(entry, argv, io) {
+  const file = fileURLToPath(new URL(CONTEXT_SCRIPT, entry));
+  const cacheFile = `${file}.cache`;
+  let source;
+  let cached;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    cached = readFileSync(cacheFile);
+  } catch {
+    cached = undefined;
+  }
+  // Wrapped as Node wraps a CommonJS module, and run as one.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, ...(cached ? { cachedData: cached } : {}) });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
+  const code = await module.exports.contextFast(argv, io);
+  if (code !== undefined && (!cached || script.cachedDataRejected)) {
+    // Made now, it holds every function the run compiled. Written whole or not at all (a run beside this one reads it).
+    try {
+      const tmp = `${cacheFile}.${process.pid}`;
+      writeFileSync(tmp, script.createCachedData());
+      renameSync(tmp, cacheFile);
+    } catch {
+      // A folder we may not write to: the next run compiles the script again.
+    }
+  }
+  return code;
 }
 
 function removeOld(keep) {

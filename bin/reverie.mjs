@@ -6,6 +6,7 @@
 // of cli/ and lib/ that esbuild makes once (at `npm ci`, else on the first
 // start, and again whenever a source changed): see bin/cli-bundle.mjs. Should
 // bundling fail, it runs the sources under tsx instead (seconds a start).
+// `context` runs from a script of its own beside the bundle (cli/context-main.ts).
 // REVERIE_CLI_BUNDLE names a bundle's entry to run as it is, unchecked: the
 // tests and the benchmark build one first, so that an edit while they run
 // cannot make a run rebuild.
@@ -34,7 +35,7 @@ if (answer) {
   const { main } = await import("../cli/reverie.ts");
   process.exitCode = await main(argv);
 } else {
-  const { ensureBundle, freshBundle } = await import("./cli-bundle.mjs");
+  const { ensureBundle, freshBundle, runContextScript } = await import("./cli-bundle.mjs");
   let entry = process.env.REVERIE_CLI_BUNDLE ? new URL(process.env.REVERIE_CLI_BUNDLE) : freshBundle();
   if (!entry) {
     try {
@@ -44,8 +45,14 @@ if (answer) {
     }
   }
   if (entry) {
-    const { main } = await import(entry.href);
-    process.exitCode = await main(argv);
+    // `context` on a file or folder on disk runs from its own script, from V8's code cache; all else, and anything it leaves, from the bundle.
+    const std = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
+    const code = argv[0] === "context" ? await runContextScript(entry, argv, std) : undefined;
+    if (code !== undefined) process.exitCode = code;
+    else {
+      const { main } = await import(entry.href);
+      process.exitCode = await main(argv);
+    }
   } else {
     // tsx's loader in a child: its one-off tsImport cannot follow the verbs' relative dynamic imports.
     const { spawnSync } = await import("node:child_process");

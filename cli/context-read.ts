@@ -133,7 +133,7 @@ function headerOf(file: string): Pick<Traj, "name" | "parentTraj"> {
   }
   // A line cut by the head's end is not read from it: it is whole only in the file.
   let s = scan(whole ? head : head.subarray(0, head.lastIndexOf(0x0a) + 1), new Set(), new Map(), true);
-  if (!s.ids.length && !whole) s = scan(readFileSync(file), new Set(), new Map(), true);
+  if (!s.kept && !whole) s = scan(readFileSync(file), new Set(), new Map(), true);
   return { ...(s.name !== undefined ? { name: s.name } : {}), ...(s.parentTraj !== undefined ? { parentTraj: s.parentTraj } : {}) };
 }
 

@@ -21,22 +21,49 @@ import { checkStepValue } from "./step-check";
 
 const NEWLINE = 0x0a;
 const RETURN = 0x0d;
-const isBlank = (byte: number | undefined) => byte === 0x20 || byte === NEWLINE || byte === RETURN || byte === 0x09;
 
 /** The lines of a file, as LineSplitter hands them out: blank ones left out, each from its first non-blank byte to before its "\n" (and a "\r" before it). */
-export interface Lines {
-  bytes: Buffer;
-  /**
-   * The bytes as one string, a character for a byte, where lines are found
-   * (string searches need no call out of the engine) and every line's first
-   * bytes matched in place; undefined for a file past what one string may
-   * hold, whose every line is read in full.
-   */
-  text?: string;
-  from: number[];
-  to: number[];
+export class Lines {
+  /** Line i is bytes [starts[i], ends[i]) (typed arrays, as long as the count: a store in them costs less than a push). */
+  starts = new Int32Array(1024);
+  ends = new Int32Array(1024);
+  count = 0;
   /** Lines over the limit, left out (LineSplitter's overLong). */
-  overLong: number;
+  overLong = 0;
+
+  constructor(
+    readonly bytes: Buffer,
+    /**
+     * The bytes as one string, a character for a byte, where lines are found
+     * (string searches need no call out of the engine) and every line's first
+     * bytes matched in place; undefined for a file past what one string may
+     * hold, whose every line is read in full.
+     */
+    readonly text?: string,
+  ) {}
+
+  add(from: number, to: number): number {
+    if (this.count === this.starts.length) {
+      const starts = new Int32Array(this.count * 2);
+      starts.set(this.starts);
+      this.starts = starts;
+      const ends = new Int32Array(this.count * 2);
+      ends.set(this.ends);
+      this.ends = ends;
+    }
+    this.starts[this.count] = from;
+    this.ends[this.count] = to;
+    return this.count++;
+  }
+
+  /** Each line's first byte and its end, as arrays. */
+  get from(): number[] {
+    return Array.from(this.starts.subarray(0, this.count));
+  }
+
+  get to(): number[] {
+    return Array.from(this.ends.subarray(0, this.count));
+  }
 }
 
 /** The longest file made one string (V8's strings stop short of 2^29 characters). */
@@ -45,13 +72,14 @@ const MAX_TEXT = 256 * 1024 * 1024;
 /** A line read in full: as readLine reads it, with the schema's answer (undefined: zod must give it). */
 export type FullLine = { shape: LineShape; valid: boolean | undefined; step?: Step };
 
-/** What a scan makes of the lines: the stream, the ids, the header, what was skipped and why. */
+/** What a scan makes of the lines: the stream, the header, what was skipped and why. */
 export interface Scanned {
   lines: Lines;
-  /** By stream position: the line it is. */
+  /** By stream position: the line it is, and its step id. */
   stream: number[];
-  /** By line: its step id, for the lines kept (valid or not). */
-  ids: (string | undefined)[];
+  streamIds: string[];
+  /** Lines kept (valid steps or not). */
+  kept: number;
   /** By line: the step, for the lines read in full. */
   steps: Map<number, Step>;
   skipped: Record<string, number>;
@@ -70,13 +98,32 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
  * object, and its id is sliced from the file.
  */
 const FIRST_BYTES = /\{"type":"[ !#-[\]-~]+","step_id":"[ !#-[\]-~]+"/y;
-/** The kinds the stream leaves out (lib/context/stream.ts), by their length: a kind of another length is in the stream without a comparison. */
-const OUT_BY_LENGTH = new Map<number, string[]>();
-for (const kind of OUT_OF_STREAM) OUT_BY_LENGTH.set(kind.length, [...(OUT_BY_LENGTH.get(kind.length) ?? []), kind]);
+
+/**
+ * Whether the kind written at `at`, `len` characters long, is one the stream
+ * leaves out (OUT_OF_STREAM in lib/context/stream.ts, which test/unit/cli/context-scan.test.ts
+ * holds this to): told by its length and first character before any comparison,
+ * so a line of a kind in the stream costs a comparison or two.
+ */
+function outOfStream(text: string, at: number, len: number): boolean {
+  switch (len) {
+    case 4:
+      return text.startsWith("wake", at);
+    case 6:
+      return text.startsWith("config", at);
+    case 10:
+      return text.charCodeAt(at) === 0x74 ? text.startsWith("trajectory", at) : text.startsWith("shellm-run", at);
+    case 13:
+      return text.startsWith("monolith-wake", at);
+    default:
+      return false;
+  }
+}
+for (const kind of OUT_OF_STREAM) if (!outOfStream(kind, 0, kind.length)) throw new Error(`context-scan: ${kind} is out of the stream but not told so`);
 
 /** The line decoded and read as readLine reads it, its value checked by the compiled schemas. */
 export function readFull(lines: Lines, line: number, seen?: (id: string) => boolean): FullLine {
-  const text = decoder.decode(lines.bytes.subarray(lines.from[line], lines.to[line]));
+  const text = decoder.decode(lines.bytes.subarray(lines.starts[line], lines.ends[line]));
   const shape = readLineShape(text, seen);
   if (!shape.ok) return { shape, valid: false };
   const valid = checkStepValue(shape.value);
@@ -91,21 +138,26 @@ export function readFull(lines: Lines, line: number, seen?: (id: string) => bool
  * zod's answer for lines the compiled checks could not give (ask the lines in
  * `askZod`, then scan again: the lines are cut the same way each time).
  * `firstOnly` stops at the first line kept (what a header needs).
+ *
+ * The loop runs once a line, cold (a 10,000-step life is read once a run):
+ * it calls as few functions as it can, and stores in typed arrays.
  */
 export function scan(bytes: Buffer, full: ReadonlySet<number>, answers: ReadonlyMap<number, { valid: boolean; step?: Step }>, firstOnly = false): Scanned {
   const text = bytes.length <= MAX_TEXT ? bytes.toString("latin1") : undefined;
-  const lines: Lines = { bytes, ...(text !== undefined ? { text } : {}), from: [], to: [], overLong: 0 };
-  const out: Scanned = { lines, stream: [], ids: [], steps: new Map(), skipped: {}, askZod: [] };
+  const lines = new Lines(bytes, text);
+  const out: Scanned = { lines, stream: [], streamIds: [], kept: 0, steps: new Map(), skipped: {}, askZod: [] };
   const seen = new Set<string>();
-  const skip = (reason: string, n = 1) => void (out.skipped[reason] = (out.skipped[reason] ?? 0) + n);
+  const anyFull = full.size > 0;
   const n = bytes.length;
   let first = true;
   let at = 0;
   while (at < n) {
     // A line: from its first non-blank byte to its "\n" (a blank line is no line), as LineSplitter cuts it.
-    if (text !== undefined) while (at < n && isBlank(text.charCodeAt(at))) at++;
-    else while (at < n && isBlank(bytes[at])) at++;
-    if (at === n) break;
+    let c = text !== undefined ? text.charCodeAt(at) : (bytes[at] ?? 0);
+    if (c === 0x20 || c === NEWLINE || c === RETURN || c === 0x09) {
+      at++;
+      continue;
+    }
     let nl = text !== undefined ? text.indexOf("\n", at) : bytes.indexOf(NEWLINE, at);
     if (nl < 0) nl = n;
     const from = at;
@@ -115,61 +167,72 @@ export function scan(bytes: Buffer, full: ReadonlySet<number>, answers: Readonly
       lines.overLong++;
       continue;
     }
-    const line = lines.from.length;
-    lines.from.push(from);
-    lines.to.push(to);
-    let id: string | undefined;
-    let inStream = true;
-    let valid = true;
-    if (!first && text !== undefined && (full.size === 0 || !full.has(line))) {
+    const line = lines.add(from, to);
+    if (!first && text !== undefined && !(anyFull && full.has(line))) {
       // A line that begins as every writer writes one and ends with `}`: taken as the step of that kind and id (see above).
       let end = to;
-      while (end > from && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--;
+      do c = text.charCodeAt(--end);
+      while ((c === 0x20 || c === 0x09) && end > from);
       FIRST_BYTES.lastIndex = from;
-      if (text.charCodeAt(end - 1) === 0x7d && FIRST_BYTES.test(text) && FIRST_BYTES.lastIndex <= to) {
-        const idEnd = FIRST_BYTES.lastIndex - 1;
-        const typeEnd = text.indexOf('","step_id":"', from + 9);
-        id = text.slice(typeEnd + 13, idEnd);
-        const out = OUT_BY_LENGTH.get(typeEnd - from - 9);
-        inStream = !out?.some((kind) => text.startsWith(kind, from + 9));
-      }
-    }
-    if (id !== undefined) {
-      if (seen.has(id)) {
-        skip(DUPLICATE);
-        continue;
-      }
-    } else {
-      const r = readFull(lines, line, (i) => seen.has(i));
-      if (!r.shape.ok) {
-        if (r.shape.reason !== "blank") skip(r.shape.reason);
-        continue;
-      }
-      id = r.shape.step_id;
-      inStream = inStreamType(r.shape.type);
-      const answer = answers.get(line);
-      if (r.valid === undefined && !answer) out.askZod.push(line);
-      valid = answer?.valid ?? r.valid ?? true;
-      const step = answer?.step ?? r.step;
-      if (valid && step) out.steps.set(line, step);
-      if (first && r.shape.type === "trajectory") {
-        const header: unknown = JSON.parse(r.shape.raw);
-        if (header && typeof header === "object") {
-          if ("name" in header && typeof header.name === "string") out.name = header.name;
-          if ("parent_traj" in header && typeof header.parent_traj === "string") out.parentTraj = header.parent_traj;
+      if (c === 0x7d && FIRST_BYTES.test(text) && FIRST_BYTES.lastIndex <= to) {
+        const typeEnd = text.indexOf('"', from + 9);
+        const id = text.slice(typeEnd + 13, FIRST_BYTES.lastIndex - 1);
+        // Kept unless its id was read before: one look in the set, not two.
+        const size = seen.size;
+        if (seen.add(id).size === size) {
+          skip(out, DUPLICATE);
+          continue;
         }
+        first = false;
+        out.kept++;
+        if (!outOfStream(text, from + 9, typeEnd - from - 9)) {
+          out.stream.push(line);
+          out.streamIds.push(id);
+        }
+        if (firstOnly) return out;
+        continue;
       }
     }
+    // The header is the first line kept: a line skipped before it leaves it to the next.
+    if (!readSlow(out, line, first, seen, answers)) continue;
     first = false;
-    seen.add(id);
-    out.ids[line] = id;
-    // The context never sees a line that is not a valid step; it is counted with the skipped ones.
-    if (!valid) skip("not a valid step");
-    else if (inStream) out.stream.push(line);
     if (firstOnly) return out;
   }
-  if (lines.overLong > 0) skip(overLongReason(MAX_LINE_BYTES), lines.overLong);
+  if (lines.overLong > 0) skip(out, overLongReason(MAX_LINE_BYTES), lines.overLong);
   return out;
+}
+
+const skip = (out: Scanned, reason: string, n = 1) => void (out.skipped[reason] = (out.skipped[reason] ?? 0) + n);
+
+/** A line not taken by its first bytes: read in full (the header, a line of another shape, one named in `full`). */
+function readSlow(out: Scanned, line: number, first: boolean, seen: Set<string>, answers: ReadonlyMap<number, { valid: boolean; step?: Step }>): boolean {
+  const r = readFull(out.lines, line, (i) => seen.has(i));
+  if (!r.shape.ok) {
+    if (r.shape.reason !== "blank") skip(out, r.shape.reason);
+    return false;
+  }
+  const id = r.shape.step_id;
+  const answer = answers.get(line);
+  if (r.valid === undefined && !answer) out.askZod.push(line);
+  const valid = answer?.valid ?? r.valid ?? true;
+  const step = answer?.step ?? r.step;
+  if (valid && step) out.steps.set(line, step);
+  if (first && r.shape.type === "trajectory") {
+    const header: unknown = JSON.parse(r.shape.raw);
+    if (header && typeof header === "object") {
+      if ("name" in header && typeof header.name === "string") out.name = header.name;
+      if ("parent_traj" in header && typeof header.parent_traj === "string") out.parentTraj = header.parent_traj;
+    }
+  }
+  seen.add(id);
+  out.kept++;
+  // The context never sees a line that is not a valid step; it is counted with the skipped ones.
+  if (!valid) skip(out, "not a valid step");
+  else if (inStreamType(r.shape.type)) {
+    out.stream.push(line);
+    out.streamIds.push(id);
+  }
+  return true;
 }
 
 /** A line the scan took by its first bytes turned out otherwise: read it in full and scan again. */
@@ -194,15 +257,11 @@ export function streamSource(s: Scanned): ContextSource {
       const known = s.steps.get(line);
       if (known) return known;
       const r = readFull(lines, line);
-      if (!r.step || !r.shape.ok || r.shape.step_id !== s.ids[line] || !inStreamType(r.step.type)) throw new Rescan(line);
+      if (!r.step || !r.shape.ok || r.shape.step_id !== s.streamIds[pos] || !inStreamType(r.step.type)) throw new Rescan(line);
       s.steps.set(line, r.step);
       return r.step;
     },
-    ids: (from, to) => {
-      const out: string[] = [];
-      const end = Math.min(to, s.stream.length);
-      for (let p = Math.max(0, from); p < end; p++) out.push(s.ids[s.stream[p] ?? -1] ?? "");
-      return out;
-    },
+    // A slice of the ids, made by the engine: a block's thousand ids, or its first and last, are asked for again and again.
+    ids: (from, to) => s.streamIds.slice(Math.max(0, from), Math.max(0, to)),
   };
 }
