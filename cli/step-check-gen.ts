@@ -111,10 +111,12 @@ function constantSource(value: unknown, invalid: symbol, helpers: Set<string>): 
 }
 
 /**
- * One check as an expression (a function of the value), or undefined. Its
- * code is a string, compiled the first time it is called: a life's lines are
- * of a handful of kinds, and parsing every kind's code took longer than
- * checking the lines shown.
+ * One check as an expression (a function of the value), or undefined: its
+ * code in a function made the first time the check is called. The code is
+ * written out as code, not as a string for `new Function`: the command line's
+ * context runs from V8's code cache (bin/cli-bundle.mjs), which holds the
+ * checks a run compiled, so the next run compiles none of them; and a
+ * function that is never called is only scanned once for its end.
  */
 function checkSource(schema: z.core.$ZodType, invalid: symbol, helpers: Set<string>): { source: string; definite: boolean } | undefined {
   const c = compiled(schema);
@@ -130,7 +132,7 @@ function checkSource(schema: z.core.$ZodType, invalid: symbol, helpers: Set<stri
   // The first name is compileFn's INVALID, the module's one symbol.
   const names = c.caught.names.slice(1);
   const code = `return ((${names.join(", ")}) => {\n${c.caught.code}\n})(${args.join(", ")});`;
-  return { source: `lazy(${JSON.stringify(code)})`, definite: c.definite };
+  return { source: `lazy(() => {\n${code}\n})`, definite: c.definite };
 }
 
 /**
@@ -144,7 +146,7 @@ export function checksBody(): { body: string; helpers: string[] } {
   const lines = [
     '"use strict";',
     'const INVALID = Symbol.for("zod.compile.invalid");',
-    "const lazy = (code) => { let check; return (value) => (check ??= new Function(\"INVALID\", \"zodUtil\", code)(INVALID, zodUtil))(value); };",
+    "const lazy = (make) => { let check; return (value) => (check ??= make())(value); };",
     "const checks = {};",
     "const definite = {};",
     "const asWritten = {};",

@@ -57,7 +57,49 @@ const key = (b: BlockRef) => `${b.tier}:${b.index}`;
 
 /** The block's ids a cite names: the id itself, or the one id of the block it is a prefix of (Headlong cites 8 hex). */
 function resolveCites(cites: readonly string[], ids: readonly string[]): string[] {
+  if (!cites.length) return [];
   const wanted = cites.map((c) => c.toLowerCase());
+  return citesByText(wanted, ids) ?? citesById(wanted, ids);
+}
+
+/** Printable ASCII, and nothing else: what a search of the ids as one text may assume. */
+const NOT_PRINTABLE = /[^ -~]/;
+
+/**
+ * resolveCites where every id and cite is printable ASCII (as every writer's
+ * are): each cite looked for at the start of a line of the ids joined and
+ * lower-cased, by the engine's own string search, which passes over a tier-2
+ * block's thousand ids without a call per id. Undefined when the ids or cites
+ * are anything else.
+ */
+function citesByText(wanted: readonly string[], ids: readonly string[]): string[] | undefined {
+  if (wanted.some((c) => !c || NOT_PRINTABLE.test(c)) || NOT_PRINTABLE.test(ids.join(""))) return undefined;
+  // Each id after a newline; lower-casing ASCII keeps every character where it was.
+  const text = `\n${ids.join("\n")}\n`;
+  const lower = text.toLowerCase();
+  const out: string[] = [];
+  for (const c of wanted) {
+    let hits = 0;
+    let hit: string | undefined;
+    let whole: string | undefined;
+    const line = `\n${c}`;
+    for (let at = lower.indexOf(line); at >= 0; at = lower.indexOf(line, at + 1)) {
+      // A line that begins with the cite: the id itself, or (a cite of 8 or more) one it is a prefix of.
+      const end = text.indexOf("\n", at + 1);
+      const id = text.slice(at + 1, end);
+      if (id.length === c.length) whole ??= id;
+      else if (c.length < 8) continue;
+      hits++;
+      hit = id;
+    }
+    const id = hits === 1 ? hit : whole;
+    if (id !== undefined && !out.includes(id)) out.push(id);
+  }
+  return out;
+}
+
+/** resolveCites, id by id. */
+function citesById(wanted: readonly string[], ids: readonly string[]): string[] {
   // One pass over the block (a thousand ids for a tier-2 block), each id held only to the cites that begin as it does.
   const byFirst: number[][] = [];
   wanted.forEach((c, k) => (byFirst[c.charCodeAt(0)] ??= []).push(k));
