@@ -190,13 +190,15 @@ export async function startMind(home: Home, emit: Emit, opts: StartOptions = {})
       if (steps.some((s) => s.step.type === "config")) emit({ type: "settings-changed" });
     },
     async arrive(steps) {
+      // New settings end the stretch before their config step is written: its home stops the loop at once (a run under
+      // way is cut) and starts the next with them, so nothing the old settings ran comes after the step in the life.
+      if (!ended && steps.some((s) => s.type === "config")) emit({ type: "settings-changed" });
       const written: Step[] = [];
       for (const step of steps) written.push(await door.take(step));
       await stored();
       // Taken after the loop ended (what came in as it stopped): written, and read at its next start.
       if (ended) return;
       for (const step of written) loop.notify(step);
-      if (written.some((s) => s.type === "config")) emit({ type: "settings-changed" });
     },
     change,
   });

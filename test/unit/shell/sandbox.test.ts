@@ -22,6 +22,7 @@ import type { RuntimePort } from "@/lib/shell/ports";
 import type { ReverieDb } from "@/lib/store/db/db";
 import { mindFiles } from "@/lib/store/minds/files";
 import { sendMessage } from "@/lib/store/steps/messages";
+import { leave, waiting } from "@/lib/store/steps/door";
 import { createMind } from "@/lib/store/minds/minds";
 import { indexedDbMindState } from "@/lib/store/state/mind-state";
 import { tailSteps } from "@/lib/store/steps/steps";
@@ -48,11 +49,14 @@ let db: ReverieDb;
 let mind: MindSettings;
 /** The root logs wired in this test (workers/host.ts has one per mind). */
 const wiredLogs: TrajectoryLog[] = [];
+/** The journals of the mind's own trajectory wired in this test: the newest takes what waits at its door. */
+const rootJournals: Journal[] = [];
 
 beforeEach(async () => {
   db = await openTestDb("sandbox-test");
   ids.reset();
   wiredLogs.length = 0;
+  rootJournals.length = 0;
   mind = await createMind(db, { name: "Reverie", persona: "", model: { provider: "openai", model: "gpt-test", apiKey: "k" } }, NOW);
 });
 
@@ -67,11 +71,20 @@ async function storedTail(mindId: string, n: number, trajId = mindId): Promise<S
   return tailSteps(db, mindId, n, trajId);
 }
 
-/** The page sends a message to the mind (lib/store/steps/messages.ts), and the host's watch hands it to the mind's log. */
+/**
+ * The page sends a message to the running mind (lib/store/steps/messages.ts):
+ * it waits at the door until the mind's writer takes it, its id kept and
+ * stamped by the mind's clock, as the host's way in does (lib/store/state/inbound.ts).
+ */
 async function pageSends(msg: { from: string; to: string; content: string }): Promise<Step> {
-  const step = await sendMessage(db, mind.id, msg);
-  for (const log of wiredLogs) if (log.trajId === mind.id) log.ingest(step);
-  return step;
+  const sent = await sendMessage(db, mind.id, msg);
+  const journal = rootJournals.at(-1);
+  if (!journal) throw new Error("pageSends: wire() the mind first");
+  const [waits] = await waiting(db, mind.id);
+  if (waits?.step?.step_id !== sent.step_id) throw new Error("pageSends: the message is not at the door");
+  const taken = await journal.take(waits.step);
+  await leave(db, mind.id, [waits.id]);
+  return taken;
 }
 
 interface Wired {
@@ -99,6 +112,7 @@ async function wire(o: WireOptions = {}): Promise<Wired> {
   const log = new TrajectoryLog(new MindWriter(indexedDbMindState(db, mindId)), mindId);
   wiredLogs.push(log);
   const journal = new Journal(log, ids, clock);
+  if (mindId === mind.id) rootJournals.push(journal);
   const shell = justBashSandbox({ fs, flush, permissions, ids, clock, ...(o.now ? { now: o.now } : {}), ...(o.runtime ? { runtime: o.runtime } : {}) });
   const run = await journal.openRun({ model: "test", launched_by: "monolith", trigger_step: TRIGGER });
   const session = shell.open(runScope(run, o.selfName ?? mind.name, o.shellm ?? echoShellm()));
@@ -512,8 +526,8 @@ describe("traj", () => {
     expect(outcome(r)).toEqual(
       ok(
         [
-          // sendMessage stamps the wall clock; the journal stamps the test clock.
-          `${steps[0]?.step_id.slice(0, 8)} ${steps[0]?.ts.slice(11, 19)} message [chat] you → Reverie: are you there?\n`,
+          // The message keeps the id the page gave it; the mind's writer stamps it with the test clock as it takes it.
+          `${steps[0]?.step_id.slice(0, 8)} 17:44:36 message [chat] you → Reverie: are you there?\n`,
           "0a000002 17:44:36 thought [reverie] I should answer.\n",
           "0a000003 17:44:36 final answered\n",
         ].join(""),
