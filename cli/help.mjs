@@ -82,9 +82,9 @@ figures to stdout (--json: as JSON). Ctrl-C ends the play and scores what was pl
     text: `runner hosts the minds kept alive on this server while no tab holds them, one more
 process beside \`npm start\` on the same PostgreSQL (DATABASE_URL; with the default
 PGlite database the runner runs inside \`npm start\`). It reads the app's settings:
-RUNNER_MAX_MINDS, RUNNER_LEASE_S, RUNNER_NETWORK_ALLOW, RUNNER_KEY_SECRET and the
-proxy's LLM_PROXY_* (a mind on the host's proxy is under its caps). Ctrl-C stops its
-minds and lets their leases go.`,
+RUNNER_MAX_MINDS, RUNNER_LEASE_S, RUNNER_NETWORK_ALLOW, RUNNER_KEY_SECRET,
+OUTBOUND_ALLOW and the proxy's LLM_PROXY_* (a mind on the host's proxy is under its
+caps). Ctrl-C stops its minds and lets their leases go.`,
     values: [],
     // Its options, checked here: the verb itself runs in a process of its own that takes seconds to start.
     options: [],

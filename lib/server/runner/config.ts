@@ -2,6 +2,9 @@ import "server-only";
 // The runner's configuration, from the environment. RUNNER_MAX_MINDS=0 turns
 // it off; otherwise every value must be sane or `npm start` refuses to start,
 // naming what is wrong (as the proxy's settings are checked).
+import type { ListedPort } from "../net/address-policy";
+import { parseOutboundAllow } from "../net/outbound-allow";
+
 export interface RunnerConfig {
   /** Minds one process hosts at once. */
   maxMinds: number;
@@ -11,6 +14,8 @@ export interface RunnerConfig {
   keySecret?: string;
   /** URL prefixes a mind on the server may reach at most (whatever its own allow-list says). */
   networkAllow: string[];
+  /** Loopback, private and link-local addresses an own-key mind's model may be at (OUTBOUND_ALLOW). */
+  outboundAllow: ListedPort[];
 }
 
 export type RunnerConfigResult = { kind: "off"; why: string } | { kind: "ok"; config: RunnerConfig } | { kind: "invalid"; problems: string[]; message: string };
@@ -42,9 +47,11 @@ export function parseRunnerConfig(env: Env, parseAllow: (raw: string | undefined
   if (secret !== undefined && secret !== "" && secret.length < MIN_SECRET_CHARS) problems.push(`RUNNER_KEY_SECRET must be at least ${MIN_SECRET_CHARS} characters (e.g. openssl rand -base64 32)`);
   const allow = parseAllow(env.RUNNER_NETWORK_ALLOW);
   if (!allow.ok) problems.push(...allow.problems);
+  const outbound = parseOutboundAllow(env.OUTBOUND_ALLOW);
+  if (!outbound.ok) problems.push(...outbound.problems);
   if (problems.length) return { kind: "invalid", problems, message: `the runner's settings are invalid: ${problems.join("; ")}` };
   if (maxMinds === 0) return { kind: "off", why: "RUNNER_MAX_MINDS is 0" };
   // Nothing could pay for a mind's calls here: no host proxy (LLM_PROXY_UPSTREAM_URL), and no way to keep a mind's own key.
   if (!env.LLM_PROXY_UPSTREAM_URL?.trim() && !secret) return { kind: "off", why: "no proxy is configured (LLM_PROXY_UPSTREAM_URL) and RUNNER_KEY_SECRET is not set, so no mind could pay for its calls here" };
-  return { kind: "ok", config: { maxMinds, leaseS, ...(secret ? { keySecret: secret } : {}), networkAllow: allow.ok ? allow.prefixes : [] } };
+  return { kind: "ok", config: { maxMinds, leaseS, ...(secret ? { keySecret: secret } : {}), networkAllow: allow.ok ? allow.prefixes : [], outboundAllow: outbound.ok ? outbound.entries : [] } };
 }

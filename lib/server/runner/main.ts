@@ -17,7 +17,8 @@ export const RUNNER_USAGE = `usage:
   reverie minds [--json]    the minds this server keeps alive: where each lives, its epoch, its spend today
 
 The runner reads the app's settings: RUNNER_MAX_MINDS, RUNNER_LEASE_S, RUNNER_NETWORK_ALLOW,
-RUNNER_KEY_SECRET and the proxy's LLM_PROXY_* (a mind on the host's proxy is under its caps).`;
+RUNNER_KEY_SECRET, OUTBOUND_ALLOW and the proxy's LLM_PROXY_* (a mind on the host's proxy is
+under its caps).`;
 
 type Out = { out: (s: string) => void; err: (s: string) => void };
 const std: Out = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };

@@ -4,13 +4,17 @@ import "server-only";
 // the settlement all as for a tab), as a client named for the person who
 // made the mind, so their minds share one client's caps wherever they run.
 // With its own key, kept for keep-alive, the key is opened for the call's
-// client and never leaves this module: not in a step, a log or an error.
+// client and never leaves this module: not in a step, a log or an error; and
+// every call goes through the server's outbound guard, for its base URL is
+// its owner's to type (lib/server/net/outbound.ts): a refused one fails as
+// any model call that cannot connect, with the reason in its error step.
 import { modelPort } from "../../llm/complete";
 import { createModelSource, modelLabel } from "../../llm/model";
 import { BUILT_IN_PRICES, priceFor } from "../../llm/prices";
 import type { ModelPort } from "../../mind/ports";
 import type { MindSettings } from "../../mind/settings/settings";
 import type { Sql } from "../db/sql";
+import type { OutboundFetch } from "../net/outbound";
 import { priceOf, type ProxyConfigResult } from "../proxy/config";
 import { openKey } from "./key-vault";
 
@@ -23,6 +27,8 @@ export interface ServerModelDeps {
   /** The proxy's route handler, called in process as `clientId`. */
   proxyCall: (request: Request, clientId: string) => Promise<Response>;
   keySecret?: string;
+  /** What an own-key mind's calls go through (outboundFetch, under OUTBOUND_ALLOW). */
+  outboundFetch: OutboundFetch;
 }
 
 /** Why a mind cannot pay for its calls on this server (undefined: it can). */
@@ -48,13 +54,13 @@ export function serverModel(deps: ServerModelDeps): (mindId: string, settings: M
       const price = priceOf(proxy.config, s.model);
       if (!price) throw new Error(`the host's proxy has no price for ${s.model}`);
       const clientId = `sync:${row?.client_id ?? mindId}`;
-      const fetch = (input: RequestInfo | URL, init?: RequestInit) => deps.proxyCall(new Request(input, init), clientId);
-      return modelPort(await createModelSource(s, { origin: IN_PROCESS, fetch: fetch as typeof globalThis.fetch }), modelLabel(s), { price });
+      const fetch: typeof globalThis.fetch = (input, init) => deps.proxyCall(new Request(input, init), clientId);
+      return modelPort(await createModelSource(s, { origin: IN_PROCESS, fetch }), modelLabel(s), { price });
     }
     const apiKey = openKey(deps.keySecret ?? "", mindId, row?.runner_key ?? new Uint8Array());
     const withKey = { ...s, apiKey };
     const price = priceFor(withKey, BUILT_IN_PRICES) ?? (s.provider === "openai-compatible" ? { input: 0, output: 0 } : undefined);
     if (!price) throw new Error(`no price is known for ${modelLabel(s)}, so its spend caps could not be kept: give its price in Settings`);
-    return modelPort(await createModelSource(withKey), modelLabel(s), { price });
+    return modelPort(await createModelSource(withKey, { fetch: deps.outboundFetch }), modelLabel(s), { price });
   };
 }

@@ -3,7 +3,7 @@ import "server-only";
 // (off by default), and the host bounds them further: a mind reaches at most
 // what RUNNER_NETWORK_ALLOW lists (unset: nothing), whatever its own list
 // says, and never a loopback, private or link-local address the host did not
-// list itself, refused before any connection (guarded-fetch.ts).
+// list itself, refused before any connection (../net/guarded-fetch.ts).
 //
 // just-bash has a guard of its own (`denyPrivateRanges`, with the checked
 // address pinned to the connection), but it refuses every private address,
@@ -15,8 +15,8 @@ import type { SandboxNetwork } from "../../shell/just-bash-sandbox";
 import { FIXED_LIMITS } from "../../shell/limits";
 import { allowListNet, type FetchFn } from "../../shell/net";
 import { urlAllowed, type Permissions } from "../../trajectory/permissions";
-import { blockedKind, listedAddresses, portOf } from "./address-policy";
-import { guardedFetchFn, guardedSecureFetch, systemResolver, type Guard, type Resolver } from "./guarded-fetch";
+import { blockedKind, listedAddresses, portOf } from "../net/address-policy";
+import { guardedFetchFn, guardedSecureFetch, systemResolver, type Guard, type Resolver } from "../net/guarded-fetch";
 
 export type HostAllow = { ok: true; prefixes: string[] } | { ok: false; problems: string[] };
 

@@ -6,10 +6,11 @@ import "server-only";
 // tab's lease would lapse, and when a guest writes to it.
 import { serverSql, type Sql } from "../db/sql";
 import { proxyConfig, runnerChatCompletions } from "../proxy/runtime";
+import { outboundFetch, outboundGuard } from "../net/outbound";
 import { parseRunnerConfig, type RunnerConfig, type RunnerConfigResult } from "./config";
 import { serverModel } from "./model";
 import { hostBoundNetwork, parseNetworkAllow } from "./network";
-import { Runner } from "./runner";
+import { Runner, type RunnerOptions } from "./runner";
 import { runnerRoutes } from "./routes";
 import { allMethods } from "../http/route";
 import { openWakeQueue, type WakeQueue } from "./wakes";
@@ -26,12 +27,14 @@ export function runnerConfig(): RunnerConfigResult {
   return (holder[CONFIG] ??= parseRunnerConfig(process.env, parseNetworkAllow));
 }
 
-export function newRunner(sql: Sql, config: RunnerConfig): Runner {
+/** This server's runner over `sql`; `tuning` is for tests (how often it polls, and its log). */
+export function newRunner(sql: Sql, config: RunnerConfig, tuning: Pick<RunnerOptions, "pollMs" | "wakes" | "log"> = {}): Runner {
   return new Runner({
+    ...tuning,
     sql,
     maxMinds: config.maxMinds,
     leaseS: config.leaseS,
-    model: serverModel({ sql, proxy: proxyConfig, proxyCall: runnerChatCompletions, keySecret: config.keySecret }),
+    model: serverModel({ sql, proxy: proxyConfig, proxyCall: runnerChatCompletions, keySecret: config.keySecret, outboundFetch: outboundFetch(outboundGuard(config.outboundAllow)) }),
     network: (settings) => hostBoundNetwork(settings.permissions, config.networkAllow),
   });
 }

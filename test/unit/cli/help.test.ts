@@ -78,9 +78,9 @@ figures to stdout (--json: as JSON). Ctrl-C ends the play and scores what was pl
 runner hosts the minds kept alive on this server while no tab holds them, one more
 process beside \`npm start\` on the same PostgreSQL (DATABASE_URL; with the default
 PGlite database the runner runs inside \`npm start\`). It reads the app's settings:
-RUNNER_MAX_MINDS, RUNNER_LEASE_S, RUNNER_NETWORK_ALLOW, RUNNER_KEY_SECRET and the
-proxy's LLM_PROXY_* (a mind on the host's proxy is under its caps). Ctrl-C stops its
-minds and lets their leases go.
+RUNNER_MAX_MINDS, RUNNER_LEASE_S, RUNNER_NETWORK_ALLOW, RUNNER_KEY_SECRET,
+OUTBOUND_ALLOW and the proxy's LLM_PROXY_* (a mind on the host's proxy is under its
+caps). Ctrl-C stops its minds and lets their leases go.
 `,
   minds: `usage: reverie minds [--json]
 
@@ -162,7 +162,7 @@ describe("what the texts state is the code's", () => {
     expect(VERBS.runner.startsWith("usage: reverie runner\n")).toBe(true);
     expect(VERBS.minds.startsWith("usage: reverie minds [--json]\n")).toBe(true);
     const settings = RUNNER_USAGE.match(/[A-Z][A-Z0-9]*(?:_[A-Z0-9]*)+\*?/g) ?? [];
-    expect(settings).toEqual(["DATABASE_URL", "RUNNER_MAX_MINDS", "RUNNER_LEASE_S", "RUNNER_NETWORK_ALLOW", "RUNNER_KEY_SECRET", "LLM_PROXY_*"]);
+    expect(settings).toEqual(["DATABASE_URL", "RUNNER_MAX_MINDS", "RUNNER_LEASE_S", "RUNNER_NETWORK_ALLOW", "RUNNER_KEY_SECRET", "OUTBOUND_ALLOW", "LLM_PROXY_*"]);
     for (const s of settings) expect(VERBS.runner).toContain(s);
   });
 });

@@ -20,13 +20,14 @@ const MIND_KEY = "fake-own-model-key-for-tests-0001";
 describe("the runner's settings", () => {
   const parse = (env: Record<string, string>) => parseRunnerConfig(env, parseNetworkAllow);
   it("is on with the proxy or a key secret, off without either or at RUNNER_MAX_MINDS=0", () => {
-    expect(parse({ LLM_PROXY_UPSTREAM_URL: "http://127.0.0.1:9/v1" })).toEqual({ kind: "ok", config: { maxMinds: 20, leaseS: 30, networkAllow: [] } });
-    expect(parse({ RUNNER_KEY_SECRET: SECRET, RUNNER_MAX_MINDS: "3", RUNNER_LEASE_S: "10" })).toEqual({ kind: "ok", config: { maxMinds: 3, leaseS: 10, keySecret: SECRET, networkAllow: [] } });
+    expect(parse({ LLM_PROXY_UPSTREAM_URL: "http://127.0.0.1:9/v1" })).toEqual({ kind: "ok", config: { maxMinds: 20, leaseS: 30, networkAllow: [], outboundAllow: [] } });
+    expect(parse({ RUNNER_KEY_SECRET: SECRET, RUNNER_MAX_MINDS: "3", RUNNER_LEASE_S: "10" })).toEqual({ kind: "ok", config: { maxMinds: 3, leaseS: 10, keySecret: SECRET, networkAllow: [], outboundAllow: [] } });
+    expect(parse({ RUNNER_KEY_SECRET: SECRET, OUTBOUND_ALLOW: "127.0.0.1:11434" })).toMatchObject({ kind: "ok", config: { outboundAllow: [{ host: "127.0.0.1", port: 11434 }] } });
     expect(parse({})).toMatchObject({ kind: "off", why: expect.stringContaining("no proxy is configured") });
     expect(parse({ LLM_PROXY_UPSTREAM_URL: "http://127.0.0.1:9/v1", RUNNER_MAX_MINDS: "0" })).toEqual({ kind: "off", why: "RUNNER_MAX_MINDS is 0" });
   });
   it("names every bad value, and never the secret", () => {
-    const r = parse({ RUNNER_MAX_MINDS: "-1", RUNNER_LEASE_S: "2", RUNNER_KEY_SECRET: "short-secret", RUNNER_NETWORK_ALLOW: "ftp://x/" });
+    const r = parse({ RUNNER_MAX_MINDS: "-1", RUNNER_LEASE_S: "2", RUNNER_KEY_SECRET: "short-secret", RUNNER_NETWORK_ALLOW: "ftp://x/", OUTBOUND_ALLOW: "127.0.0.1:11434 models.internal:443" });
     expect(r.kind).toBe("invalid");
     const problems = (r as Extract<RunnerConfigResult, { kind: "invalid" }>).problems;
     expect(problems).toEqual([
@@ -34,6 +35,7 @@ describe("the runner's settings", () => {
       'RUNNER_LEASE_S must be a whole number from 5 to 3600, not "2"',
       "RUNNER_KEY_SECRET must be at least 32 characters (e.g. openssl rand -base64 32)",
       'RUNNER_NETWORK_ALLOW: "ftp://x/" is not an http or https URL (it is ftp:)',
+      "OUTBOUND_ALLOW: \"models.internal:443\" names a host (models.internal); list its IP address with the port instead, or localhost: a name's addresses can change, the host's word cannot",
     ]);
     expect(JSON.stringify(r)).not.toContain("short-secret");
   });
@@ -57,7 +59,7 @@ for (const engine of engines) {
     let sql: Sql;
     let remove: () => Promise<void>;
     let app: App;
-    let config: RunnerConfigResult = { kind: "ok", config: { maxMinds: 5, leaseS: 30, keySecret: SECRET, networkAllow: [] } };
+    let config: RunnerConfigResult = { kind: "ok", config: { maxMinds: 5, leaseS: 30, keySecret: SECRET, networkAllow: [], outboundAllow: [] } };
     let proxy: ProxyConfigResult = { kind: "off" };
     const changes: { mind: string; on: boolean }[] = [];
     let routes: ReturnType<typeof runnerRoutes>;

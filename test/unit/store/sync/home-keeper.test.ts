@@ -45,7 +45,7 @@ describe("a tab's claim on its kept-alive mind", () => {
     const sharing = server.fetch;
     const runner = runnerRoutes({
       sql: async () => sql,
-      config: () => ({ kind: "ok", config: { maxMinds: 5, leaseS: LEASE_S, networkAllow: [] } }),
+      config: () => ({ kind: "ok", config: { maxMinds: 5, leaseS: LEASE_S, networkAllow: [], outboundAllow: [] } }),
       proxy: () => parseProxyConfig({}),
       keepAliveChanged: async () => undefined,
     });

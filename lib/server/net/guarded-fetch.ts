@@ -1,12 +1,14 @@
 import "server-only";
-// One request by a mind on the server, made so that what was checked is what
-// is reached: the URL against the allow-lists, then its host resolved (all of
-// its addresses), every address against the address policy, and the
+// A request to an address a user supplied, made so that what was checked is
+// what is reached: the URL against the allow-lists, then its host resolved
+// (all of its addresses), every address against the address policy, and the
 // connection opened to the address that was checked, through a lookup that
 // answers only that address (no second resolution for DNS rebinding to slip
 // into), on a connection of its own (no pool that could hand over a socket
 // opened under another decision). A refusal happens before any connection.
 // Redirects are the callers': each hop is a request of its own, checked again.
+// Here: curl's and the agent's commands' requests (a mind's, on the server);
+// outbound.ts is the server's own fetch over the same check.
 import { lookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
@@ -148,12 +150,16 @@ export async function checkedAddress(u: URL, guard: Guard, signal: AbortSignal):
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }
 
-/** The request itself, on a connection of its own to the pinned address (for https, the certificate is still checked against the URL's host). */
-function send(u: URL, pinned: Pinned, init: GuardedInit): Promise<FetchResult> {
-  const pinnedLookup: LookupFunction = (_hostname, options, callback) => {
+/** A lookup that answers only the checked address: a connection given it cannot reach another, whatever DNS says by then. */
+export function pinnedLookup(pinned: Pinned): LookupFunction {
+  return (_hostname, options, callback) => {
     if (options.all) callback(null, [pinned]);
     else callback(null, pinned.address, pinned.family);
   };
+}
+
+/** The request itself, on a connection of its own to the pinned address (for https, the certificate is still checked against the URL's host). */
+function send(u: URL, pinned: Pinned, init: GuardedInit): Promise<FetchResult> {
   const headers = init.headers instanceof Headers ? Object.fromEntries(init.headers) : (init.headers ?? {});
   const client = u.protocol === "https:" ? https : http;
   return new Promise<FetchResult>((resolve, reject) => {
@@ -164,7 +170,7 @@ function send(u: URL, pinned: Pinned, init: GuardedInit): Promise<FetchResult> {
       req.destroy();
       reject(e);
     };
-    const req = client.request(u, { method: init.method, headers, signal: init.signal, agent: false, lookup: pinnedLookup }, (res) => {
+    const req = client.request(u, { method: init.method, headers, signal: init.signal, agent: false, lookup: pinnedLookup(pinned) }, (res) => {
       const tooLarge = () => new Error(`Response body too large (max: ${init.maxBytes} bytes)`);
       if (Number(res.headers["content-length"] ?? 0) > init.maxBytes) return fail(tooLarge());
       const chunks: Buffer[] = [];

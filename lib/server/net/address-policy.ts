@@ -1,5 +1,6 @@
 import "server-only";
-// Which addresses a mind on the server may not connect to unless the host
+// Which addresses the server does not connect to for a user (a mind's curl,
+// an own-key model's base URL, later webhooks and push) unless the host
 // listed them: this machine (loopback, unspecified), the networks around it
 // (private, carrier-grade NAT, link-local), and the IPv6 spellings that carry
 // one of those IPv4 addresses inside (IPv4-mapped, -translated, -compatible,
@@ -38,27 +39,41 @@ export function canonicalIp(ip: string): string | null {
 
 export const isLoopback = (ip: string) => blockedKind(ip) === "a loopback address";
 
+/** An address and port the host listed: `host` is an IP address, or `localhost` for this machine's loopback. */
+export interface ListedPort {
+  host: string;
+  port: number;
+}
+
 /**
- * Whether the host listed `address` (with `port`) in RUNNER_NETWORK_ALLOW:
- * an entry whose host is an IP address lists that address; one whose host is
- * localhost lists this machine's loopback. A listed name that resolves to a
- * private address does not list that address: DNS can change, the host's
- * word cannot.
+ * Whether the host listed `address` (with `port`): an entry whose host is an
+ * IP address lists that address; one whose host is localhost lists this
+ * machine's loopback. A name is never listed by what it resolves to: DNS can
+ * change, the host's word cannot.
  */
-export function listedAddresses(hostAllow: readonly string[]): (address: string, port: number) => boolean {
+export function listedPorts(entries: readonly ListedPort[]): (address: string, port: number) => boolean {
   const listed = new Set<string>();
   const loopbackPorts = new Set<number>();
-  for (const entry of hostAllow) {
-    const u = new URL(entry);
-    const ip = canonicalIp(u.hostname);
-    if (ip) listed.add(`${ip} ${portOf(u)}`);
-    else if (isLocalhostName(u.hostname)) loopbackPorts.add(portOf(u));
+  for (const { host, port } of entries) {
+    const ip = canonicalIp(host);
+    if (ip) listed.add(`${ip} ${port}`);
+    else if (isLocalhostName(host)) loopbackPorts.add(port);
   }
   return (address, port) => {
     const ip = canonicalIp(address);
     if (!ip) return false;
     return listed.has(`${ip} ${port}`) || (loopbackPorts.has(port) && isLoopback(ip));
   };
+}
+
+/** listedPorts for RUNNER_NETWORK_ALLOW's URL prefixes: a listed name that resolves to a private address does not list that address. */
+export function listedAddresses(hostAllow: readonly string[]): (address: string, port: number) => boolean {
+  return listedPorts(
+    hostAllow.map((entry) => {
+      const u = new URL(entry);
+      return { host: u.hostname, port: portOf(u) };
+    }),
+  );
 }
 
 export const portOf = (u: URL) => Number(u.port || (u.protocol === "https:" ? 443 : 80));
