@@ -97,7 +97,7 @@ try {
           open.onerror = () => reject(open.error);
           open.onsuccess = () => {
             const db = open.result;
-            const req = db.transaction("steps").objectStore("steps").index("[mind_id+traj_id+seq]").count(IDBKeyRange.bound([id, id], [id, id, []]));
+            const req = db.transaction("steps").objectStore("steps").index("[mind_id+traj_id+seq+type+step_id]").count(IDBKeyRange.bound([id, id], [id, id, []]));
             req.onsuccess = () => (db.close(), resolve(req.result));
             req.onerror = () => (db.close(), reject(req.error));
           };

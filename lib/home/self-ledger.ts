@@ -67,6 +67,8 @@ export class SelfLedger implements SelfPort {
   private adopted = 0;
   /** The change to the run texts the guard watches, from which adoption on, and why each run after it failed (null: it did not). */
   private watched: { edit: SelfEdit; from: number; runs: (string | null)[] } | null = null;
+  /** The files' count of changes when a settle last read them and recorded all it found (null: not read through them yet). */
+  private settledAt: number | null = null;
 
   private constructor(
     private files: SelfFilesPort,
@@ -140,6 +142,7 @@ export class SelfLedger implements SelfPort {
   /** The workspace is open: its texts are read there from now on. */
   useFiles(files: SelfFilesPort): void {
     this.files = files;
+    this.settledAt = null;
   }
 
   texts(): SelfTexts {
@@ -158,8 +161,19 @@ export class SelfLedger implements SelfPort {
     return out;
   }
 
+  /**
+   * After a block: whatever self/ holds that differs from its record is
+   * recorded now, as the mind's change. Read only when the sandbox says
+   * self/ was written since the last settle that recorded all it found
+   * (SelfFilesPort.changes, counting the blocks' writes and the watchers'
+   * alike), or when writes were refused; a settle that fails leaves the count
+   * as it was, so the next block's reads again.
+   */
   settle(by: { run: string; traj: string }, refused = 0): Promise<void> {
     return this.serial(async () => {
+      // Taken before the read: a change that lands while it reads moves the count past it.
+      const changes = this.files.changes?.() ?? null;
+      if (refused === 0 && changes !== null && changes === this.settledAt) return;
       const now = await this.files.read();
       const restore: { path: string; text: string }[] = [];
       const mind: SelfEditBy = { kind: "mind", run: by.run, traj: by.traj };
@@ -191,6 +205,7 @@ export class SelfLedger implements SelfPort {
           source: "system",
         });
       }
+      this.settledAt = changes;
     });
   }
 

@@ -16,6 +16,7 @@ import { APICallError, JSONParseError, StreamProviderError, type LanguageModelUs
 import { createParser } from "eventsource-parser";
 import type { ChatMessage } from "../context/project";
 import { UnfinishedReply } from "./model-errors";
+import { MessageJson, requestBody } from "./request-body";
 
 export interface ChatEndpoint {
   /** Up to and without `/chat/completions`. */
@@ -27,6 +28,8 @@ export interface ChatEndpoint {
 
 /** A chat-completions endpoint, as a model for lib/llm/complete.ts's modelPort: called here, not through the AI SDK. */
 export class ChatCompletions {
+  /** Its calls' messages as JSON, kept from one call to the next (./request-body.ts). */
+  readonly bodies = new MessageJson();
   constructor(readonly endpoint: ChatEndpoint) {}
 }
 
@@ -126,20 +129,15 @@ function partsOf(data: string, out: CallPart[]): boolean {
  * server cannot be reached, and with an APICallError on an HTTP error; a body
  * that breaks off or a malformed event comes as an `error` part.
  */
-export async function openChatStream(endpoint: ChatEndpoint, req: CallRequest): Promise<PartReader> {
+export async function openChatStream(endpoint: ChatEndpoint, req: CallRequest, bodies?: MessageJson): Promise<PartReader> {
   const url = `${endpoint.baseURL.replace(/\/+$/, "")}/chat/completions`;
-  const values = {
-    model: endpoint.model,
-    messages: [{ role: "system", content: req.instructions }, ...req.messages],
-    stream: true,
-    stream_options: { include_usage: true },
-    ...(req.seed !== undefined ? { seed: req.seed } : {}),
-  };
+  const options = { stream: true, stream_options: { include_usage: true }, ...(req.seed !== undefined ? { seed: req.seed } : {}) };
+  const values = { model: endpoint.model, messages: [{ role: "system", content: req.instructions }, ...req.messages], ...options };
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;
   const doFetch = endpoint.fetch ?? globalThis.fetch;
   // A failed fetch() (refused, CORS, aborted) rejects as it is: describeModelError (lib/llm/model-errors.ts) tells its TypeError apart.
-  const response = await doFetch(url, { method: "POST", headers, body: JSON.stringify(values), signal: req.signal });
+  const response = await doFetch(url, { method: "POST", headers, body: bodies ? requestBody(values.model, values.messages, options, bodies) : JSON.stringify(values), signal: req.signal });
   if (!response.ok) throw await httpError(response, url, values);
   if (!response.body) throw new APICallError({ message: "The response has no body", url, requestBodyValues: values, statusCode: response.status, responseHeaders: headersOf(response) });
 

@@ -106,7 +106,7 @@ export function modelPort(
         });
         stopped.catch(() => undefined);
         const call: CallRequest = { instructions: req.instructions, messages: req.messages, signal, ...(opts.seed !== undefined ? { seed: opts.seed } : {}) };
-        const parts = await Promise.race([model instanceof ChatCompletions ? openChatStream(model.endpoint, call) : sdkParts(model, call), stopped]);
+        const parts = await Promise.race([model instanceof ChatCompletions ? openChatStream(model.endpoint, call, model.bodies) : sdkParts(model, call), stopped]);
         signal.addEventListener("abort", () => parts.cancel(), { once: true });
         for (;;) {
           const part = await Promise.race([parts.read(), stopped]);

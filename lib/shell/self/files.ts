@@ -7,6 +7,7 @@ import type { IFileSystem } from "just-bash";
 import { SELF_FILES } from "../../mind/self/self";
 import type { FileRecord, FileStore } from "../../mind/state/state";
 import { WORKSPACE } from "../limits";
+import { selfChanges } from "./guard";
 import { SELF_DIR, under, WATCHERS_DIR } from "./paths";
 
 
@@ -30,6 +31,13 @@ export interface SelfFilesPort {
   moveAside(to: string): Promise<void>;
   /** Write these texts as plain files (self/ and self/watchers/ made as needed; null: remove the file), and save them. */
   write(files: readonly { path: string; text: string | null }[]): Promise<void>;
+  /**
+   * How many changes to self/ the sandbox's blocks and watchers have made so
+   * far (./guard.ts counts them): while it has not moved, self/ holds what it
+   * held when last read, but for what was written through this port. Absent:
+   * not known, so read to know.
+   */
+  changes?(): number;
 }
 
 const utf8 = new TextDecoder();
@@ -102,5 +110,6 @@ export function fsSelfFiles(fs: IFileSystem, flush: () => Promise<void>): SelfFi
       }
       await flush();
     },
+    changes: () => selfChanges(fs),
   };
 }

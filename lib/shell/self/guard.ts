@@ -15,6 +15,20 @@ export interface SelfWrites {
   times: number[];
 }
 
+/**
+ * Changing calls made through a guard over a filesystem that reached self/
+ * (a path in it, or a folder holding it), counted as each one ends, by the
+ * filesystem guarded: every session and watcher run of its sandbox counts in
+ * one place, which whoever reads self/ (the self ledger, through
+ * fsSelfFiles) asks whether anything may have changed since it last looked.
+ * The harness's own writes go to the bare filesystem, and are not counted:
+ * it records them as it makes them.
+ */
+const changesOf = new WeakMap<IFileSystem, { n: number }>();
+
+/** How many changing calls have reached self/ through guards over `fs` so far. */
+export const selfChanges = (fs: IFileSystem): number => changesOf.get(fs)?.n ?? 0;
+
 export interface GuardedFs {
   fs: IFileSystem;
   /** How many writes the rate turned away since the last call (they get one error step). */
@@ -48,6 +62,9 @@ class Refused extends Error {
   }
 }
 
+/** Whether a call on `path` (where it lands) may change what self/ holds: a path in it, or a folder it is in (a copy or move onto /workspace). */
+const touchesSelf = (path: unknown) => typeof path === "string" && (under(path, SELF_DIR) || under(SELF_DIR, path));
+
 /** A call's paths where they land, and the path under self/ it writes (null: none). */
 interface Plan {
   args: unknown[];
@@ -57,6 +74,9 @@ interface Plan {
 /** `fs` as bash should see it: changes that would move, remove or link self/ refused, and writes to it held to a rate. */
 export function guardSelf(fs: IFileSystem, opts: { now: () => number; writes?: SelfWrites }): GuardedFs {
   const writes = opts.writes ?? { times: [] };
+  let changes = changesOf.get(fs);
+  if (!changes) changesOf.set(fs, (changes = { n: 0 }));
+  const counted = changes;
   let refused = 0;
   const messages = new Set<string>();
 
@@ -173,7 +193,14 @@ export function guardSelf(fs: IFileSystem, opts: { now: () => number; writes?: S
       return async (...args: unknown[]) => {
         const { args: landed, writes: path } = await plan(method, args);
         if (path !== null) admit(path, method === "writeFile" || method === "appendFile" ? args[1] : undefined);
-        return value.apply(target, landed);
+        const paths = method === "cp" || method === "mv" || method === "link" ? landed.slice(0, 2) : method === "symlink" ? landed.slice(1, 2) : landed.slice(0, 1);
+        if (!paths.some(touchesSelf)) return value.apply(target, landed);
+        // Counted once the call is over, done or failed: a reader that saw the count before it looked again cannot miss it.
+        try {
+          return await value.apply(target, landed);
+        } finally {
+          counted.n++;
+        }
       };
     },
   }) as IFileSystem;

@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { renderStep } from "@/lib/context/project";
 import { FIXED_LIMITS } from "@/lib/shell/limits";
 import { isKind, stampStep, type Step } from "@/lib/trajectory/schema";
+import { ROOT_TRAJ } from "../../helpers/memory-log";
 import { wireWatchers, type WiredWatchers } from "../../helpers/wired-watchers";
 
 let w: WiredWatchers;
@@ -48,6 +49,22 @@ describe("the mind's watchers", () => {
     await w.block("echo 'echo changed' >> self/watchers/early.sh");
     const recorded = await w.think("two");
     expect(await after(recorded)).toEqual([["observation", "watcher:early", "early\nchanged"]]);
+  });
+
+  it("what a watcher's run changes in self/ is recorded at the end of the next block, which need not touch self/", async () => {
+    await w.block("watch add scribe --on thought --run 'echo \"- $(jq -r .content)\" >> self/persona.md'");
+    await w.think("A line for my persona.");
+    expect((await w.steps()).filter((s) => isKind(s, "self-edit") && s.path === "self/persona.md").length).toBe(1);
+    await w.block("echo elsewhere > notes.md");
+    const edits = (await w.steps()).filter((s) => isKind(s, "self-edit") && s.path === "self/persona.md");
+    expect(edits.length).toBe(2);
+    expect(edits.at(-1)?.by).toEqual({ kind: "mind", run: w.run.runId, traj: ROOT_TRAJ });
+    expect(w.ledger.texts()["persona.md"]?.text).toBe(`${await w.fs.readFile("/workspace/self/persona.md")}`);
+    expect(await w.fs.readFile("/workspace/self/persona.md")).toMatch(/- A line for my persona\.\n$/);
+    // Nothing more to record: a block that writes nothing there records nothing.
+    const recorded = (await w.steps()).length;
+    await w.block("true");
+    expect((await w.steps()).length).toBe(recorded);
   });
 
   it("only after the types it names; never after a watcher's output (no loops), nor a nested run's steps; a person's message the home hands over starts it once", async () => {

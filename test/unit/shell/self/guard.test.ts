@@ -12,6 +12,7 @@ import { MindWriter, TrajectoryLog } from "@/lib/mind/log/mind-log";
 import type { Clock, ShellSession } from "@/lib/mind/ports";
 import { justBashSandbox } from "@/lib/shell/just-bash-sandbox";
 import { FIXED_LIMITS, WORKSPACE } from "@/lib/shell/limits";
+import { selfChanges } from "@/lib/shell/self/guard";
 import { SELF_DIR, SELF_FILES } from "@/lib/shell/self/paths";
 import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
 import { ROOT_TRAJ } from "../../helpers/memory-log";
@@ -212,5 +213,32 @@ describe("the rate of writes to self/", () => {
       exit: 0,
       selfRefused: 1,
     });
+  });
+});
+
+describe("the count of changes to self/ (what the self ledger asks before it reads self/ again)", () => {
+  it("moves with every change that reaches self/, however it gets there, and with nothing else", async () => {
+    const moved = async (code: string) => {
+      const before = selfChanges(fs);
+      await sh(code);
+      return selfChanges(fs) - before;
+    };
+    expect(await moved("echo a > notes.md; cat self/persona.md; ls self; mkdir -p /tmp/x; cp notes.md /tmp/x/")).toBe(0);
+    expect(await moved("echo b > self/instructions.md")).toBeGreaterThan(0);
+    expect(await moved("ln -s /workspace/self/watchers /tmp/w")).toBe(0);
+    expect(await moved("touch /tmp/w/a.sh")).toBeGreaterThan(0);
+    expect(await moved("mv self/watchers/a.sh /tmp/a.sh")).toBeGreaterThan(0);
+    expect(await moved("cp /tmp/a.sh self/watchers/b.sh")).toBeGreaterThan(0);
+    // A refused change changes nothing, and is counted as refused, not here.
+    expect(await moved("rm self/persona.md")).toBe(0);
+    expect(await moved("echo a > notes.md")).toBe(0);
+    // Another sandbox over the same workspace counts in the same place.
+    const other = justBashSandbox({ fs, flush: async () => undefined, permissions: DEFAULT_PERMISSIONS, ids, clock: { now: () => now } });
+    const before = selfChanges(fs);
+    const log = new TrajectoryLog(new MindWriter(new MemoryMindState(ROOT_TRAJ)), ROOT_TRAJ);
+    const run = await new Journal(log, ids, { now: () => now, sleep: async () => undefined }).openRun({ model: "test", launched_by: "monolith" });
+    await other.open(runScope(run, "Reverie", echoShellm())).exec("rm self/watchers/b.sh", { env: {}, cwd: WORKSPACE, signal: new AbortController().signal });
+    expect(selfChanges(fs) - before).toBeGreaterThan(0);
+    expect(selfChanges(new InMemoryFs())).toBe(0);
   });
 });

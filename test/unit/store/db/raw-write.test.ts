@@ -59,7 +59,9 @@ describe("writeRows", () => {
       const renamed = JSON.parse(JSON.stringify(theirs).replaceAll(`idb://${other.name}/`, `idb://${db.name}/`));
       expect(Object.keys(ours).sort()).toEqual(Object.keys(renamed).sort());
       expect(ours).toEqual(renamed);
-      expect(Object.keys(ours)).toContain(`idb://${db.name}/steps/[mind_id+traj_id+seq]`);
+      expect(Object.keys(ours)).toContain(`idb://${db.name}/steps/[mind_id+traj_id+seq+type+step_id]`);
+      // [mind_id+traj_id+seq] is a virtual index of it since version 5: a query on it is recorded as on the real one.
+      expect(Object.keys(ours)).not.toContain(`idb://${db.name}/steps/[mind_id+traj_id+seq]`);
     } finally {
       await other.delete();
     }
