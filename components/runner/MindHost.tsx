@@ -12,7 +12,7 @@ export function MindHost({ children }: { children: ReactNode }) {
   return (
     <>
       {minds?.map((m) => (
-        <MindRunner key={m.id} mindId={m.id} shouldRun={m.running} webcontainer={m.permissions.webcontainer} panicAt={m.panic_at} />
+        <MindRunner key={m.id} mindId={m.id} shouldRun={m.running} webcontainer={m.permissions.webcontainer} networkAllow={m.permissions.network.allow} panicAt={m.panic_at} />
       ))}
       {minds?.map((m) => <SyncRunner key={`sync:${m.id}`} mindId={m.id} />)}
       {children}

@@ -66,9 +66,10 @@ const send = (w: Worker, msg: ToWorker) => w.postMessage(msg);
 
 /**
  * `webcontainer`: the mind's permission for real Node (a WebContainer on this page).
+ * `networkAllow`: the mind's network allow-list, which node, npm and npx keep to there.
  * `panicAt`: a panic stop asked for from another tab, not yet carried out.
  */
-export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindId: string; shouldRun: boolean; webcontainer: boolean; panicAt?: string }) {
+export function MindRunner({ mindId, shouldRun, webcontainer, networkAllow, panicAt }: { mindId: string; shouldRun: boolean; webcontainer: boolean; networkAllow: readonly string[]; panicAt?: string }) {
   const [role, setRole] = useState<Role>("pending");
   const worker = useRef<Running | null>(null);
   /** This tab's claim on the mind's lease (a synced mind its server can keep alive): the worker starts once it holds it. */
@@ -206,10 +207,13 @@ export function MindRunner({ mindId, shouldRun, webcontainer, panicAt }: { mindI
     }
   }, [role, shouldRun, mindId, panicAt, panic, startWorker, appendWaiting]);
 
-  // Real Node follows the mind's permission, also while the worker lives (after the effect above made it).
+  // Real Node follows the mind's permissions, also while the worker lives (after the effect above made it).
+  // The list by its text: a new read of the same settings is not a change.
+  const allowText = networkAllow.join("\n");
   useEffect(() => {
+    worker.current?.runtime.setNetwork(allowText ? allowText.split("\n") : []);
     worker.current?.runtime.setEnabled(webcontainer);
-  }, [webcontainer, role, shouldRun]);
+  }, [webcontainer, allowText, role, shouldRun]);
 
   return null;
 }

@@ -1,7 +1,7 @@
 "use client";
-// What the mind's sandbox may do: network (off, or an allow-list), real Node,
-// and the limits. Shared by the new-mind form and the settings panel; the
-// form reads it back with readPermissionFields.
+// What the mind's sandbox may do: network (off, or an allow-list, for curl
+// and real Node alike), real Node, and the limits. Shared by the new-mind
+// form and the settings panel; the form reads it back with readPermissionFields.
 import { useId, useRef, useState } from "react";
 import { DEFAULT_PERMISSIONS, type Permissions } from "@/lib/trajectory/permissions";
 import { inputClass } from "./ModelFields";
@@ -14,7 +14,7 @@ export function PermissionsFields({ initial = DEFAULT_PERMISSIONS }: { initial?:
     <fieldset className="grid gap-3">
       <legend className="mb-1 text-sm font-medium">Permissions</legend>
       <label className="block text-sm">
-        Network: URL prefixes the mind&apos;s <code>curl</code> may reach, one per line (empty: no network)
+        Network: URL prefixes the mind&apos;s <code>curl</code>, <code>node</code> and <code>npm</code> may reach, one per line (empty: no network)
         <textarea
           name={NETWORK_FIELD}
           data-testid="perm-network-allow"
@@ -29,6 +29,16 @@ export function PermissionsFields({ initial = DEFAULT_PERMISSIONS }: { initial?:
       <p data-testid="perm-network-status" aria-live="polite" className="text-xs text-stone-600 dark:text-stone-400">
         {prefixes.length === 0 ? <strong>Network: off</strong> : <>Network: on, only under {prefixes.join(", ")}</>}
       </p>
+      {/* Real Node keeps to the same list (lib/shell/webcontainer/net-guard.ts): say so, since it is not curl. */}
+      {prefixes.length === 0 ? (
+        <p data-testid="settings-network-off" className="text-xs text-stone-600 dark:text-stone-400">
+          Network is off: <code>curl</code>, <code>node</code> and <code>npm</code> in this mind&apos;s shell reach nothing.
+        </p>
+      ) : (
+        <p data-testid="settings-network-node" className="text-xs text-stone-600 dark:text-stone-400">
+          <code>node</code> and <code>npm</code> keep to the same list; <code>npm install</code> works only when npm&apos;s registry is under it.
+        </p>
+      )}
       <label className="flex items-center gap-2 text-sm">
         <input type="checkbox" name={WEBCONTAINER_FIELD} data-testid="perm-webcontainer" defaultChecked={initial.webcontainer} />
         Real Node (WebContainer) when the browser allows it

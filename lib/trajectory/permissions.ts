@@ -46,7 +46,7 @@ export const UrlPrefix = z
   }, "an allowed URL must be a full http(s) URL such as https://api.example.com/v1/");
 
 export const Permissions = z.object({
-  /** Network for `curl` and `skills install`: off when the list is empty. */
+  /** Network for `curl`, `skills install` and real Node (node, npm, npx in the WebContainer): off when the list is empty. */
   network: z.object({ allow: z.array(UrlPrefix).max(50) }).default({ allow: [] }),
   /** Real Node (node, npm, npx) in a WebContainer on the page, when the browser allows it. */
   webcontainer: z.boolean().default(false),

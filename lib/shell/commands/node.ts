@@ -79,7 +79,9 @@ function nodeCommand(name: string, summary: string, usage: string): AgentCommand
 const WHERE =
   "Runs in a WebContainer on the mind's page, when its human switched it on and the browser allows it.\n" +
   "The workspace is the same as bash's: files under /workspace go in before the call and come back after;\n" +
-  "node_modules and .git stay in the container. Output is stdout and stderr together. No stdin.";
+  "node_modules and .git stay in the container. Output is stdout and stderr together. No stdin.\n" +
+  "The network is the mind's, as for curl: off, or only the URL prefixes its human allowed\n" +
+  "(npm works offline unless its registry is under one of them).";
 
 export const node = nodeCommand("node", "node <script|-e code> [args]   real Node.js (WebContainer, when on)", `usage: node <script.js | -e code> [args…]\n${WHERE}`);
 export const npm = nodeCommand("npm", "npm <command> [args]   npm in the same WebContainer (npm install, npm test …)", `usage: npm <command> [args…]\n${WHERE}`);

@@ -1,7 +1,9 @@
 // The page's side of one mind's worker: tells the worker the runtime's
 // status (as the mind's permission and the page allow it) and answers its
-// runtime-spawn / runtime-cancel messages. Pure over the runtime, a clock
-// and whether the page is cross-origin isolated, so tests wire it to a fake.
+// runtime-spawn / runtime-cancel messages, each spawn under the mind's
+// network allow-list as the page last heard it (none until it hears one).
+// Pure over the runtime, a clock and whether the page is cross-origin
+// isolated, so tests wire it to a fake.
 import type { FromWorker } from "../../protocol";
 import type { RuntimeStatus } from "../ports";
 import type { RuntimeReplyMessage } from "./bridge";
@@ -16,6 +18,8 @@ const NOT_ISOLATED: RuntimeStatus = { state: "unavailable", reason: "this page i
 export interface RuntimeLink {
   /** The mind's permission, as it is now (it can change while the worker lives). */
   setEnabled(on: boolean): void;
+  /** The mind's network allow-list, as it is now (empty: no network for node, npm, npx). */
+  setNetwork(allow: readonly string[]): void;
   /** A message from the worker: true if it was one of the runtime's. */
   onWorkerMessage(msg: FromWorker): boolean;
   close(): void;
@@ -34,6 +38,7 @@ export interface LinkOptions {
 
 export function linkRuntime(opts: LinkOptions): RuntimeLink {
   let enabled = false;
+  let allow: readonly string[] = [];
   let unsubscribe: () => void = () => {};
   const running = new Map<number, AbortController>();
   const tell = (status: RuntimeStatus) => {
@@ -71,7 +76,7 @@ export function linkRuntime(opts: LinkOptions): RuntimeLink {
     };
     const result =
       enabled && opts.isolated()
-        ? await opts.runtime().spawn(req, controller.signal, { space: opts.space, onOutput })
+        ? await opts.runtime().spawn(req, controller.signal, { space: opts.space, allow, onOutput })
         : notRun("WebContainer is off for this mind");
     running.delete(id);
     opts.post({ type: "runtime-result", id, result });
@@ -79,6 +84,9 @@ export function linkRuntime(opts: LinkOptions): RuntimeLink {
 
   return {
     setEnabled,
+    setNetwork(list) {
+      allow = [...list];
+    },
     onWorkerMessage(msg) {
       if (msg.type === "runtime-spawn") void spawn(msg.id, msg.req);
       else if (msg.type === "runtime-cancel") running.get(msg.id)?.abort();

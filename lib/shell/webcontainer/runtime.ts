@@ -3,16 +3,18 @@
 // in its own space (see ./paths). Pure over the boot function and a clock,
 // so tests drive it with a fake of the API and a fake clock.
 //
-// A spawn copies the worker's changed files in, runs the command, collects
-// its terminal output, and copies back what the process changed. A process
-// that outlives its limits is killed; one that ignores the kill takes the
-// container with it: teardown, boot again, write the spaces back.
+// A spawn copies the worker's changed files in, runs the command with the
+// mind's network guard (see ./net-guard), collects its terminal output, and
+// copies back what the process changed. A process that outlives its limits
+// is killed; one that ignores the kill takes the container with it:
+// teardown, boot again, write the spaces back.
 import type { Clock } from "../../mind/ports";
 import { cutUtf8 } from "../../trajectory/large-output";
 import type { RuntimeStatus, SpawnRequest, SpawnResult } from "../ports";
 import type { BootFn, WebContainerLike, WebContainerProcessLike } from "./api";
 import { WEBCONTAINER_LIMITS, type WebContainerLimits } from "../limits";
 import { SpaceMirror } from "./mirror";
+import { GUARD_FILE, guardedEnv, writeNetGuard } from "./net-guard";
 import { inSpace, WORKSPACE, workspaceRelative } from "./paths";
 import { notRun } from "./results";
 import { terminalText } from "./terminal";
@@ -83,16 +85,17 @@ export class WebContainerRuntime {
 
   /**
    * Spawns in one space run one after another, so each copy-back sees only
-   * its own process. `onOutput` hears each chunk of output as it comes.
+   * its own process. `allow`: the mind's network allow-list (empty: none).
+   * `onOutput` hears each chunk of output as it comes.
    */
-  spawn(req: SpawnRequest, signal: AbortSignal, opts: { space: string; onOutput?: () => void }): Promise<SpawnResult> {
+  spawn(req: SpawnRequest, signal: AbortSignal, opts: { space: string; allow: readonly string[]; onOutput?: () => void }): Promise<SpawnResult> {
     const space = this.spaceOf(opts.space);
-    const run = space.queue.then(() => this.run(req, signal, space.mirror, opts.onOutput));
+    const run = space.queue.then(() => this.run(req, signal, space.mirror, opts.allow, opts.onOutput));
     space.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async run(req: SpawnRequest, signal: AbortSignal, mirror: SpaceMirror, onOutput?: () => void): Promise<SpawnResult> {
+  private async run(req: SpawnRequest, signal: AbortSignal, mirror: SpaceMirror, allow: readonly string[], onOutput?: () => void): Promise<SpawnResult> {
     const wc = this.wc;
     if (!wc || this.current.state !== "ready") return notRun(`the WebContainer is ${this.current.state}`);
     if (signal.aborted) return notRun("the block was stopped first");
@@ -104,6 +107,11 @@ export class WebContainerRuntime {
     } catch (e) {
       return notRun(`the workspace could not be copied into the WebContainer (${message(e)})`);
     }
+    try {
+      await writeNetGuard(wc.fs);
+    } catch (e) {
+      return notRun(`the network guard could not be written into the WebContainer (${message(e)})`);
+    }
 
     // Processes see the space as an absolute path; map /workspace in and back out.
     const root = `${wc.workdir}/${mirror.space}`;
@@ -112,7 +120,8 @@ export class WebContainerRuntime {
     let proc: WebContainerProcessLike;
     try {
       await wc.fs.mkdir(cwd, { recursive: true });
-      const env = Object.fromEntries(Object.entries(req.env).map(([k, v]) => [k, toContainer(v)]));
+      const mindEnv = Object.fromEntries(Object.entries(req.env).map(([k, v]) => [k, toContainer(v)]));
+      const env = guardedEnv(mindEnv, allow, `${wc.workdir}/${GUARD_FILE}`);
       proc = await wc.spawn(req.command, req.args.map(toContainer), { cwd, env });
     } catch (e) {
       return { output: `${req.command}: ${message(e)}\n`, exit: 127, files: [] };

@@ -10,6 +10,8 @@
 //   npm install <pkg>   writes node_modules/<pkg> and package.json, prints a spinner then "added 1 package"
 //   npx <pkg> [args]    prints "<pkg> <args>"
 //   anything else       "jsh: command not found: <name>", exit 127
+// node, npm and npx first read each file NODE_OPTIONS preloads (--require F, -r F), as
+// Node does, into their process's `preloaded`; one that is missing ends them as Node would.
 import type { BootFn, DirEntLike, WebContainerFsLike, WebContainerLike, WebContainerProcessLike } from "../../../lib/shell/webcontainer/api";
 
 const KILLED = 143;
@@ -97,6 +99,8 @@ class FakeProcess implements WebContainerProcessLike {
   /** Repeated on every read until killed (a flood of output). */
   repeat: (() => string) | null = null;
   ignoresKill = false;
+  /** The text of each file NODE_OPTIONS preloaded, in order. */
+  readonly preloaded: string[] = [];
 
   constructor() {
     this.exit = new Promise((r) => (this.settle = r));
@@ -169,6 +173,18 @@ export class FakeWebContainer implements WebContainerLike {
   private async play(proc: FakeProcess, command: string, args: string[], cwd: string, env: Record<string, string>): Promise<void> {
     // Container-relative, as the fs takes it: absolute paths are under the workdir.
     const at = (p: string) => (p.startsWith("/") ? this.fs.norm(p) : cwd === "" ? p : `${cwd}/${p}`);
+    if (["node", "npm", "npx"].includes(command)) {
+      for (const file of preloads(env.NODE_OPTIONS ?? "")) {
+        const data = this.fs.files.get(at(file));
+        if (!data) {
+          proc.write(`node:internal/modules/cjs/loader
+Error: Cannot find module '${file}'
+`);
+          return proc.end(1);
+        }
+        proc.preloaded.push(dec.decode(data));
+      }
+    }
     if (command === "npm" && args[0] === "install" && args[1]) {
       const pkg = args[1];
       await this.fs.mkdir(at(`node_modules/${pkg}`));
@@ -251,6 +267,17 @@ export class FakeWebContainer implements WebContainerLike {
     if ((m = expr.match(/^process\.env\.(\w+)$/))) return ctx.env[m[1] ?? ""] ?? "undefined";
     throw new Error(`SyntaxError: the fake cannot evaluate ${expr}`);
   }
+}
+
+/** The files `--require F`, `--require=F` and `-r F` name in NODE_OPTIONS (double quotes as Node reads them). */
+function preloads(options: string): string[] {
+  const words = [...options.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : (m[2] ?? "")));
+  const files: string[] = [];
+  words.forEach((w, i) => {
+    if (w === "--require" || w === "-r") files.push(words[i + 1] ?? "");
+    else if (w.startsWith("--require=")) files.push(w.slice("--require=".length));
+  });
+  return files;
 }
 
 interface Ctx {

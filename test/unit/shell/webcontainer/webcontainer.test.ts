@@ -1,6 +1,8 @@
 // The WebContainer backend against a fake of its API: boot and its time
-// limit, the workspace copied in and back, limits and kills, the bridge
-// between worker and page, and the node/npm/npx commands on top.
+// limit, the workspace copied in and back, the network guard every process
+// starts with, limits and kills, the bridge between worker and page, and the
+// node/npm/npx commands on top. (The guard script itself runs in real Node:
+// net-guard-script.test.ts.)
 import { InMemoryFs, type IFileSystem } from "just-bash";
 import { describe, expect, it } from "vitest";
 import { node, npm, npx, type NodePorts } from "@/lib/shell/commands/node";
@@ -10,11 +12,19 @@ import { justBashSandbox } from "@/lib/shell/just-bash-sandbox";
 import { DEFAULT_PERMISSIONS } from "@/lib/trajectory/permissions";
 import { CANCEL_ANSWER_MS, RuntimeBridge, type RuntimeReplyMessage, type RuntimeRequestMessage } from "@/lib/shell/webcontainer/bridge";
 import { linkRuntime } from "@/lib/shell/webcontainer/link";
+import { GUARD_FILE } from "@/lib/shell/webcontainer/net-guard";
 import { WebContainerRuntime } from "@/lib/shell/webcontainer/runtime";
 import { FakeClock, settle, until } from "../../helpers/fake-clock";
 import { fakeBoot, heldBoot, text, utf8 } from "../../helpers/fake-webcontainer";
 
 const never = new AbortController().signal;
+
+/** Minds m1's and m2's spaces, their network off as it is by default. */
+const M1 = { space: "m1", allow: [] };
+const M2 = { space: "m2", allow: [] };
+
+/** What every process gets when its mind has no network (the guard as processes see it: under the workdir). */
+const GUARD_ENV = { NODE_OPTIONS: `--require /home/reverie/${GUARD_FILE}`, REVERIE_NET_ALLOW: "[]", npm_config_offline: "true" };
 
 function req(command: string, args: string[], files: SpawnRequest["files"] = [], cwd = "/workspace", env: Record<string, string> = {}): SpawnRequest {
   return { command, args, cwd, env, files };
@@ -80,7 +90,7 @@ describe("WebContainerRuntime: boot", () => {
 
   it("does not run anything before it is ready", async () => {
     const rt = new WebContainerRuntime(fakeBoot(), new FakeClock());
-    await expect(rt.spawn(req("node", ["-v"]), never, { space: "m1" })).resolves.toEqual({ output: "", exit: 127, files: [], ended: "not run: the WebContainer is off" });
+    await expect(rt.spawn(req("node", ["-v"]), never, M1)).resolves.toEqual({ output: "", exit: 127, files: [], ended: "not run: the WebContainer is off" });
   });
 });
 
@@ -94,7 +104,7 @@ describe("WebContainerRuntime: the workspace in and out", () => {
       { path: "/tmp/elsewhere.txt", data: text("not in the workspace") },
     ];
     const script = 'fs.writeFileSync("out.txt", fs.readFileSync("src/in.txt","utf8"));fs.rmSync("old.txt");console.log(process.cwd())';
-    const r = await rt.spawn(req("node", ["-e", script], files), never, { space: "m1" });
+    const r = await rt.spawn(req("node", ["-e", script], files), never, M1);
     expect(readable(r)).toEqual({
       output: "/workspace\n",
       exit: 0,
@@ -103,7 +113,8 @@ describe("WebContainerRuntime: the workspace in and out", () => {
         ["/workspace/old.txt", null],
       ],
     });
-    expect([...wc.fs.files.keys()].sort()).toEqual(["m1/out.txt", "m1/src/in.txt"]);
+    // The guard sits beside the space, never in it (nothing copies it back).
+    expect([...wc.fs.files.keys()].sort()).toEqual([GUARD_FILE, "m1/out.txt", "m1/src/in.txt"]);
   });
 
   it("maps /workspace in arguments, variables and the working directory, and back in the output", async () => {
@@ -112,59 +123,59 @@ describe("WebContainerRuntime: the workspace in and out", () => {
     const r = await rt.spawn(
       req("node", ["/workspace/src/main.js", "/workspace/data"], [{ path: "/workspace/src/main.js", data: text(main) }], "/workspace/src", { DATA: "/workspace/data.json", KEEP: "/workspaces" }),
       never,
-      { space: "m1" },
+      M1,
     );
     expect(wc.spawned).toEqual([
-      { command: "node", args: ["/home/reverie/m1/src/main.js", "/home/reverie/m1/data"], cwd: "m1/src", env: { DATA: "/home/reverie/m1/data.json", KEEP: "/workspaces" } },
+      { command: "node", args: ["/home/reverie/m1/src/main.js", "/home/reverie/m1/data"], cwd: "m1/src", env: { DATA: "/home/reverie/m1/data.json", KEEP: "/workspaces", ...GUARD_ENV } },
     ]);
     expect(r).toEqual({ output: "/workspace/src/main.js\n/workspace/data\n/workspace/data.json\n/workspace/src\n", exit: 0, files: [] });
   });
 
   it("keeps node_modules in the container: npm install sends back package.json only", async () => {
     const { rt, wc } = await booted();
-    const r = await rt.spawn(req("npm", ["install", "left-pad"]), never, { space: "m1" });
+    const r = await rt.spawn(req("npm", ["install", "left-pad"]), never, M1);
     // The spinner is gone from the output; what the terminal finally shows stays.
     expect(readable(r)).toEqual({ output: "added 1 package in 1s\n", exit: 0, files: [["/workspace/package.json", '{"dependencies":{"left-pad":"1.0.0"}}\n']] });
     expect(wc.fs.files.has("m1/node_modules/left-pad/index.js")).toBe(true);
   });
 
-  it("does not write again what the container already has", async () => {
+  it("does not write again what the container already has (only the guard, before every spawn)", async () => {
     const { rt, wc } = await booted();
     const files = [{ path: "/workspace/a.txt", data: text("a") }];
-    await rt.spawn(req("node", ["-e", "process.exit(0)"], files), never, { space: "m1" });
+    await rt.spawn(req("node", ["-e", "process.exit(0)"], files), never, M1);
     const writes = wc.fs.writes;
-    await rt.spawn(req("node", ["-e", "process.exit(0)"], files), never, { space: "m1" });
-    expect(wc.fs.writes).toBe(writes);
+    await rt.spawn(req("node", ["-e", "process.exit(0)"], files), never, M1);
+    expect(wc.fs.writes).toBe(writes + 1);
   });
 
   it("after forget, the next request is the whole workspace: what it does not list is removed", async () => {
     const { rt, wc } = await booted();
-    await rt.spawn(req("node", ["-e", "process.exit(0)"], [{ path: "/workspace/a.txt", data: text("a") }, { path: "/workspace/b.txt", data: text("b") }]), never, { space: "m1" });
+    await rt.spawn(req("node", ["-e", "process.exit(0)"], [{ path: "/workspace/a.txt", data: text("a") }, { path: "/workspace/b.txt", data: text("b") }]), never, M1);
     rt.forget("m1");
-    const r = await rt.spawn(req("node", ["-e", "process.exit(0)"], [{ path: "/workspace/a.txt", data: text("a") }]), never, { space: "m1" });
+    const r = await rt.spawn(req("node", ["-e", "process.exit(0)"], [{ path: "/workspace/a.txt", data: text("a") }]), never, M1);
     expect(r).toEqual({ output: "", exit: 0, files: [] });
-    expect([...wc.fs.files.keys()]).toEqual(["m1/a.txt"]);
+    expect([...wc.fs.files.keys()].sort()).toEqual([GUARD_FILE, "m1/a.txt"]);
   });
 
   it("keeps each mind in its own space", async () => {
     const { rt, wc } = await booted();
-    await rt.spawn(req("node", ["-e", 'fs.writeFileSync("note.txt", "one")']), never, { space: "m1" });
-    const r = await rt.spawn(req("node", ["-e", 'fs.writeFileSync("note.txt", "two")']), never, { space: "m2" });
+    await rt.spawn(req("node", ["-e", 'fs.writeFileSync("note.txt", "one")']), never, M1);
+    const r = await rt.spawn(req("node", ["-e", 'fs.writeFileSync("note.txt", "two")']), never, M2);
     expect(readable(r).files).toEqual([["/workspace/note.txt", "two"]]);
     expect(utf8(wc.fs.files.get("m1/note.txt"))).toBe("one");
   });
 
   it("passes the process's exit code, and a command it does not have", async () => {
     const { rt } = await booted();
-    await expect(rt.spawn(req("node", ["-e", 'console.log("bad");process.exit(3)']), never, { space: "m1" })).resolves.toEqual({ output: "bad\n", exit: 3, files: [] });
-    await expect(rt.spawn(req("deno", ["run"]), never, { space: "m1" })).resolves.toEqual({ output: "jsh: command not found: deno\n", exit: 127, files: [] });
+    await expect(rt.spawn(req("node", ["-e", 'console.log("bad");process.exit(3)']), never, M1)).resolves.toEqual({ output: "bad\n", exit: 3, files: [] });
+    await expect(rt.spawn(req("deno", ["run"]), never, M1)).resolves.toEqual({ output: "jsh: command not found: deno\n", exit: 127, files: [] });
   });
 });
 
 describe("WebContainerRuntime: limits and kills", () => {
   it("cuts the output at 1 MiB and ends the process", async () => {
     const { rt, wc } = await booted();
-    const r = await rt.spawn(req("node", ["-e", 'setInterval(()=>process.stdout.write("x".repeat(65536)))']), never, { space: "m1" });
+    const r = await rt.spawn(req("node", ["-e", 'setInterval(()=>process.stdout.write("x".repeat(65536)))']), never, M1);
     expect({ ...r, output: r.output.length }).toEqual({ output: 1024 * 1024, exit: 143, files: [], ended: "killed: its output passed 1048576 bytes" });
     expect(r.output).toBe("x".repeat(1024 * 1024));
     expect(wc.processes[0]?.killed).toBe(true);
@@ -173,7 +184,7 @@ describe("WebContainerRuntime: limits and kills", () => {
   it("a stopped block kills its process, and what it wrote still comes back", async () => {
     const { rt, wc } = await booted();
     const stop = new AbortController();
-    const running = rt.spawn(req("node", ["-e", 'console.log("working");fs.writeFileSync("partial.txt", "half");setInterval(()=>{})']), stop.signal, { space: "m1" });
+    const running = rt.spawn(req("node", ["-e", 'console.log("working");fs.writeFileSync("partial.txt", "half");setInterval(()=>{})']), stop.signal, M1);
     await until(() => wc.fs.files.has("m1/partial.txt"), "the process wrote");
     stop.abort();
     expect(readable(await running)).toEqual({ output: "working\n", exit: 143, files: [["/workspace/partial.txt", "half"]], ended: "killed: the block was stopped" });
@@ -182,7 +193,7 @@ describe("WebContainerRuntime: limits and kills", () => {
 
   it("ends a process at the wall-time limit", async () => {
     const { rt, clock } = await booted();
-    const running = rt.spawn(req("node", ["-e", "setInterval(()=>{})"]), never, { space: "m1" });
+    const running = rt.spawn(req("node", ["-e", "setInterval(()=>{})"]), never, M1);
     await until(() => clock.sleeping.includes(15 * 60_000), "the wall timer");
     clock.advance(15 * 60_000);
     await expect(running).resolves.toEqual({ output: "", exit: 143, files: [], ended: "killed: it ran longer than 900 s" });
@@ -190,11 +201,11 @@ describe("WebContainerRuntime: limits and kills", () => {
 
   it("a process that ignores kill: teardown, boot again, the spaces written back, the next spawn works", async () => {
     const { rt, boot, clock } = await booted();
-    await rt.spawn(req("node", ["-e", "process.exit(0)"], [{ path: "/workspace/keep.txt", data: text("kept") }]), never, { space: "m1" });
+    await rt.spawn(req("node", ["-e", "process.exit(0)"], [{ path: "/workspace/keep.txt", data: text("kept") }]), never, M1);
     // Another mind's process in the same container goes down with it.
-    const other = rt.spawn(req("node", ["-e", "setInterval(()=>{})"]), never, { space: "m2" });
+    const other = rt.spawn(req("node", ["-e", "setInterval(()=>{})"]), never, M2);
     const stop = new AbortController();
-    const stuck = rt.spawn(req("node", ["-e", 'console.log("stuck");fs.writeFileSync("lost.txt", "x");while(true){}']), stop.signal, { space: "m1" });
+    const stuck = rt.spawn(req("node", ["-e", 'console.log("stuck");fs.writeFileSync("lost.txt", "x");while(true){}']), stop.signal, M1);
     await until(() => boot.latest().fs.files.has("m1/lost.txt"), "the stuck process wrote");
     const seen: RuntimeStatus[] = [];
     rt.subscribe((s) => seen.push(s));
@@ -213,9 +224,9 @@ describe("WebContainerRuntime: limits and kills", () => {
     expect(boot.booted.map((wc) => wc.torn)).toEqual([true, false]);
     expect(seen).toEqual([{ state: "booting" }, { state: "ready" }]);
     // The new container has the space as the page knew it; the stuck process's file is gone with the old one.
-    const next = await rt.spawn(req("node", ["-e", 'console.log(fs.readFileSync("keep.txt","utf8"))']), never, { space: "m1" });
+    const next = await rt.spawn(req("node", ["-e", 'console.log(fs.readFileSync("keep.txt","utf8"))']), never, M1);
     expect(next).toEqual({ output: "kept\n", exit: 0, files: [] });
-    expect([...boot.latest().fs.files.keys()]).toEqual(["m1/keep.txt"]);
+    expect([...boot.latest().fs.files.keys()].sort()).toEqual([GUARD_FILE, "m1/keep.txt"]);
   });
 });
 
@@ -393,7 +404,7 @@ describe("node, npm, npx", () => {
     expect(beacons).toBeGreaterThan(0);
     const spawns = () => w.toPage.flatMap((m) => (m.type === "runtime-spawn" ? [m.req] : []));
     expect(spawns()[0]?.files.map((f) => f.path).sort()).toEqual(["/workspace/gone.txt", "/workspace/hello.js"]);
-    expect(w.boot.latest().spawned[0]?.env).toEqual({ GREETING: "hi" });
+    expect(w.boot.latest().spawned[0]?.env).toEqual({ GREETING: "hi", ...GUARD_ENV });
 
     await expect(npm.run(["install", "left-pad"], shellIO(fs), ports)).resolves.toEqual({ stdout: "added 1 package in 1s\n", stderr: "", exitCode: 0 });
     // Nothing changed here since the last call: nothing was sent.
