@@ -13,13 +13,15 @@ const figure = (v: unknown) => (typeof v === "object" && v !== null ? JSON.strin
 const title = (r: EvalRun) => `${r.scenario} with ${r.model}${r.seed === null ? "" : ` (seed ${r.seed})`}`;
 
 export function runTable(r: EvalRun): string {
+  // The figures' names in one column, as wide as the longest.
+  const width = Math.max("wakes".length, ...Object.keys(r.metrics).map((k) => k.length)) + 1;
   const rows = [
     `${title(r)}: ${r.simulated_h} simulated h${r.complete ? "" : " (stopped early)"} in ${r.wall_s} s`,
     "",
     ...r.probes.map((p) => `${p.pass ? "pass" : "FAIL"}  ${p.id.padEnd(20)} ${p.kind.padEnd(10)} ${p.at_h === null ? "      " : `${String(p.at_h).padStart(6)} h`}  ${p.why}`),
     "",
-    ...Object.entries(r.metrics).map(([k, v]) => `${k.padEnd(22)} ${figure(v)}`),
-    `${"wakes".padEnd(22)} ${modes(r.wakes)}`,
+    ...Object.entries(r.metrics).map(([k, v]) => `${k.padEnd(width)} ${figure(v)}`),
+    `${"wakes".padEnd(width)} ${modes(r.wakes)}`,
   ];
   return `${rows.join("\n")}\n`;
 }

@@ -91,6 +91,7 @@ export async function evalScenario(args: EvalArgs, io: Out, usage: string, signa
     const p = await playScenario({
       scenario,
       model,
+      price,
       modelSettings: { ...args.model },
       // Repeatable: ids from the seed, and a clock that counts each call the same, whatever it really took.
       // The same seed for every variant: their differences are the setting's, not the ids'.

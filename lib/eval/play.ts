@@ -7,7 +7,7 @@
 import { scenarioHome } from "../home/scenario";
 import { startMind } from "../home/start";
 import { silent } from "../mind/events";
-import type { ModelSettings } from "../mind/settings/model";
+import type { ModelSettings, Price } from "../mind/settings/model";
 import { MemoryMindState } from "../mind/state/memory-state";
 import { DEFAULT_PACING } from "../mind/pacing/pacing";
 import type { Ids, ModelPort } from "../mind/ports";
@@ -16,7 +16,7 @@ import { WORKSPACE } from "../shell/limits";
 import { configStep, MindSettings } from "../mind/settings/settings";
 import { formatTs, stampStep, type Step } from "../trajectory/schema";
 import type { Scenario } from "./scenario";
-import type { Played, PlayedEvent } from "./score";
+import type { Call, Played, PlayedEvent } from "./score";
 import { simClock, type SimClock } from "./sim-clock";
 import { systemIds } from "../system/system";
 
@@ -29,8 +29,14 @@ export const REPEATABLE_CALL_S = 2;
 
 export interface PlayOptions {
   scenario: Scenario;
-  /** The mind's model, priced (its calls' USD is what `budget` probes and spend figures read). */
+  /** The mind's model, priced (its calls' USD is what their steps record). */
   model: ModelPort;
+  /**
+   * What every call is priced at for the scorer (`budget`, `usd_per_hour`):
+   * on the larger of the tokens the model reports and those the home counts
+   * itself (lib/eval/meter.ts).
+   */
+  price: Price;
   /** How the model is named in the mind's settings (its prompt and config steps). */
   modelSettings?: ModelSettings;
   ids?: Ids;
@@ -49,6 +55,8 @@ export interface PlayOptions {
 
 export interface PlayedScenario extends Played {
   state: MemoryMindState<MindSettings>;
+  /** Every call the model got, metered by the scenario's home. */
+  calls: Call[];
   /** Simulated hours reached (the scenario's duration, unless stopped). */
   reachedH: number;
 }
@@ -98,7 +106,7 @@ export async function playScenario(o: PlayOptions): Promise<PlayedScenario> {
   await state.deliver(configStep(settings, startMs, ids.uuid()));
   await state.files.save(workspaceRecords(scenario, startMs), []);
 
-  const { home, files, calls, usd } = scenarioHome({ state, model: o.model, clock, ids, callMs });
+  const { home, files, calls, usd } = scenarioHome({ state, model: o.model, price: o.price, clock, ids, callMs });
   const mind = await startMind(home, silent);
 
   const stop = new AbortController();

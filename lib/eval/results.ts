@@ -33,6 +33,8 @@ export const EvalMetrics = z.object({
   duplicate_replies: Num,
   recall_accuracy: NullableNum,
   unprompted_done: Num,
+  /** Results written before it was counted read it as null (not measured). */
+  unprompted_per_person_day: NullableNum.default(null),
   model_calls: Num,
   usd_per_hour: Num,
   tokens_per_hour_idle: Num,

@@ -8,7 +8,7 @@ import * as z from "zod";
 import { BudgetConfig, PacingConfig } from "../trajectory/schema";
 
 /** What a probe checks. */
-export const PROBE_KINDS = ["reply", "no-reply", "recall", "unprompted", "once", "budget"] as const;
+export const PROBE_KINDS = ["reply", "no-reply", "recall", "unprompted", "once", "budget", "quiet"] as const;
 export type ProbeKind = (typeof PROBE_KINDS)[number];
 
 /** A week and a day more: longer runs are a mistake in the file, not a benchmark. */
@@ -36,11 +36,13 @@ const Regex = z.string().min(1).refine((s) => {
   }
 }, "not a valid regular expression");
 
+// What an answer, a duplicate and an unprompted message are: lib/eval/answers.ts.
+
 /** The sender gets an answer within `within_h`. */
 const ReplyProbe = z.strictObject({ id: ProbeId, kind: z.literal("reply"), within_h: Within });
 /** No answer to the sender within `within_h` (they asked not to be answered). */
 const NoReplyProbe = z.strictObject({ id: ProbeId, kind: z.literal("no-reply"), within_h: Within });
-/** The answer within `within_h` matches `expect` (contained, case-insensitive) or `expect_re`. */
+/** The answer within `within_h` is short (MAX_MATCH_CHARS in score.ts) and matches `expect` (contained, case-insensitive) or `expect_re`. */
 const RecallProbe = z
   .strictObject({ id: ProbeId, kind: z.literal("recall"), within_h: Within, expect: Text(MESSAGE_CHARS).optional(), expect_re: Regex.optional() })
   .refine((p) => (p.expect === undefined) !== (p.expect_re === undefined), { message: "a recall probe has exactly one of expect and expect_re", path: ["expect"] });
@@ -63,13 +65,15 @@ const UnpromptedProbe = z
     message: "an unprompted probe has either file and contains, or to and one of expect and expect_re",
     path: ["kind"],
   });
-/** Every message (or, on an event, that event's message) answered at most once. */
+/** Every message (or, on an event, that event's message) answered at most once: no duplicates. */
 const OnceProbe = z.strictObject({ id: ProbeId, kind: z.literal("once") });
 /** The whole run's model spend stays under `max_usd` (by `within_h` hours from the start, if given). */
 const BudgetProbe = z.strictObject({ id: ProbeId, kind: z.literal("budget"), max_usd: z.number().finite().positive("max_usd must be more than 0"), within_h: Within.optional() });
+/** Nobody gets more than `max_per_day` unprompted messages on any day of the scenario (its first 24 hours are day 1). */
+const QuietProbe = z.strictObject({ id: ProbeId, kind: z.literal("quiet"), max_per_day: z.number().int("max_per_day is a whole number").nonnegative("max_per_day is 0 or more") });
 
 const EventProbe = z.discriminatedUnion("kind", [ReplyProbe, NoReplyProbe, RecallProbe, UnpromptedProbe, OnceProbe]);
-const RunProbe = z.discriminatedUnion("kind", [OnceProbe, BudgetProbe]);
+const RunProbe = z.discriminatedUnion("kind", [OnceProbe, BudgetProbe, QuietProbe]);
 
 /** A path in the mind's workspace: relative, no `..`, no empty segment (checked in checkScenario, to name the path). */
 const WorkspacePath = z.string().min(1).max(512);
@@ -103,7 +107,7 @@ const ScenarioShape = z.strictObject({
   settings: ScenarioSettings.optional(),
   workspace: z.record(WorkspacePath, z.string().max(WORKSPACE_FILE_CHARS)).optional(),
   events: z.array(ScenarioEvent).max(MAX_EVENTS),
-  /** Probes of the whole run (`once`, `budget`). */
+  /** Probes of the whole run (`once`, `budget`, `quiet`). */
   probes: z.array(RunProbe).optional(),
 });
 

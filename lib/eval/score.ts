@@ -1,13 +1,14 @@
 // Scoring a played scenario (issue 23): each probe passes or fails with the
 // steps that show it, and the run's figures. Pure: it reads the mind's steps
 // (every trajectory of it, simulated timestamps), which message step each
-// scenario event became, and what was written to the workspace and when.
+// scenario event became, what was written to the workspace and when, and
+// each model call with what it cost.
 //
-// What counts as an answer to a person's message: a message from the mind to
-// that person that replies to it (reply_to), or one to them that replies to
-// nothing, sent after the message. A reply to another of their messages
-// answers that one, not this.
-import { isKind, stepUsage, type Step, type StepOf } from "../trajectory/schema";
+// What an answer, a duplicate and an unprompted message are: answers.ts. What
+// a call costs (the larger of the reported and the counted tokens, the
+// summarizer's calls too): meter.ts, where the scenario's home prices them.
+import { isKind, stepUsage, type Step } from "../trajectory/schema";
+import { conversations, unpromptedByPersonDay, type Conversations, type Message } from "./answers";
 import type { EventProbe, RunProbe, Scenario } from "./scenario";
 
 const H = 3_600_000;
@@ -26,10 +27,12 @@ export interface FileWrite {
   text: string;
 }
 
-/** A model call: when it started (simulated ms) and how long it really took (ms). */
+/** A model call: when it started (simulated ms), how long it really took (ms), and what it cost. */
 export interface Call {
   atMs: number;
   ms: number;
+  /** USD at the run's price, on the larger of the reported and the counted tokens (meter.ts). */
+  usd: number;
 }
 
 export interface Played {
@@ -43,7 +46,7 @@ export interface Played {
   files: FileWrite[];
   /** Model calls made, counted at the model (the summarizer's leave no step); absent: the steps that carry a call's usage. */
   modelCalls?: number;
-  /** Each model call, in the order made: when it started (simulated ms) and how long it really took. */
+  /** Each model call, in the order made (the summarizer's too); absent: spend is what the steps' usage says (a life written by hand). */
   calls?: Call[];
 }
 
@@ -61,41 +64,40 @@ export interface ProbeResult {
   why: string;
 }
 
-type Message = StepOf<"message">;
+/**
+ * A reply that `recall` (or a message that `unprompted`) counts as matching is
+ * at most this long: a mind that sends all it knows has not recalled anything.
+ */
+export const MAX_MATCH_CHARS = 600;
 
 const atMs = (s: Step) => Date.parse(s.ts);
 const hoursAt = (p: Played, ms: number) => Math.round(((ms - p.startMs) / H) * 1000) / 1000;
 
 function matches(text: string, expect: string | undefined, expectRe: string | undefined): boolean {
+  if (text.length > MAX_MATCH_CHARS) return false;
   if (expect !== undefined) return text.toLowerCase().includes(expect.toLowerCase());
   return expectRe !== undefined && new RegExp(expectRe, "iu").test(text);
 }
 
-/** Everything the run can be asked about a message: who sent it, when, and the mind's answers to it. */
+/** Everything the run can be asked about a message: its step, and who answered it how (answers.ts). */
 function index(p: Played) {
   const byId = new Map(p.steps.map((s) => [s.step_id, s]));
-  const messages = p.steps.filter((s): s is Message => isKind(s, "message"));
-  const fromMind = messages.filter((m) => m.from === p.scenario.mind);
-  /** The mind's answers to event `e` (see the head of this file), in order. */
-  const answers = (e: PlayedEvent): Message[] => {
-    const msg = byId.get(e.stepId) as Message | undefined;
-    if (!msg) return [];
-    const at = atMs(msg);
-    return fromMind.filter((m) => m.to === msg.from && atMs(m) >= at && (m.reply_to === msg.step_id || m.reply_to === undefined));
-  };
-  return { byId, fromMind, answers };
+  const fromMind = p.steps.filter((s): s is Message => isKind(s, "message") && s.from === p.scenario.mind);
+  return { byId, fromMind, talk: conversations(p.steps, p.scenario.mind) };
 }
 
 export function scoreProbes(p: Played): ProbeResult[] {
-  const { byId, fromMind, answers } = index(p);
+  const { byId, fromMind, talk } = index(p);
   const out: ProbeResult[] = [];
   for (const e of p.events) {
     const probe = p.scenario.events[e.index]?.probe;
-    const msg = byId.get(e.stepId) as Message | undefined;
+    const step = byId.get(e.stepId);
+    const msg = step && isKind(step, "message") ? step : undefined;
     if (!probe || !msg) continue;
     const sent = atMs(msg);
     const deadline = "within_h" in probe ? sent + probe.within_h * H : Infinity;
-    const inTime = answers(e).filter((m) => atMs(m) <= deadline);
+    const answer = talk.answerTo(msg.step_id);
+    const inTime = answer && atMs(answer) <= deadline ? answer : undefined;
     const result = (pass: boolean, evidence: Step[], why: string, decidedAt: number | null): ProbeResult => ({
       id: probe.id,
       kind: probe.kind,
@@ -107,26 +109,25 @@ export function scoreProbes(p: Played): ProbeResult[] {
     });
     switch (probe.kind) {
       case "reply": {
-        const first = inTime[0];
-        out.push(first ? result(true, [first], `answered ${seconds(atMs(first) - sent)} after`, atMs(first)) : result(false, [], `no answer to ${msg.from} within ${probe.within_h} h`, null));
+        out.push(inTime ? result(true, [inTime], `answered ${seconds(atMs(inTime) - sent)} after`, atMs(inTime)) : result(false, [], `no answer to ${msg.from} within ${probe.within_h} h`, null));
         break;
       }
       case "no-reply": {
-        const first = inTime[0];
-        out.push(first ? result(false, [first], `answered ${msg.from} though asked not to`, atMs(first)) : result(true, [], `no answer within ${probe.within_h} h`, null));
+        out.push(inTime ? result(false, [inTime], `answered ${msg.from} though asked not to`, atMs(inTime)) : result(true, [], `no answer within ${probe.within_h} h`, null));
         break;
       }
       case "recall": {
-        const right = inTime.find((m) => matches(m.content, probe.expect, probe.expect_re));
-        if (right) out.push(result(true, [right], "the answer has it", atMs(right)));
-        else if (inTime[0]) out.push(result(false, inTime, "answered, without it", atMs(inTime[0])));
-        else out.push(result(false, [], `no answer within ${probe.within_h} h`, null));
+        if (!inTime) out.push(result(false, [], `no answer within ${probe.within_h} h`, null));
+        else if (matches(inTime.content, probe.expect, probe.expect_re)) out.push(result(true, [inTime], "the answer has it", atMs(inTime)));
+        else if (inTime.content.length > MAX_MATCH_CHARS) out.push(result(false, [inTime], `answered with ${inTime.content.length} characters (a recall is at most ${MAX_MATCH_CHARS})`, atMs(inTime)));
+        else out.push(result(false, [inTime], "answered, without it", atMs(inTime)));
         break;
       }
       case "unprompted": {
         if (probe.file !== undefined && probe.contains !== undefined) {
-          const write = p.files.find((f) => f.path === probe.file && f.atMs >= sent && f.atMs <= deadline && f.text.includes(probe.contains as string));
-          out.push(write ? result(true, [], `${probe.file} has it`, write.atMs) : result(false, [], `${probe.file} did not have it within ${probe.within_h} h`, null));
+          const { file, contains } = probe;
+          const write = p.files.find((f) => f.path === file && f.atMs >= sent && f.atMs <= deadline && f.text.includes(contains));
+          out.push(write ? result(true, [], `${file} has it`, write.atMs) : result(false, [], `${file} did not have it within ${probe.within_h} h`, null));
         } else {
           const told = fromMind.find((m) => m.to === probe.to && atMs(m) >= sent && atMs(m) <= deadline && matches(m.content, probe.expect, probe.expect_re));
           out.push(told ? result(true, [told], `told ${probe.to}`, atMs(told)) : result(false, [], `${probe.to} was not told within ${probe.within_h} h`, null));
@@ -134,37 +135,64 @@ export function scoreProbes(p: Played): ProbeResult[] {
         break;
       }
       case "once": {
-        const replies = answers(e).filter((m) => m.reply_to === msg.step_id);
-        out.push(replies.length <= 1 ? result(true, replies, replies.length ? "answered once" : "not answered", null) : result(false, replies, `answered ${replies.length} times`, atMs(replies[1] as Message)));
+        const more = talk.duplicatesOf(msg.step_id);
+        const shown = [...(answer ? [answer] : []), ...more];
+        const first = more[0];
+        out.push(first ? result(false, shown, `${more.length} more message(s) to ${msg.from} before they wrote again`, atMs(first)) : result(true, shown, answer ? "answered once" : "not answered", null));
         break;
       }
     }
   }
-  for (const probe of p.scenario.probes ?? []) {
-    if (probe.kind === "once") {
-      const twice = p.events.map((e) => answers(e).filter((m) => m.reply_to === e.stepId)).filter((r) => r.length > 1);
-      out.push({
-        id: probe.id,
-        kind: "once",
-        pass: twice.length === 0,
-        at_h: twice.length ? hoursAt(p, Math.min(...twice.map((r) => atMs(r[1] as Message)))) : null,
-        asked_h: null,
-        evidence: twice.flat().map((m) => m.step_id),
-        why: twice.length ? `${twice.length} message(s) answered more than once` : "every message answered at most once",
-      });
-    } else {
-      const until = probe.within_h === undefined ? Infinity : p.startMs + probe.within_h * H;
-      const usd = spend(p.steps, until);
-      out.push({ id: probe.id, kind: "budget", pass: usd < probe.max_usd, at_h: null, asked_h: null, evidence: [], why: `spent $${usd.toFixed(4)} of $${probe.max_usd}` });
-    }
-  }
+  for (const probe of p.scenario.probes ?? []) out.push(runProbe(p, probe, talk));
   return out;
 }
 
-/** USD of every model call up to `untilMs`. */
-export function spend(steps: Step[], untilMs = Infinity): number {
+/** A probe of the whole run. */
+function runProbe(p: Played, probe: RunProbe, talk: Conversations): ProbeResult {
+  const whole = { id: probe.id, kind: probe.kind, asked_h: null };
+  switch (probe.kind) {
+    case "once": {
+      const over = p.events.map((e) => ({ answer: talk.answerTo(e.stepId), more: talk.duplicatesOf(e.stepId) })).filter((x) => x.more.length > 0);
+      const extra = over.reduce((n, x) => n + x.more.length, 0);
+      const firstExtra = Math.min(...over.flatMap((x) => x.more.map(atMs)));
+      return {
+        ...whole,
+        pass: over.length === 0,
+        at_h: over.length ? hoursAt(p, firstExtra) : null,
+        evidence: over.flatMap((x) => [...(x.answer ? [x.answer] : []), ...x.more]).map((m) => m.step_id),
+        why: over.length ? `${over.length} message(s) answered more than once (${extra} duplicate(s))` : "every message answered at most once",
+      };
+    }
+    case "budget": {
+      const usd = spend(p, probe.within_h === undefined ? Infinity : p.startMs + probe.within_h * H);
+      return { ...whole, pass: usd < probe.max_usd, at_h: null, evidence: [], why: `spent $${usd.toFixed(4)} of $${probe.max_usd}` };
+    }
+    case "quiet": {
+      const days = unpromptedByPersonDay(talk.unprompted, p.startMs);
+      const over = days.filter((d) => d.messages.length > probe.max_per_day);
+      const past = over.flatMap((d) => d.messages.slice(probe.max_per_day));
+      const most = days[0];
+      if (!over[0]) return { ...whole, pass: true, at_h: null, evidence: [], why: most ? `at most ${most.messages.length} unprompted message(s) to anyone on a day (${probe.max_per_day} allowed)` : "no unprompted messages" };
+      const also = over.length > 1 ? `; ${over.length - 1} more person-day(s) over` : "";
+      return {
+        ...whole,
+        pass: false,
+        at_h: hoursAt(p, Math.min(...past.map(atMs))),
+        evidence: past.map((m) => m.step_id),
+        why: `${over[0].person} got ${over[0].messages.length} unprompted messages on day ${over[0].day} (at most ${probe.max_per_day})${also}`,
+      };
+    }
+  }
+}
+
+/** USD of every model call up to `untilMs`: the metered calls, or (a life without them) what the steps' usage says. */
+export function spend(p: Pick<Played, "steps" | "calls">, untilMs = Infinity): number {
   let usd = 0;
-  for (const s of steps) {
+  if (p.calls) {
+    for (const c of p.calls) if (c.atMs <= untilMs) usd += c.usd;
+    return usd;
+  }
+  for (const s of p.steps) {
     const u = stepUsage(s);
     if (u?.usd !== undefined && atMs(s) <= untilMs) usd += u.usd;
   }
@@ -234,10 +262,14 @@ export interface Metrics {
   first_response_s_p95: number | null;
   /** Of the events, the share the mind answered at all (events whose probe asked for no answer left out). */
   reply_rate: number | null;
+  /** Messages to a person after their message, before they wrote again, that answer nothing (answers.ts). */
   duplicate_replies: number;
   recall_accuracy: number | null;
   unprompted_done: number;
+  /** Messages from the mind that answer nothing, per person (the scenario's people) per simulated day (rounded to 0.001). */
+  unprompted_per_person_day: number;
   model_calls: number;
+  /** Every call's cost (the summarizer's too, on the larger of reported and counted tokens) per simulated hour. */
   usd_per_hour: number;
   /** Tokens of idle wakes, and of the others, per simulated hour. */
   tokens_per_hour_idle: number;
@@ -249,22 +281,13 @@ export interface Metrics {
 }
 
 export function scoreMetrics(p: Played, probes: ProbeResult[] = scoreProbes(p)): Metrics {
-  const { byId, answers } = index(p);
+  const { byId, talk } = index(p);
   const asked = p.events.filter((e) => p.scenario.events[e.index]?.probe?.kind !== "no-reply" && byId.has(e.stepId));
   const firsts: number[] = [];
-  let answered = 0;
-  let duplicates = 0;
-  for (const e of p.events) {
+  for (const e of asked) {
     const msg = byId.get(e.stepId);
-    if (!msg) continue;
-    const all = answers(e);
-    duplicates += Math.max(0, all.filter((m) => m.reply_to === e.stepId).length - 1);
-    if (!asked.includes(e)) continue;
-    const first = all[0];
-    if (first) {
-      answered++;
-      firsts.push((atMs(first) - atMs(msg)) / 1000);
-    }
+    const answer = talk.answerTo(e.stepId);
+    if (msg && answer) firsts.push((atMs(answer) - atMs(msg)) / 1000);
   }
   firsts.sort((a, b) => a - b);
   const recalls = probes.filter((r) => r.kind === "recall");
@@ -280,12 +303,13 @@ export function scoreMetrics(p: Played, probes: ProbeResult[] = scoreProbes(p)):
   return {
     first_response_s_p50: quantile(firsts, 0.5),
     first_response_s_p95: quantile(firsts, 0.95),
-    reply_rate: asked.length ? answered / asked.length : null,
-    duplicate_replies: duplicates,
+    reply_rate: asked.length ? firsts.length / asked.length : null,
+    duplicate_replies: talk.duplicates.length,
     recall_accuracy: recalls.length ? recalls.filter((r) => r.pass).length / recalls.length : null,
     unprompted_done: probes.filter((r) => r.kind === "unprompted" && r.pass).length,
+    unprompted_per_person_day: Math.round((talk.unprompted.length / (p.scenario.people.length * (p.scenario.duration_h / 24))) * 1000) / 1000,
     model_calls: p.modelCalls ?? p.steps.filter((s) => stepUsage(s) !== undefined).length,
-    usd_per_hour: spend(p.steps) / p.scenario.duration_h,
+    usd_per_hour: spend(p) / p.scenario.duration_h,
     tokens_per_hour_idle: Math.round(perHour(wakes.filter((x) => x.mode === "idle"))),
     tokens_per_hour_busy: Math.round(perHour(wakes.filter((x) => x.mode !== "idle"))),
     context_tokens_p50: quantile(contexts, 0.5),

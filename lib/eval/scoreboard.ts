@@ -19,11 +19,12 @@ export const METRICS: readonly MetricInfo[] = [
   { name: "first_response_s_p50", means: "Median time from a person's message to the mind's first answer." },
   { name: "first_response_s_p95", means: "The slow answers: 95 of 100 first answers came sooner than this." },
   { name: "reply_rate", means: "Share of messages answered at all (those that asked for no answer left out)." },
-  { name: "duplicate_replies", means: "Answers beyond the first to the same message." },
+  { name: "duplicate_replies", means: "Further messages to a person after their message was answered, before they wrote again." },
   { name: "recall_accuracy", means: "Share of recall probes whose answer had what was told earlier." },
   { name: "unprompted_done", means: "Unprompted probes done in time: someone told, or the file written, unasked." },
+  { name: "unprompted_per_person_day", means: "Messages nobody asked for (answers to nothing), per person per simulated day." },
   { name: "model_calls", means: "Model calls made in the run, summaries included." },
-  { name: "usd_per_hour", means: "Spend per simulated hour, at the run's price." },
+  { name: "usd_per_hour", means: "Spend per simulated hour, at the run's price: every call, summaries included, on the larger of the tokens reported and counted." },
   { name: "tokens_per_hour_idle", means: "Tokens per simulated hour spent in wakes that did nothing." },
   { name: "tokens_per_hour_busy", means: "Tokens per simulated hour spent in wakes that talked, acted or thought." },
   { name: "context_tokens_p50", means: "Median input tokens of a call: the context the model was shown." },
@@ -40,6 +41,7 @@ export const formatSeconds = shortDuration;
 export const formatUsd = (n: number) => (n === 0 ? "$0" : usd(n));
 
 const percent = (r: number) => `${Math.round(r * 1000) / 10}%`;
+const perPersonDay = (n: number) => `${Math.round(n * 100) / 100}/person/day`;
 
 /** A metric's figure in words; null (nothing to measure it on) is a dash. */
 export function formatMetric<K extends MetricName>(name: K, value: EvalMetrics[K]): string {
@@ -57,6 +59,8 @@ export function formatMetric<K extends MetricName>(name: K, value: EvalMetrics[K
       return percent(value);
     case "usd_per_hour":
       return `${formatUsd(value)}/h`;
+    case "unprompted_per_person_day":
+      return perPersonDay(value);
     case "tokens_per_hour_idle":
     case "tokens_per_hour_busy":
       return `${thousands(value)}/h`;

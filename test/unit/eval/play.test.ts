@@ -30,6 +30,9 @@ function scenario(): Scenario {
   return r.scenario;
 }
 
+/** What the play prices every call at (USD per million tokens), on the larger of the reported and the counted tokens. */
+const PRICE = { input: 0.15, output: 0.6 };
+
 const lastUser = (req: ModelRequest) => [...req.messages].reverse().find((m) => m.role === "user")?.content ?? "";
 
 /** A FAKE model: `answer` decides the responder's reply to a message; the inner life writes a note and idles. */
@@ -54,7 +57,7 @@ const remembering = (message: string) => (/FYI/.test(message) ? "NO_REPLY" : /ca
 describe("playing a scenario", () => {
   it("plays three simulated hours on the real mind and scores what it did", async () => {
     const model = scripted(remembering);
-    const played = await playScenario({ scenario: scenario(), model });
+    const played = await playScenario({ scenario: scenario(), price: PRICE, model });
     expect(played.reachedH).toBe(3);
     expect(played.events).toHaveLength(3);
     const probes = Object.fromEntries(scoreProbes(played).map((p) => [p.id, p]));
@@ -78,8 +81,8 @@ describe("playing a scenario", () => {
 
   it("a mind that never answers fails recall, and the same scenario scores the same twice", async () => {
     const silent = () => "NO_REPLY";
-    const a = scoreProbes(await playScenario({ scenario: scenario(), model: scripted(silent) }));
-    const b = scoreProbes(await playScenario({ scenario: scenario(), model: scripted(silent) }));
+    const a = scoreProbes(await playScenario({ scenario: scenario(), price: PRICE, model: scripted(silent) }));
+    const b = scoreProbes(await playScenario({ scenario: scenario(), price: PRICE, model: scripted(silent) }));
     expect(a.map((p) => [p.id, p.pass])).toEqual([["cat", false], ["quiet", true], ["each-once", true], ["cheap", true]]);
     expect(b.map((p) => [p.id, p.pass])).toEqual(a.map((p) => [p.id, p.pass]));
   }, 120_000);
@@ -88,8 +91,8 @@ describe("playing a scenario", () => {
     const fast = scripted(remembering);
     const slowInner = scripted(remembering);
     const slow: ModelPort = { name: "scripted-slow", complete: async (req) => (await new Promise((r) => setTimeout(r, 40)), slowInner.complete(req)) };
-    const a = scoreProbes(await playScenario({ scenario: scenario(), model: fast }));
-    const b = scoreProbes(await playScenario({ scenario: scenario(), model: slow }));
+    const a = scoreProbes(await playScenario({ scenario: scenario(), price: PRICE, model: fast }));
+    const b = scoreProbes(await playScenario({ scenario: scenario(), price: PRICE, model: slow }));
     expect(b.map((p) => [p.id, p.pass])).toEqual(a.map((p) => [p.id, p.pass]));
     expect(a.every((p) => p.pass)).toBe(true);
   }, 120_000);
@@ -147,8 +150,8 @@ const passes = (probes: { id: string; pass: boolean }[]) => Object.fromEntries(p
 
 describe("trusting the ruler: minds whose behaviour is known, on the real mind", () => {
   it("a mind that stores a fact with mem and reads it back a day later passes recall; one that does not store it fails", async () => {
-    const keeps = await playScenario({ scenario: memoryScenario(), model: memoryModel({ stores: true }), fixedCallS: 2 });
-    const forgets = await playScenario({ scenario: memoryScenario(), model: memoryModel({ stores: false }), fixedCallS: 2 });
+    const keeps = await playScenario({ scenario: memoryScenario(), price: PRICE, model: memoryModel({ stores: true }), fixedCallS: 2 });
+    const forgets = await playScenario({ scenario: memoryScenario(), price: PRICE, model: memoryModel({ stores: false }), fixedCallS: 2 });
     expect(passes(scoreProbes(keeps))).toEqual({ there: true, hear: true, cat: true, "each-once": true });
     const lost = scoreProbes(forgets).find((p) => p.id === "cat");
     expect(lost).toMatchObject({ pass: false, why: "answered, without it" });
@@ -160,14 +163,14 @@ describe("trusting the ruler: minds whose behaviour is known, on the real mind",
   }, 120_000);
 
   it("a mind that never answers fails every reply", async () => {
-    const played = await playScenario({ scenario: memoryScenario(), model: memoryModel({ stores: true, answers: false }), fixedCallS: 2 });
+    const played = await playScenario({ scenario: memoryScenario(), price: PRICE, model: memoryModel({ stores: true, answers: false }), fixedCallS: 2 });
     const probes = passes(scoreProbes(played));
     expect(probes).toMatchObject({ there: false, hear: false });
     expect(scoreMetrics(played).reply_rate).toBeLessThan(1);
   }, 120_000);
 
   it("a mind that tries to answer twice is held to once by its responder: the inner life's replies are refused, and once passes", async () => {
-    const played = await playScenario({ scenario: memoryScenario(), model: memoryModel({ stores: true, replyTwice: true }), fixedCallS: 2 });
+    const played = await playScenario({ scenario: memoryScenario(), price: PRICE, model: memoryModel({ stores: true, replyTwice: true }), fixedCallS: 2 });
     expect(passes(scoreProbes(played))["each-once"]).toBe(true);
     expect(scoreMetrics(played).duplicate_replies).toBe(0);
     const refused = played.steps.filter((s) => s.type === "shell-output" && String((s as { stderr?: string }).stderr).includes("replies to messages are the responder's"));
@@ -176,7 +179,7 @@ describe("trusting the ruler: minds whose behaviour is known, on the real mind",
 
   it("the same seed gives the same results twice, step ids and all, however fast the model; another seed gives other ids", async () => {
     const play = (seed: number, model = memoryModel({ stores: true })) =>
-      playScenario({ scenario: memoryScenario(), model, ids: seededIds(seed), fixedCallS: 2 }).then((p) => {
+      playScenario({ scenario: memoryScenario(), price: PRICE, model, ids: seededIds(seed), fixedCallS: 2 }).then((p) => {
         const r = runResults(p, { model: "scripted", seed, label: "", set: {}, wallS: 0 });
         // What the machine measured (real seconds) differs run to run; everything the mind did must not.
         return { ...r, wakes: r.wakes.map(({ model_s: _m, exec_s: _e, ...w }) => w) };

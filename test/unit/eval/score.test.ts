@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { checkScenario, type Scenario } from "@/lib/eval/scenario";
 import { EXAMPLE } from "../helpers/eval-example";
-import { scoreMetrics, scoreProbes, wakeLog, type FileWrite, type Played } from "@/lib/eval/score";
+import { MAX_MATCH_CHARS, scoreMetrics, scoreProbes, spend, wakeLog, type FileWrite, type Played } from "@/lib/eval/score";
 import type { Step } from "@/lib/trajectory/schema";
 
 const START = Date.UTC(2026, 0, 5, 8);
@@ -26,8 +26,7 @@ function scenario(): Scenario {
 }
 
 /** A life: the scenario's messages as their steps, and what the mind wrote (`mind` adds its steps given the events' step ids). */
-function life(mind: (ev: string[]) => Step[], files: FileWrite[] = []): Played {
-  const s = scenario();
+function life(mind: (ev: string[]) => Step[], files: FileWrite[] = [], s = scenario()): Played {
   const evIds = s.events.map(() => id());
   const incoming: Step[] = s.events.map((e, i) => ({ type: "message", step_id: evIds[i] as string, ts: ts(e.at_h), from: e.from, to: s.mind, content: e.message }));
   const steps = [...incoming, ...mind(evIds)].sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts));
@@ -76,7 +75,7 @@ describe("scoring a played scenario", () => {
   it("a mind that answers twice fails once, and counts the duplicates", () => {
     const p = life((ev) => [say(1.01, "Bo", "Yes.", ev[1]), say(1.02, "Bo", "Yes, again.", ev[1])]);
     const r = byId(scoreProbes(p));
-    expect(r["each-once"]).toMatchObject({ pass: false, why: "1 message(s) answered more than once", at_h: 1.02 });
+    expect(r["each-once"]).toMatchObject({ pass: false, why: "1 message(s) answered more than once (1 duplicate(s))", at_h: 1.02 });
     expect(scoreMetrics(p).duplicate_replies).toBe(1);
   });
 
@@ -116,7 +115,7 @@ describe("scoring a played scenario", () => {
       wake(10, "scheduled"), { type: "thought", step_id: id(), ts: ts(10), content: "Quiet.", ...usageOf(800, 20) } as Step,
       wake(20, "scheduled"), reasoning(20, "FINAL=idle", 700), output(20, 0.01),
     ]);
-    p.calls = [{ atMs: START + 0.1 * H, ms: 1500 }, { atMs: START + 20 * H, ms: 250 }];
+    p.calls = [{ atMs: START + 0.1 * H, ms: 1500, usd: 0 }, { atMs: START + 20 * H, ms: 250, usd: 0 }];
     expect(wakeLog(p)).toEqual([
       { at_h: 0.1, reason: "start", mode: "act", tokens: 1010, model_s: 1.5, exec_s: 0.25 },
       { at_h: 0.6, reason: "message", mode: "talk", tokens: 0, model_s: 0, exec_s: 0 },
@@ -129,5 +128,112 @@ describe("scoring a played scenario", () => {
     expect(m.tokens_per_hour_busy).toBe(18);
     expect(m.context_tokens_p50).toBe(800);
     expect(m.context_tokens_max).toBe(1000);
+  });
+});
+
+/** Two days of three people: Bo asks, Ada asks the mind to pass something on to Bo; Cy writes on day 2. */
+function team(): Scenario {
+  const r = checkScenario({
+    name: "a team's day",
+    start: "2026-01-05T08:00:00Z",
+    duration_h: 48,
+    people: ["Ada", "Bo", "Cy"],
+    persona: "You help a team.",
+    events: [
+      { at_h: 1, from: "Bo", message: "Are you there?", probe: { id: "there", kind: "reply", within_h: 0.1 } },
+      { at_h: 2, from: "Ada", message: "Tell Bo lunch is at 13:00.", probe: { id: "pass-on", kind: "unprompted", within_h: 1, to: "Bo", expect: "13:00" } },
+      { at_h: 27, from: "Cy", message: "Hello, I'm new here.", probe: { id: "cy-once", kind: "once" } },
+    ],
+    probes: [{ id: "each-once", kind: "once" }, { id: "not-pushy", kind: "quiet", max_per_day: 1 }],
+  });
+  if (!r.ok) throw new Error(r.errors.join("\n"));
+  return r.scenario;
+}
+
+describe("what the scorer counts as an answer, a duplicate and an unprompted message (issue 38)", () => {
+  it("a plain message after a question answers it, and every further one before they write again is a duplicate", () => {
+    // A mind that writes to Bo on every wake: its first message answers him, the rest are counted.
+    const p = life(() => [say(1.01, "Bo", "Here!"), say(1.2, "Bo", "Still here?"), say(1.4, "Bo", "Anything?")]);
+    const r = byId(scoreProbes(p));
+    expect(r["reply-bo"]).toMatchObject({ pass: true, at_h: 1.01 });
+    expect(r["each-once"]).toMatchObject({ pass: false, at_h: 1.2, why: "1 message(s) answered more than once (2 duplicate(s))" });
+    expect(r["each-once"]?.evidence).toHaveLength(3);
+    expect(scoreMetrics(p).duplicate_replies).toBe(2);
+  });
+
+  it("the answer is the first message that replies to the question, even after a plain one, which is then a duplicate", () => {
+    const p = life((ev) => [say(1.01, "Bo", "One moment."), say(1.1, "Bo", "Yes, I can.", ev[1])]);
+    const r = byId(scoreProbes(p));
+    // The reply came 6 minutes after the question: later than reply-bo's 3 minutes.
+    expect(r["reply-bo"]).toMatchObject({ pass: false });
+    expect(r["each-once"]).toMatchObject({ pass: false, at_h: 1.01 });
+  });
+
+  it("two questions answered in turn by their replies, or both by one plain message, have no duplicates", () => {
+    const p = life((ev) => [say(1.01, "Bo", "Yes.", ev[1]), say(3.02, "Ada", "Miso, noted; and I'll look at build.sh.")]);
+    expect(byId(scoreProbes(p))["each-once"]?.pass).toBe(true);
+    const m = scoreMetrics(p);
+    expect(m.duplicate_replies).toBe(0);
+    expect(m.unprompted_per_person_day).toBe(0);
+    // Ada's two messages (0.5 h and 3 h) both answered at 3.02 h: 9,072 s and 72 s.
+    expect([m.first_response_s_p50, m.first_response_s_p95]).toEqual([72, 9072]);
+  });
+
+  it("passing on what someone else asked is no duplicate but is unprompted; quiet counts them per person and day", () => {
+    const p = life(
+      (ev) => [
+        say(1.01, "Bo", "Yes.", ev[0]),
+        say(2.01, "Ada", "Will do.", ev[1]),
+        say(2.1, "Bo", "Ada says lunch is at 13:00."),
+        say(2.2, "Bo", "Did you see?"),
+        say(27.01, "Cy", "Welcome, Cy!"),
+        say(27.5, "Cy", "And another thing."),
+      ],
+      [],
+      team(),
+    );
+    const r = byId(scoreProbes(p));
+    expect(r["there"]?.pass).toBe(true);
+    expect(r["pass-on"]).toMatchObject({ pass: true, at_h: 2.1 });
+    // Only the second message to Bo before he wrote again is one too many; and Cy's second.
+    expect(r["cy-once"]).toMatchObject({ pass: false, at_h: 27.5, why: "1 more message(s) to Cy before they wrote again" });
+    expect(r["cy-once"]?.evidence).toHaveLength(3);
+    expect(r["each-once"]).toMatchObject({ pass: false, at_h: 2.2, why: "2 message(s) answered more than once (2 duplicate(s))" });
+    // Bo got two messages he did not ask for on day 1 (one past the limit); Cy one on day 2.
+    expect(r["not-pushy"]).toMatchObject({ pass: false, at_h: 2.2, why: "Bo got 2 unprompted messages on day 1 (at most 1)", asked_h: null });
+    expect(r["not-pushy"]?.evidence).toHaveLength(1);
+    const m = scoreMetrics(p);
+    expect(m.duplicate_replies).toBe(2);
+    // Three messages answering nothing, over three people and two days.
+    expect(m.unprompted_per_person_day).toBe(0.5);
+  });
+
+  it("a message answered once passes once on its event", () => {
+    expect(byId(scoreProbes(life((ev) => [say(27.01, "Cy", "Welcome, Cy!", ev[2])], [], team())))["cy-once"]).toMatchObject({ pass: true, at_h: null, why: "answered once" });
+  });
+
+  it("quiet passes when nobody gets more than max_per_day unprompted messages on a day, and says the most anyone got", () => {
+    const p = life(() => [say(3, "Cy", "Hello Cy!"), say(25, "Cy", "Good morning, Cy."), say(26, "Ada", "Hi Ada.")], [], team());
+    expect(byId(scoreProbes(p))["not-pushy"]).toMatchObject({ pass: true, at_h: null, evidence: [], why: "at most 1 unprompted message(s) to anyone on a day (1 allowed)" });
+    expect(byId(scoreProbes(life(() => [], [], team())))["not-pushy"]).toMatchObject({ pass: true, why: "no unprompted messages" });
+  });
+
+  it(`recall passes only on an answer of at most ${MAX_MATCH_CHARS} characters; unprompted's message likewise`, () => {
+    const of = (n: number) => `Her cat is Miso.${" And more.".repeat(100)}`.slice(0, n);
+    const recall = (n: number) => byId(scoreProbes(life((ev) => [say(50.02, "Bo", of(n), ev[4])])))["cat"];
+    expect(recall(MAX_MATCH_CHARS)).toMatchObject({ pass: true, why: "the answer has it" });
+    expect(recall(MAX_MATCH_CHARS + 1)).toMatchObject({ pass: false, at_h: 50.02, why: "answered with 601 characters (a recall is at most 600)" });
+    const told = (text: string) => byId(scoreProbes(life(() => [say(2.1, "Bo", text)], [], team())))["pass-on"]?.pass;
+    expect(told("Lunch is at 13:00.")).toBe(true);
+    expect(told(`Lunch is at 13:00.${" Also this.".repeat(60)}`)).toBe(false);
+  });
+
+  it("budget and usd_per_hour count every call the home metered, not what the steps say", () => {
+    // The steps report nothing spent; the metered calls (a summarizer's among them) cost 2 cents.
+    const p = life(() => [call(10, 0)]);
+    p.calls = [{ atMs: START + 10 * H, ms: 100, usd: 0.015 }, { atMs: START + 60 * H, ms: 100, usd: 0.005 }];
+    expect(byId(scoreProbes(p))["cheap"]).toMatchObject({ pass: false, why: "spent $0.0200 of $0.01" });
+    expect(spend(p, START + 24 * H)).toBeCloseTo(0.015);
+    expect(scoreMetrics(p).usd_per_hour).toBeCloseTo(0.02 / 100);
   });
 });

@@ -2,7 +2,7 @@
 // figure as shown, the simulated axis, where probes sit and on which row,
 // how wakes are bucketed, and the variants' side-by-side rows.
 import { describe, expect, it } from "vitest";
-import type { EvalMetrics } from "@/lib/eval/results";
+import { parseEvalResults, type EvalMetrics } from "@/lib/eval/results";
 import { axisTicks, densityBuckets, formatHours, formatMetric, formatSeconds, formatUsd, isThisRun, markStep, METRICS, placeProbes, stackMarks, variantRows, wakeDensity } from "@/lib/eval/scoreboard";
 import { makeResults, withVariants } from "../../fixtures/eval-results";
 
@@ -23,6 +23,7 @@ describe("metrics in words", () => {
       duplicate_replies: "1",
       recall_accuracy: "0%",
       unprompted_done: "0",
+      unprompted_per_person_day: "1.25/person/day",
       model_calls: "57",
       usd_per_hour: "$0.0013/h",
       tokens_per_hour_idle: "1,234/h",
@@ -33,6 +34,14 @@ describe("metrics in words", () => {
     });
     const none: Partial<EvalMetrics> = { errors_by_reason: {}, reply_rate: null, usd_per_hour: 0, model_calls: 12345 };
     expect([formatMetric("errors_by_reason", none.errors_by_reason!), formatMetric("reply_rate", null), formatMetric("usd_per_hour", 0), formatMetric("model_calls", 12345)]).toEqual(["none", "—", "$0/h", "12,345"]);
+  });
+
+  it("reads a results.json written before unprompted_per_person_day was counted as not measured", () => {
+    const { unprompted_per_person_day: _u, ...older } = R.metrics;
+    const read = parseEvalResults(JSON.stringify({ ...R, metrics: older }));
+    if (!read.ok) throw new Error(read.error);
+    expect(read.results.metrics).toEqual({ ...R.metrics, unprompted_per_person_day: null });
+    expect(formatMetric("unprompted_per_person_day", read.results.metrics.unprompted_per_person_day)).toBe("—");
   });
 
   it("seconds, dollars and hours", () => {

@@ -12,6 +12,8 @@ import { RESPONDER } from "@/lib/mind/thinkers/responder";
 import { PacingConfig, QuietHours } from "@/lib/trajectory/schema";
 
 const at = (iso: string) => Date.parse(iso);
+/** What the play prices calls at: nothing here counts spend. */
+const FREE = { input: 0, output: 0 };
 const q = (tz: string, ranges: string[], alarms = true) => QuietHours.parse({ tz, ranges, alarms });
 
 describe("quiet hours, the arithmetic", () => {
@@ -86,7 +88,7 @@ describe("quiet hours, on the real mind", () => {
       events: [{ at_h: 14.5, from: "Ada", message: "Still up?", probe: { id: "night-answer", kind: "reply", within_h: 0.01 } }],
     });
     if (!r.ok) throw new Error(r.errors.join("\n"));
-    const played = await playScenario({ scenario: r.scenario, model: idle, fixedCallS: 2 });
+    const played = await playScenario({ scenario: r.scenario, model: idle, price: FREE, fixedCallS: 2 });
     const quiet = r.scenario.settings?.pacing?.quiet;
     if (!quiet) throw new Error("the scenario lost its quiet hours");
     const wakes = played.steps.filter((s) => s.type === "wake").map((s) => ({ at: Date.parse(s.ts), reason: String((s as { reason?: unknown }).reason) }));
@@ -123,7 +125,7 @@ describe("quiet hours that answer or hold messages, on the real mind", () => {
       ],
     });
     if (!r.ok) throw new Error(r.errors.join("\n"));
-    const played = await playScenario({ scenario: r.scenario, model: idle, fixedCallS: 2 });
+    const played = await playScenario({ scenario: r.scenario, model: idle, price: FREE, fixedCallS: 2 });
     const quiet = r.scenario.settings?.pacing?.quiet;
     if (!quiet) throw new Error("the scenario lost its quiet hours");
     const [night, noon] = played.events.map((e) => e.stepId);
@@ -192,7 +194,7 @@ describe("quiet hours and alarms", () => {
       events: [],
     });
     if (!r.ok) throw new Error(r.errors.join("\n"));
-    const played = await playScenario({ scenario: r.scenario, model: alarmSetter(), fixedCallS: 2 });
+    const played = await playScenario({ scenario: r.scenario, model: alarmSetter(), price: FREE, fixedCallS: 2 });
     return played.steps.filter((s) => s.type === "wake" && (s as { reason?: unknown }).reason === "alarm").map((s) => s.ts.slice(11, 16));
   };
 
