@@ -43,17 +43,20 @@ export class Lines {
   ) {}
 
   add(from: number, to: number): number {
-    if (this.count === this.starts.length) {
-      const starts = new Int32Array(this.count * 2);
-      starts.set(this.starts);
-      this.starts = starts;
-      const ends = new Int32Array(this.count * 2);
-      ends.set(this.ends);
-      this.ends = ends;
-    }
+    if (this.count === this.starts.length) this.grow();
     this.starts[this.count] = from;
     this.ends[this.count] = to;
     return this.count++;
+  }
+
+  /** Room for twice as many lines. */
+  grow(): void {
+    const starts = new Int32Array(this.starts.length * 2);
+    starts.set(this.starts);
+    this.starts = starts;
+    const ends = new Int32Array(this.ends.length * 2);
+    ends.set(this.ends);
+    this.ends = ends;
   }
 
   /** Each line's first byte and its end, as arrays. */
@@ -151,12 +154,21 @@ export function scan(bytes: Buffer, full: ReadonlySet<number>, answers: Readonly
   const n = bytes.length;
   let first = true;
   let at = 0;
+  // Once the header is read, the lines as every writer writes them go through takeRegular; the others (and all, after a Rescan) come here.
+  const regular = anyFull ? undefined : text;
   while (at < n) {
     // A line: from its first non-blank byte to its "\n" (a blank line is no line), as LineSplitter cuts it.
     let c = text !== undefined ? text.charCodeAt(at) : (bytes[at] ?? 0);
     if (c === 0x20 || c === NEWLINE || c === RETURN || c === 0x09) {
       at++;
       continue;
+    }
+    if (regular !== undefined && !first) {
+      const next = takeRegular(regular, at, seen, out);
+      if (next !== at) {
+        at = next;
+        continue;
+      }
     }
     let nl = text !== undefined ? text.indexOf("\n", at) : bytes.indexOf(NEWLINE, at);
     if (nl < 0) nl = n;
@@ -200,6 +212,59 @@ export function scan(bytes: Buffer, full: ReadonlySet<number>, answers: Readonly
   }
   if (lines.overLong > 0) skip(out, overLongReason(MAX_LINE_BYTES), lines.overLong);
   return out;
+}
+
+/**
+ * The lines from `at` on that are what every writer writes, one after the
+ * other: `{"type":"<kind>","step_id":"<id>"…}` from the line's first byte to
+ * the byte before its "\n", within the length limit. Each is taken as the
+ * general loop would take it (the same line numbers, duplicates skipped,
+ * the stream's kinds kept); the first line of any other shape is left to it.
+ * A loop of its own, doing no more than such a line needs: it runs once a
+ * line, mostly before the optimizing compiler is done with it (a background
+ * compile of some milliseconds), where every property read and call is a
+ * call into the engine. Returns where it stopped.
+ */
+function takeRegular(text: string, at: number, seen: Set<string>, out: Scanned): number {
+  const n = text.length;
+  const { lines, stream, streamIds } = out;
+  // Held in locals and written back at the end: the loop runs unoptimized, where every property read is a call.
+  let { starts, ends, count } = lines;
+  let kept = out.kept;
+  let size = seen.size;
+  while (at < n) {
+    let nl = text.indexOf("\n", at);
+    if (nl < 0) nl = n;
+    if (text.charCodeAt(nl - 1) !== 0x7d || nl - at > MAX_LINE_BYTES) break;
+    FIRST_BYTES.lastIndex = at;
+    // The match cannot pass the line's end: no "\n" is in its classes.
+    if (!FIRST_BYTES.test(text)) break;
+    const from = at;
+    at = nl + 1;
+    const typeEnd = text.indexOf('"', from + 9);
+    const id = text.slice(typeEnd + 13, FIRST_BYTES.lastIndex - 1);
+    if (count === starts.length) {
+      lines.count = count;
+      lines.grow();
+      ({ starts, ends } = lines);
+    }
+    starts[count] = from;
+    ends[count] = nl;
+    const line = count++;
+    if (seen.add(id).size === size) {
+      skip(out, DUPLICATE);
+      continue;
+    }
+    size++;
+    kept++;
+    if (!outOfStream(text, from + 9, typeEnd - from - 9)) {
+      stream.push(line);
+      streamIds.push(id);
+    }
+  }
+  lines.count = count;
+  out.kept = kept;
+  return at;
 }
 
 const skip = (out: Scanned, reason: string, n = 1) => void (out.skipped[reason] = (out.skipped[reason] ?? 0) + n);
