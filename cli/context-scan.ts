@@ -17,6 +17,7 @@ import { inStreamType, OUT_OF_STREAM, type ContextSource } from "../lib/context/
 import { MAX_LINE_BYTES, overLongReason } from "../lib/import/lines";
 import { DUPLICATE, readLineShape, type LineShape } from "../lib/trajectory/line";
 import type { Step } from "../lib/trajectory/schema";
+import { takeRegularLines } from "./context-scan-wasm";
 import { checkStepValue } from "./step-check";
 
 const NEWLINE = 0x0a;
@@ -146,6 +147,10 @@ export function readFull(lines: Lines, line: number, seen?: (id: string) => bool
  * it calls as few functions as it can, and stores in typed arrays.
  */
 export function scan(bytes: Buffer, full: ReadonlySet<number>, answers: ReadonlyMap<number, { valid: boolean; step?: Step }>, firstOnly = false): Scanned {
+  if (!firstOnly && !full.size) {
+    const taken = scanRegular(bytes, answers);
+    if (taken) return taken;
+  }
   const text = bytes.length <= MAX_TEXT ? bytes.toString("latin1") : undefined;
   const lines = new Lines(bytes, text);
   const out: Scanned = { lines, stream: [], streamIds: [], kept: 0, steps: new Map(), skipped: {}, askZod: [] };
@@ -265,6 +270,36 @@ function takeRegular(text: string, at: number, seen: Set<string>, out: Scanned):
   lines.count = count;
   out.kept = kept;
   return at;
+}
+
+/**
+ * The scan of a file whose lines after the header are all as every writer
+ * writes them (cli/context-scan-wasm.ts), or undefined: the header, its first
+ * line, is read in full as the general scan reads it, and the rest by the
+ * WebAssembly function, which gives up at the first line of any other shape.
+ */
+function scanRegular(bytes: Buffer, answers: ReadonlyMap<number, { valid: boolean; step?: Step }>): Scanned | undefined {
+  // A blank before the header, or a "\r" at its end, is left to the general scan.
+  if (bytes[0] !== 0x7b) return undefined;
+  let nl = bytes.indexOf(NEWLINE);
+  if (nl < 0) nl = bytes.length;
+  if (bytes[nl - 1] === RETURN || nl > MAX_LINE_BYTES) return undefined;
+  const lines = new Lines(bytes);
+  const out: Scanned = { lines, stream: [], streamIds: [], kept: 0, steps: new Map(), skipped: {}, askZod: [] };
+  const seen = new Set<string>();
+  if (!readSlow(out, lines.add(0, nl), true, seen, answers) || out.askZod.length) return undefined;
+  const [headerId = ""] = seen;
+  const taken = takeRegularLines(bytes, nl, nl + 1, headerId);
+  if (!taken) return undefined;
+  lines.starts = taken.starts;
+  lines.ends = taken.ends;
+  lines.count = taken.count;
+  out.kept += taken.kept;
+  if (taken.duplicates) skip(out, DUPLICATE, taken.duplicates);
+  // The header is in the stream only when it is not a trajectory's header.
+  out.stream = out.stream.concat(taken.stream);
+  out.streamIds = out.streamIds.concat(taken.streamIds);
+  return out;
 }
 
 const skip = (out: Scanned, reason: string, n = 1) => void (out.skipped[reason] = (out.skipped[reason] ?? 0) + n);
