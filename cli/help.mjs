@@ -91,12 +91,14 @@ caps). Ctrl-C stops its minds and lets their leases go.`,
   },
   minds: {
     summary: "list the minds the server keeps alive: where each lives, its spend today",
-    usage: "reverie minds [--json]",
+    usage: "reverie minds [--json] [--forget <mind>]",
     text: `minds lists the minds this server keeps alive: where each lives (a tab, the server,
 or stopped), its lease epoch and what it spent on the server today, from DATABASE_URL
-(or the default PGlite database). --json prints {"minds":[...]}.`,
-    values: [],
-    options: ["--json"],
+(or the default PGlite database). --json prints {"minds":[...]}.
+--forget <mind> forgets that mind (its full id, as --json prints it): every row the
+server keeps for it, its steps included, which nothing else can delete.`,
+    values: ["--forget"],
+    options: ["--json", "--forget"],
   },
 };
 
@@ -145,9 +147,18 @@ export function helpAnswer(argv) {
   }
   if (!isVerb(first)) return unknownVerb(first);
   if (asksHelp(first, rest)) return { out: `${verbUsage(first)}\n`, code: 0 };
-  const options = VERBS[first].options;
-  const stray = options && rest.find((a) => !options.includes(a));
+  const stray = strayArgument(VERBS[first], rest);
   if (stray !== undefined) return { err: `reverie ${first}: unknown argument ${stray}\n${verbUsage(first)}\n`, code: 2 };
+  return undefined;
+}
+
+/** The first argument a server's verb does not take (an option's value passes with it); undefined for the other verbs, which check their own. */
+function strayArgument(verb, args) {
+  if (!verb.options) return undefined;
+  for (let i = 0; i < args.length; i++) {
+    if (!verb.options.includes(args[i])) return args[i];
+    if (verb.values.includes(args[i])) i++;
+  }
   return undefined;
 }
 

@@ -12,6 +12,10 @@
 //      worker or server code appends a step with it.
 //   4. The mind's settings schema is imported from lib/mind/settings only, and
 //      lib/store neither defines it again nor hands it on.
+//   5. A stored step is never changed or deleted (sync_steps' trigger refuses
+//      it, migration 14): no UPDATE, DELETE or TRUNCATE of sync_steps, nor
+//      the trigger's one way past (the setting reverie.forget_mind), but
+//      where a whole mind is forgotten (lib/server/sync/forget.ts).
 // Prints each violation as file:line and exits 1 if there is any.
 import { readFileSync } from "node:fs";
 import { sourceFiles } from "./source-files.mjs";
@@ -33,6 +37,16 @@ const RULES = [
     what: /INSERT\s+INTO\s+sync_steps/gi,
     allowed: (f) => f === "lib/server/sync/steps.ts",
     say: "writes sync_steps: only sync's one SQL writer (lib/server/sync/steps.ts) does",
+  },
+  {
+    what: /\b(UPDATE\s+sync_steps|DELETE\s+FROM\s+sync_steps|TRUNCATE\s+(TABLE\s+)?sync_steps)\b/gi,
+    allowed: (f) => f === "lib/server/sync/forget.ts",
+    say: "changes or deletes stored steps: sync_steps is append-only (its trigger refuses it); only forgetting a whole mind (lib/server/sync/forget.ts) removes them",
+  },
+  {
+    what: /reverie\.forget_mind/g,
+    allowed: (f) => f === "lib/server/sync/forget.ts" || f === "lib/server/db/migrations.ts",
+    say: "names sync_steps' way past its append-only trigger: only forgetting a whole mind (lib/server/sync/forget.ts) sets it",
   },
   {
     what: /\.append\(\s*\{\s*steps\b/g,

@@ -89,7 +89,10 @@ export const ServerHome = z.object({
 });
 export type ServerHome = z.infer<typeof ServerHome>;
 
-/** GET /api/sync/minds/<mind> → 200 SyncState: where to resume, and the mind's use of its quota. */
+/**
+ * GET /api/sync/minds/<mind> → 200 SyncState: where to resume, and the mind's use of its quota.
+ * DELETE /api/sync/minds/<mind> → 204: its owner forgets it; the server keeps nothing of it, steps included.
+ */
 export const SyncState = z.object({
   mind: z.string(),
   name: z.string(),

@@ -327,6 +327,31 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX owner_changes_mind_time ON owner_changes (mind, created_at)`,
     ],
   },
+  {
+    version: 14,
+    name: "a stored step is never changed or deleted",
+    statements: [
+      // Append-only in the database itself, whoever sends the statement. The one way past is forgetting a whole mind
+      // (lib/server/sync/forget.ts): its transaction sets reverie.forget_mind, locally, to "<mind>:<its own txid>", and
+      // only that mind's rows may then be deleted, in that transaction only (a value set for the session, or left by
+      // another transaction, names another txid). A guard against mistakes, not against the database's owner, who
+      // can drop a trigger: a later migration that must rewrite steps says so in the open (DISABLE TRIGGER, then ENABLE).
+      `CREATE FUNCTION sync_steps_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF TG_OP = 'TRUNCATE' THEN
+           RAISE EXCEPTION 'sync_steps is append-only: TRUNCATE refused (a stored step is never deleted; forget a mind to remove its steps)';
+         END IF;
+         IF TG_OP = 'DELETE' AND current_setting('reverie.forget_mind', true) = OLD.mind || ':' || txid_current()::text THEN
+           RETURN OLD;
+         END IF;
+         RAISE EXCEPTION 'sync_steps is append-only: % of step % (mind %, seq %) refused (a stored step is never changed or deleted; only forgetting its whole mind removes it)',
+           TG_OP, OLD.step_id, OLD.mind, OLD.seq;
+       END
+       $$`,
+      `CREATE TRIGGER sync_steps_append_only BEFORE UPDATE OR DELETE ON sync_steps FOR EACH ROW EXECUTE FUNCTION sync_steps_append_only()`,
+      `CREATE TRIGGER sync_steps_no_truncate BEFORE TRUNCATE ON sync_steps FOR EACH STATEMENT EXECUTE FUNCTION sync_steps_append_only()`,
+    ],
+  },
 ];
 
 // Any fixed number: every process migrating the same database takes this lock first.

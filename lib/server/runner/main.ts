@@ -4,17 +4,22 @@ import "server-only";
 // dies loses its minds to the others when their leases lapse.
 // `npx reverie minds [--json]`: the minds the server keeps, where each
 // lives, its lease epoch and what it spent on the server today.
+// `npx reverie minds --forget <mind>`: the host forgets a mind, steps and all
+// (lib/server/sync/forget.ts, the one way past their append-only trigger).
 //
 // Run by bin/reverie.mjs under tsx (with the react-server condition, so the
 // server's modules load outside Next), not from the CLI's bundle: these
 // verbs speak to the database, the others only read files.
 import { openSql, type Sql } from "../db/sql";
 import { parseProxyConfig } from "../proxy/config";
+import { forgetMind } from "../sync/forget";
 import { runnerConfig, newRunner } from "./runtime";
 
 export const RUNNER_USAGE = `usage:
   reverie runner            host minds with keep-alive while no tab holds them (needs DATABASE_URL: PostgreSQL)
   reverie minds [--json]    the minds this server keeps alive: where each lives, its epoch, its spend today
+  reverie minds --forget <mind>
+                            forget a mind (its full id, as --json prints it): every row this server keeps for it, steps included
 
 The runner reads the app's settings: RUNNER_MAX_MINDS, RUNNER_LEASE_S, RUNNER_NETWORK_ALLOW,
 RUNNER_KEY_SECRET, OUTBOUND_ALLOW and the proxy's LLM_PROXY_* (a mind on the host's proxy is
@@ -103,14 +108,29 @@ export async function listMinds(sql: Sql, now = new Date()): Promise<MindLine[]>
 }
 
 async function minds(args: string[], io: Out): Promise<number> {
-  const json = args.includes("--json");
-  const unknown = args.filter((a) => a !== "--json");
+  const at = args.indexOf("--forget");
+  const forget = at >= 0 ? args[at + 1] : undefined;
+  if (at >= 0 && (!forget || forget.startsWith("-"))) {
+    io.err(`reverie minds: --forget needs the id of the mind to forget\n${RUNNER_USAGE}\n`);
+    return 2;
+  }
+  const rest = at >= 0 ? args.filter((_, i) => i !== at && i !== at + 1) : args;
+  const json = rest.includes("--json");
+  const unknown = rest.filter((a) => a !== "--json");
   if (unknown.length) {
     io.err(`reverie minds: unknown argument ${unknown[0]}\n${RUNNER_USAGE}\n`);
     return 2;
   }
   const sql = await openSql({ databaseUrl: process.env.DATABASE_URL || undefined });
   try {
+    if (forget !== undefined) {
+      if (!(await forgetMind(sql, forget))) {
+        io.err(`reverie minds: there is no mind ${forget} on this server (reverie minds --json prints the full ids)\n`);
+        return 1;
+      }
+      io.out(json ? `${JSON.stringify({ forgotten: forget })}\n` : `forgot mind ${forget}: nothing of it is kept on this server any more, its steps included\n`);
+      return 0;
+    }
     const lines = await listMinds(sql);
     if (json) io.out(`${JSON.stringify({ minds: lines }, null, 2)}\n`);
     else if (!lines.length) io.out("no minds kept alive on this server\n");

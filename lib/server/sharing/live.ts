@@ -105,14 +105,12 @@ class Follower {
       if (newest) this.head = newest.seq;
       if (steps.length < SYNC_LIMITS.readSteps) break;
     }
-    const revoked = await this.sql.query<{ id: string }>("SELECT id FROM share_links WHERE mind = $1 AND revoked_at IS NOT NULL", [this.mind]);
-    if (revoked.length) {
-      const gone = new Set(revoked.map((r) => r.id));
-      for (const sub of this.subs) {
-        if (!gone.has(sub.link)) continue;
-        this.subs.delete(sub);
-        sub.send({ kind: "revoked" });
-      }
+    // A link revoked, or gone with its whole mind (lib/server/sync/forget.ts): its followers are told it is revoked.
+    const open = new Set((await this.sql.query<{ id: string }>("SELECT id FROM share_links WHERE mind = $1 AND revoked_at IS NULL", [this.mind])).map((r) => r.id));
+    for (const sub of this.subs) {
+      if (open.has(sub.link)) continue;
+      this.subs.delete(sub);
+      sub.send({ kind: "revoked" });
     }
   }
 

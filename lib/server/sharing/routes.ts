@@ -23,6 +23,7 @@ import { locateStep, readableBy, readBlob, readSteps, searchSteps } from "./read
 import { SqlUnavailableError, type Sql } from "../db/sql";
 import { apiError, HttpError, json, noContent, notFound, param, readBody, readJson, route, type Params } from "../http/route";
 import { authorizeMind, createMind, ownSteps, putBlob, readTrajectories, syncState, uploadSteps } from "../sync/store";
+import { forgetMind } from "../sync/forget";
 import { bearerToken } from "./tokens";
 import { syncCreator } from "./creator";
 import { acquireLease, fenced, releaseLease, renewLease, wantLease } from "../state/lease";
@@ -120,7 +121,14 @@ export function sharingRoutes(deps: () => Promise<SharingDeps>) {
         return res;
       },
     }),
-    mind: r({ GET: asMind(async (d, mind) => json(await syncState(d.sql, mind, d.quotas ?? DEFAULT_QUOTAS))) }),
+    mind: r({
+      GET: asMind(async (d, mind) => json(await syncState(d.sql, mind, d.quotas ?? DEFAULT_QUOTAS))),
+      // Its owner forgets it here: every row the server keeps for it, steps included (the one way past their append-only trigger).
+      DELETE: asMind(async (d, mind) => {
+        await forgetMind(d.sql, mind);
+        return noContent();
+      }),
+    }),
     steps: r({
       // What another home (the server runner) wrote, for the mind's own browser to pull when it takes the mind back.
       GET: asMind(async (d, mind, request) => {

@@ -63,6 +63,25 @@ export interface DoorRow {
   json: string;
 }
 
+/**
+ * A step a pull set aside (lib/store/sync/pull.ts): written under a lease this
+ * browser no longer held, past where the server went on without it. Its row
+ * stays where it is, byte for byte, and no reader reads it from then on
+ * (lib/store/steps/aside.ts); a copy of it, under a new id, was appended to
+ * the trajectory the pull set it aside in. Written once, never changed.
+ */
+export interface AsideRow {
+  mind_id: string;
+  /** The set-aside row's seq (and, with mind_id, this row's key). */
+  seq: number;
+  /** Its step id and the trajectory it was in. */
+  step_id: string;
+  from_traj: string;
+  /** Where it reads now: its copy's trajectory and id. */
+  traj_id: string;
+  copy_id: string;
+}
+
 export interface SettingRow {
   key: string;
   value: unknown;
@@ -143,6 +162,7 @@ export class ReverieDb extends Dexie {
   contexts!: Dexie.Table<ContextRow, [string, string]>;
   usage!: Dexie.Table<UsageRow, [string, string]>;
   door!: Dexie.Table<DoorRow, [string, string]>;
+  asides!: Dexie.Table<AsideRow, [string, number]>;
 
   constructor(name = "reverie", options?: DexieOptions) {
     super(name, options);
@@ -181,6 +201,10 @@ export class ReverieDb extends Dexie {
     // One index fewer for every step a mind writes (IndexedDB's writes were ~1.5 ms of each model call, bench/mind).
     this.version(5).stores({
       steps: "++seq, &[mind_id+step_id], [mind_id+seq], [mind_id+traj_id+seq+type+step_id], [mind_id+traj_id+type+seq]",
+    });
+    // Steps a pull set aside, by the seq of the row left in place (the log is never rewritten: ../steps/aside.ts).
+    this.version(6).stores({
+      asides: "[mind_id+seq]",
     });
     // Those virtual-index queries' bounds, as IndexedDB takes them (./fresh-keys.ts).
     this.use(freshKeys);

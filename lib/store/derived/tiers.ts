@@ -11,6 +11,7 @@ import { inStream } from "../../context/build";
 import type { Step } from "../../trajectory/schema";
 import type { ReverieDb, TierRow } from "../db/db";
 import { parseRows } from "../steps/steps";
+import { isSetAside, setAside, withoutSetAside } from "../steps/aside";
 
 export class AlreadySealedError extends Error {
   constructor(readonly tier: number, readonly index: number) {
@@ -51,14 +52,14 @@ export async function readTiers(db: ReverieDb, mindId: string, trajId: string): 
   return { tiers, skipped };
 }
 
-/** The stream index's entries after `afterSeq`: seq, type and id of each step of the trajectory, read from the index's keys alone (no row is read). */
+/** The stream index's entries after `afterSeq`: seq, type and id of each step of the trajectory, read from the index's keys alone (no row is read; rows a pull set aside are left out by their seq). */
 export async function streamKeysAfter(db: ReverieDb, mindId: string, trajId: string, afterSeq: number): Promise<StreamKey[]> {
-  const keys = await db.steps.where(STREAM_INDEX).between([mindId, trajId, afterSeq + 1], [mindId, trajId, Dexie.maxKey]).keys();
+  const [keys, aside] = await Promise.all([db.steps.where(STREAM_INDEX).between([mindId, trajId, afterSeq + 1], [mindId, trajId, Dexie.maxKey]).keys(), setAside(db, mindId)]);
   const out: StreamKey[] = [];
   for (const k of keys) {
     if (!Array.isArray(k)) continue;
     const [, , seq, type, step_id] = k as unknown[];
-    if (typeof seq === "number" && typeof type === "string" && typeof step_id === "string") out.push({ seq, type, step_id });
+    if (typeof seq === "number" && typeof type === "string" && typeof step_id === "string" && !isSetAside(aside, seq)) out.push({ seq, type, step_id });
   }
   return out;
 }
@@ -71,16 +72,16 @@ export async function streamKeysAfter(db: ReverieDb, mindId: string, trajId: str
  * at a time) comes back at once. What the mind's tier store reads.
  */
 export async function streamEntriesAfter(db: ReverieDb, mindId: string, trajId: string, afterSeq: number): Promise<StreamKey[]> {
-  const rows = await db.steps.where("[mind_id+traj_id+seq]").between([mindId, trajId, afterSeq + 1], [mindId, trajId, Dexie.maxKey]).toArray();
+  const [rows, aside] = await Promise.all([db.steps.where("[mind_id+traj_id+seq]").between([mindId, trajId, afterSeq + 1], [mindId, trajId, Dexie.maxKey]).toArray(), setAside(db, mindId)]);
   const out: StreamKey[] = [];
-  for (const r of rows) if (typeof r.seq === "number" && typeof r.type === "string" && typeof r.step_id === "string") out.push({ seq: r.seq, type: r.type, step_id: r.step_id });
+  for (const r of withoutSetAside(rows, aside)) if (typeof r.seq === "number" && typeof r.type === "string" && typeof r.step_id === "string") out.push({ seq: r.seq, type: r.type, step_id: r.step_id });
   return out;
 }
 
 /** A trajectory's steps in the stream with seq in [first, last], oldest first. */
 export async function streamStepsBetween(db: ReverieDb, mindId: string, trajId: string, first: number, last: number): Promise<Step[]> {
-  const rows = await db.steps.where("[mind_id+traj_id+seq]").between([mindId, trajId, first], [mindId, trajId, last], true, true).toArray();
-  return parseRows(rows).steps.filter(inStream);
+  const [rows, aside] = await Promise.all([db.steps.where("[mind_id+traj_id+seq]").between([mindId, trajId, first], [mindId, trajId, last], true, true).toArray(), setAside(db, mindId)]);
+  return parseRows(withoutSetAside(rows, aside)).steps.filter(inStream);
 }
 
 /** The tier store port of one trajectory (the mind's root by default). */

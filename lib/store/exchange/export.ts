@@ -13,6 +13,7 @@ import type { ReverieDb } from "../db/db";
 import { parseMind } from "../minds/minds";
 import { MIND_JSON_FORMAT, mindFile } from "../../mind/settings/settings";
 import { getResultsText, RESULTS_BLOB } from "../minds/results";
+import { setAside, withoutSetAside } from "../steps/aside";
 
 export { MIND_JSON_FORMAT };
 
@@ -70,7 +71,10 @@ async function trajectoryText(db: ReverieDb, owner: string, traj: string): Promi
   const pages = await db.pages.where("[mind_id+traj_id+page]").between([owner, traj, Dexie.minKey], [owner, traj, Dexie.maxKey]).toArray();
   if (pages.length > 0) return pages.map((p) => `${p.lines}\n`).join("");
   const rows = await db.steps.where("[mind_id+traj_id+seq]").between([owner, traj, Dexie.minKey], [owner, traj, Dexie.maxKey]).toArray();
-  return rows.map((r) => `${r.json}\n`).join("");
+  // Without the rows a pull set aside: their copies are in the trajectory they were set aside in.
+  return withoutSetAside(rows, await setAside(db, owner))
+    .map((r) => `${r.json}\n`)
+    .join("");
 }
 
 /**

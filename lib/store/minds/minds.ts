@@ -130,7 +130,8 @@ const PANIC_SCAN = 200;
  * transaction. Clears a pending panic request.
  */
 export async function panicStop(db: ReverieDb, id: string, runId?: string, now = Date.now()): Promise<Step[]> {
-  return db.transaction("rw", db.minds, db.steps, async () => {
+  // The asides too: its tail is read without the rows a pull set aside (lib/store/steps/aside.ts).
+  return db.transaction("rw", [db.minds, db.steps, db.asides], async () => {
     const mind = await getMind(db, id);
     if (!mind) throw new Error(`No mind ${id} in this browser.`);
     const open = recoverAtStart(await tailSteps(db, id, PANIC_SCAN), now, mind.name).steps.flatMap((s) => (s.type === "error" && s.run_id ? [s.run_id] : []));

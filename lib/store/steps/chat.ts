@@ -7,14 +7,13 @@ import type { Step } from "../../trajectory/schema";
 import type { ReverieDb, StepRow } from "../db/db";
 import { getMind } from "../minds/minds";
 import { parseRows } from "./steps";
+import { passingOver, setAside } from "./aside";
 
 const wanted = (row: StepRow) => row.type === "message" || (row.type === "observation" && row.json.includes('"decision"'));
 
 /** The messages and decision observations of a mind's root trajectory, oldest first. */
 export async function chatSteps(db: ReverieDb, mindId: string): Promise<Step[]> {
-  const rows = await db.steps
-    .where("[mind_id+traj_id+seq]")
-    .between([mindId, mindId, Dexie.minKey], [mindId, mindId, Dexie.maxKey])
+  const rows = await passingOver(db.steps.where("[mind_id+traj_id+seq]").between([mindId, mindId, Dexie.minKey], [mindId, mindId, Dexie.maxKey]), await setAside(db, mindId))
     .filter(wanted)
     .toArray();
   return parseRows(rows).steps;

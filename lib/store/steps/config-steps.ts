@@ -5,6 +5,7 @@ import Dexie from "dexie";
 import { isKind, type KnownKind, type StepOf } from "../../trajectory/schema";
 import type { ReverieDb } from "../db/db";
 import { parseRows } from "./steps";
+import { isSetAside, setAside } from "./aside";
 
 export type ConfigStep = StepOf<"config">;
 
@@ -14,6 +15,7 @@ export const recentConfigSteps = (db: ReverieDb, mindId: string, limit: number):
 /** The newest `limit` steps of one kind in the mind's own trajectory, newest first (config steps; self-edits). */
 export async function recentStepsOfKind<K extends KnownKind>(db: ReverieDb, mindId: string, kind: K, limit: number): Promise<StepOf<K>[]> {
   const ids: string[] = [];
+  const aside = await setAside(db, mindId);
   await db.steps
     .where("[mind_id+traj_id+seq+type+step_id]")
     // A shorter key sorts before every longer one it begins: [mind, traj, 0] is below all of the trajectory's entries.
@@ -21,8 +23,8 @@ export async function recentStepsOfKind<K extends KnownKind>(db: ReverieDb, mind
     .reverse()
     .until(() => ids.length >= limit)
     .eachKey((key) => {
-      const [, , , type, stepId] = key as [string, string, number, string, string];
-      if (type === kind) ids.push(stepId);
+      const [, , seq, type, stepId] = key as [string, string, number, string, string];
+      if (type === kind && !isSetAside(aside, seq)) ids.push(stepId);
     });
   if (!ids.length) return [];
   const rows = await db.steps.where("[mind_id+step_id]").anyOf(ids.map((id) => [mindId, id])).toArray();

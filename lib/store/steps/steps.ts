@@ -2,14 +2,16 @@
 // parsed with the schema: a row that is not a step at all is skipped and
 // counted; one that is not a valid step (written before its kind's schema
 // grew stricter, or synced from elsewhere) is an InvalidLine, counted and
-// kept for the viewer, never handed out as a step.
+// kept for the viewer, never handed out as a step. Rows a pull set aside
+// (./aside.ts) are passed over by every read here.
 import Dexie, { liveQuery } from "dexie";
 import type { FoundStep } from "../../mind/ports";
 import { keptLine, readLine, trajDirName, type InvalidLine, type StepLine } from "../../trajectory/headlong";
 import { parseStep, type Step } from "../../trajectory/schema";
 import { stepText } from "../../trajectory/summary";
-import type { ReverieDb, StepRow } from "../db/db";
+import type { AsideRow, ReverieDb, StepRow } from "../db/db";
 import { writeRows } from "../db/raw-write";
+import { isSetAside, passingOver, setAside, withoutSetAside } from "./aside";
 import { InvalidStepError } from "../../mind/state/state";
 
 export { InvalidStepError };
@@ -62,16 +64,20 @@ export async function appendStep(db: ReverieDb, mindId: string, step: Step, traj
 }
 
 /**
- * What a pull brings, inside its transaction: this browser's unsynced rows it
- * sets aside are taken from where they were (`aside`), the server's rows are
- * added in its order, and the set-aside ones after them, in their own
- * trajectory (so they read, and upload, after the server's). The new rows'
- * seqs, in order. Steps are otherwise never moved: this is the one place.
+ * What a pull brings, inside its transaction (which holds the steps and the
+ * asides tables): the server's rows, added in its order, then the copies of
+ * this browser's rows it sets aside, in their own trajectory (so they read,
+ * and upload, after the server's), and the records that set those rows
+ * aside (./aside.ts). Nothing is deleted or changed: the set-aside rows stay
+ * where they are, and every read passes over them. The server's rows' seqs,
+ * in order.
  */
-export async function placePulled(db: ReverieDb, rows: readonly StepRow[], aside: { rows: readonly StepRow[]; traj: string } | null): Promise<(number | undefined)[]> {
-  if (aside) await db.steps.bulkDelete(aside.rows.flatMap((r) => (r.seq === undefined ? [] : [r.seq])));
+export async function placePulled(db: ReverieDb, rows: readonly StepRow[], aside: { copies: readonly StepRow[]; records: readonly AsideRow[] } | null): Promise<(number | undefined)[]> {
   const keys = rows.length ? await db.steps.bulkAdd([...rows], { allKeys: true }) : [];
-  if (aside) await db.steps.bulkAdd(aside.rows.map(({ seq: _seq, ...r }) => ({ ...r, traj_id: aside.traj })));
+  if (aside) {
+    await db.steps.bulkAdd([...aside.copies]);
+    await db.asides.bulkAdd([...aside.records]);
+  }
   return keys;
 }
 
@@ -104,35 +110,42 @@ const trajRange = (db: ReverieDb, mindId: string, trajId: string) =>
 
 /** The newest `n` rows of a mind (all its trajectories), oldest first. */
 export async function tailRows(db: ReverieDb, mindId: string, n: number): Promise<StepRow[]> {
-  const rows = await mindRange(db, mindId).reverse().limit(n).toArray();
+  const rows = await passingOver(mindRange(db, mindId), await setAside(db, mindId))
+    .reverse()
+    .limit(n)
+    .toArray();
   return rows.reverse();
 }
 
 /** The newest `n` steps of one trajectory (the mind's root by default), oldest first. */
 export async function tailSteps(db: ReverieDb, mindId: string, n: number, trajId = mindId): Promise<Step[]> {
-  const rows = await trajRange(db, mindId, trajId).reverse().limit(n).toArray();
+  const rows = await passingOver(trajRange(db, mindId, trajId), await setAside(db, mindId))
+    .reverse()
+    .limit(n)
+    .toArray();
   return parseRows(rows.reverse()).steps;
 }
 
 /** Rows appended after `seq`, oldest first. */
-export function rowsAfter(db: ReverieDb, mindId: string, seq: number): Promise<StepRow[]> {
-  return db.steps.where("[mind_id+seq]").between([mindId, seq + 1], [mindId, Dexie.maxKey]).toArray();
+export async function rowsAfter(db: ReverieDb, mindId: string, seq: number): Promise<StepRow[]> {
+  const rows = await db.steps.where("[mind_id+seq]").between([mindId, seq + 1], [mindId, Dexie.maxKey]).toArray();
+  return withoutSetAside(rows, await setAside(db, mindId));
 }
 
+/** The seq of the mind's newest row, read or set aside (where a watch of what comes next starts). */
 export async function lastSeq(db: ReverieDb, mindId: string): Promise<number> {
   const last = await mindRange(db, mindId).last();
   return last?.seq ?? 0;
 }
 
-export function countSteps(db: ReverieDb, mindId: string, trajId = mindId): Promise<number> {
-  return trajRange(db, mindId, trajId).count();
+export async function countSteps(db: ReverieDb, mindId: string, trajId = mindId): Promise<number> {
+  const [all, aside] = await Promise.all([trajRange(db, mindId, trajId).count(), setAside(db, mindId)]);
+  return all - (aside?.inTraj(trajId) ?? 0);
 }
 
 export async function findSteps(db: ReverieDb, mindId: string, idOrPrefix: string, limit: number): Promise<FoundStep[]> {
   const prefix = idOrPrefix.toLowerCase();
-  const rows = await db.steps
-    .where("[mind_id+step_id]")
-    .between([mindId, prefix], [mindId, `${prefix}\uffff`])
+  const rows = await passingOver(db.steps.where("[mind_id+step_id]").between([mindId, prefix], [mindId, `${prefix}\uffff`]), await setAside(db, mindId))
     .limit(limit)
     .toArray();
   return rows.flatMap((row) => {
@@ -150,6 +163,7 @@ export async function findSteps(db: ReverieDb, mindId: string, idOrPrefix: strin
  */
 export async function stepsOfKind(db: ReverieDb, mindId: string, trajId: string, kinds: readonly string[], limit: number, afterSeq = 0): Promise<{ seq: number; step: Step }[]> {
   if (limit <= 0) return [];
+  const aside = await setAside(db, mindId);
   const found: { seq: number; step: Step }[] = [];
   for (const kind of new Set(kinds)) {
     let taken = 0;
@@ -158,6 +172,7 @@ export async function stepsOfKind(db: ReverieDb, mindId: string, trajId: string,
       .between([mindId, trajId, kind, afterSeq], [mindId, trajId, kind, Dexie.maxKey], false, true)
       .until(() => taken >= limit)
       .each((row) => {
+        if (isSetAside(aside, row.seq)) return;
         const r = readLine(row.json);
         if (!r.ok || !r.valid) return;
         taken++;
@@ -178,7 +193,7 @@ export async function searchSteps(db: ReverieDb, mindId: string, trajId: string,
   if (!q) return [];
   const raw = !jsonEscapes(q);
   const out: Step[] = [];
-  await trajRange(db, mindId, trajId)
+  await passingOver(trajRange(db, mindId, trajId), await setAside(db, mindId))
     .reverse()
     .until(() => out.length >= limit)
     .each((row) => {

@@ -3,6 +3,7 @@
 // not read whole for its last hour), and its usage rows since a time.
 import type { ReverieDb, StepRow, UsageRow } from "../db/db";
 import { parseRows } from "./steps";
+import { setAside, withoutSetAside } from "./aside";
 import { TIMELINE_KINDS } from "../../trajectory/timeline";
 import type { Step } from "../../trajectory/schema";
 
@@ -28,12 +29,13 @@ export async function readTimeline(db: ReverieDb, mindId: string, sinceMs: numbe
   const pages: Step[][] = [];
   let before = Number.MAX_SAFE_INTEGER;
   let lastSeq = 0;
+  const aside = await setAside(db, mindId);
   for (;;) {
     const rows = await db.steps.where("[mind_id+seq]").between([mindId, 0], [mindId, before], true, false).reverse().limit(PAGE).toArray();
     if (rows.length === 0) break;
     lastSeq ||= rows[0]?.seq ?? 0;
     const oldestFirst = rows.reverse();
-    const steps = timelineStepsOf(oldestFirst);
+    const steps = timelineStepsOf(withoutSetAside(oldestFirst, aside));
     const older = sinceMs === null ? -1 : steps.findIndex((s) => Date.parse(s.ts) < sinceMs);
     // Rows are in append order, so once one is older than the window every earlier one is too.
     pages.unshift(older < 0 ? steps : steps.slice(lastOlder(steps, sinceMs ?? 0) + 1));

@@ -6,9 +6,13 @@
 // Rows this browser wrote that never reached the server, after the point
 // where the server went on without them (a laptop that slept past its lease
 // and kept thinking), were written under a lease that was no longer theirs:
-// the server refused them, and they are not put back into the main line
-// either. They are moved, whole and in order, into a child trajectory of
-// their own ("cut off in this tab"), so nothing is lost and nothing doubles.
+// the server refused them, and they do not stay in the main line either.
+// They are set aside (../steps/aside.ts), never deleted: each row stays
+// where it is, byte for byte, recorded as set aside, so no read sees it in
+// the main line; a copy of each, whole and in order, is appended to a child
+// trajectory of their own ("cut off in this tab"), which uploads after the
+// server's steps. Nothing is lost, nothing doubles, and the main line reads
+// as one, the same as the server's.
 import type { Step } from "../../trajectory/schema";
 import { awayDigest, type AwayDigest } from "../../sync/client/away-digest";
 import type { HomeClient } from "../../sync/client/home-client";
@@ -19,14 +23,15 @@ import type { ReverieDb, StepRow, UsageRow } from "../db/db";
 import { usageRow } from "../derived/usage";
 import { getMind } from "../minds/minds";
 import { forkTrajectory, getBlob, putBlob, placePulled } from "../steps/steps";
+import { asideCopies, setAside, withoutSetAside } from "../steps/aside";
 import { getSync, updateSync } from "./sync";
 
 export interface Pulled {
   /** Steps the server had that this browser did not. */
   added: number;
-  /** This browser's own steps past the server's line, moved to their own trajectory (see above). */
+  /** This browser's own steps past the server's line, set aside (see above). */
   setAside: number;
-  /** The child trajectory they went to. */
+  /** The child trajectory their copies went to. */
   asideTraj?: string;
   /** What the other home did, when it did anything. */
   digest: AwayDigest | null;
@@ -59,20 +64,23 @@ export async function pullServerSteps(db: ReverieDb, mindId: string, client: Hom
   const trajectories = new Map(pages.flatMap((p) => p.trajectories).map((t) => [t.traj, t]));
   const serverIds = new Set(serverSteps.map((s) => stepIdOf(s.json)));
 
-  // This browser's rows past the common point: those the server has (an upload whose answer was lost) stay; the rest are set aside.
-  const mine = await db.steps.where("[mind_id+seq]").between([mindId, localBase + 1], [mindId, Infinity]).toArray();
+  // This browser's rows past the common point (any set aside before are no longer its line): those the server has
+  // (an upload whose answer was lost) stay; the rest are set aside.
+  const mine = withoutSetAside(await db.steps.where("[mind_id+seq]").between([mindId, localBase + 1], [mindId, Infinity]).toArray(), await setAside(db, mindId));
   const stale = mine.filter((r) => !serverIds.has(r.step_id));
   let asideTraj: string | undefined;
+  let aside: ReturnType<typeof asideCopies> | null = null;
   if (stale.length) {
     asideTraj = ids.uuid();
     await forkTrajectory(db, mindId, mindId, { trajId: asideTraj, name: CUT_OFF_NAME });
+    aside = asideCopies(stale, asideTraj, () => ids.uuid());
     const asideDir = (await db.trajectories.get([mindId, asideTraj]))?.dir ?? "";
-    // Their large outputs, where their refs will point from their new trajectory's folder.
-    const rootDir = (await db.trajectories.get([mindId, mindId]))?.dir ?? "";
+    // Their large outputs, where their copies' refs point from their new trajectory's folder (a blob named after its step takes its copy's name).
     for (const r of stale) {
+      const fromDir = (await db.trajectories.get([mindId, r.traj_id]))?.dir ?? "";
       for (const ref of blobRefs(r.json)) {
-        const text = await getBlob(db, mindId, rootDir ? `${rootDir}/${ref}` : ref);
-        const to = `${asideDir}/${ref}`;
+        const text = await getBlob(db, mindId, fromDir ? `${fromDir}/${ref}` : ref);
+        const to = `${asideDir}/${aside.rename(ref)}`;
         if (text !== undefined && !(await db.blobs.get([mindId, to]))) await putBlob(db, mindId, to, text);
       }
     }
@@ -108,11 +116,13 @@ export async function pullServerSteps(db: ReverieDb, mindId: string, client: Hom
       if (text !== undefined && text.length <= SYNC_LIMITS.blobBytes) await putBlob(db, mindId, name, text);
     }
   }
-  // One transaction: the server's steps in its order (with their usage rows), then this browser's set-aside ones
-  // after them in their own trajectory (so they upload next, as that trajectory), and where this browser now stands.
-  await db.transaction("rw", db.steps, db.usage, db.settings, async () => {
-    const keys = await placePulled(db, rows, stale.length ? { rows: stale, traj: asideTraj as string } : null);
+  // One transaction: the server's steps in its order (with their usage rows), then the copies of this browser's
+  // set-aside ones after them in their own trajectory (so they upload next, as that trajectory), the records that set
+  // the rows themselves aside, and where this browser now stands.
+  await db.transaction("rw", [db.steps, db.asides, db.usage, db.settings], async () => {
+    const keys = await placePulled(db, rows, aside);
     if (usage.length) await db.usage.bulkPut(usage);
+    // Their spend still counts in this tab's caps, as in the trajectory they read in now.
     for (const r of stale) await db.usage.where("[mind_id+step_id]").equals([mindId, r.step_id]).modify({ traj_id: asideTraj });
     let at = keys[keys.length - 1];
     if (typeof at !== "number") {

@@ -24,6 +24,7 @@ import type { ReverieDb } from "../db/db";
 import { getMind, listMinds, setRunning } from "../minds/minds";
 import { watchTables } from "../db/watch";
 import { getBlob, lastSeq, watchRows } from "../steps/steps";
+import { passingOver, setAside } from "../steps/aside";
 import { localState } from "./state";
 import { systemClock } from "../../system/system";
 
@@ -83,8 +84,10 @@ export const syncState = (db: ReverieDb, mindId: string): SyncStatePort => ({
 });
 
 /** Steps of the mind the server does not have yet: those after `afterSeq`, this browser's seq of the newest the server holds (SyncRecord.local_seq). */
-export function pendingSteps(db: ReverieDb, mindId: string, afterSeq: number): Promise<number> {
-  return db.steps.where("[mind_id+seq]").between([mindId, afterSeq + 1], [mindId, Dexie.maxKey]).count();
+export async function pendingSteps(db: ReverieDb, mindId: string, afterSeq: number): Promise<number> {
+  const [all, aside] = await Promise.all([db.steps.where("[mind_id+seq]").between([mindId, afterSeq + 1], [mindId, Dexie.maxKey]).count(), setAside(db, mindId)]);
+  // Rows a pull set aside never go up (their copies do).
+  return all - (aside ? [...aside.seqs].filter((seq) => seq > afterSeq).length : 0);
 }
 
 /** The id of the newest step of the mind this browser holds (any trajectory): what a home letting the lease go names, to be waited for. */
@@ -98,7 +101,10 @@ export function localMind(db: ReverieDb, mindId: string): LocalMind {
   return {
     name: async () => (await getMind(db, mindId))?.name ?? "mind",
     async rowsAfter(seq, limit) {
-      const rows = await db.steps.where("[mind_id+seq]").between([mindId, seq + 1], [mindId, Dexie.maxKey]).limit(limit).toArray();
+      // Rows a pull set aside never go up: their copies do, in the trajectory they were set aside in.
+      const rows = await passingOver(db.steps.where("[mind_id+seq]").between([mindId, seq + 1], [mindId, Dexie.maxKey]), await setAside(db, mindId))
+        .limit(limit)
+        .toArray();
       return rows.map((r) => ({ seq: r.seq ?? 0, traj: r.traj_id, json: r.json }));
     },
     async trajectories() {

@@ -9,6 +9,7 @@ import type { SearchHit, StepSource } from "../../trajectory/source";
 import type { PageRow, ReverieDb, StepRow } from "../db/db";
 import { getBlob, rowLines, watchRows } from "../steps/steps";
 import { RESULTS_BLOB } from "../minds/results";
+import { isSetAside, passingOver, setAside } from "../steps/aside";
 
 const PAGE = 5000;
 const SEARCH_LIMIT = 5000;
@@ -45,8 +46,9 @@ const matches = (json: string, q: string, refs: string[]) => json.toLowerCase().
 const RECENT_LINES = 512;
 
 export function rowSource(db: ReverieDb, owner: string): StepSource {
-  const range = (traj: string, from: unknown, to: unknown, includeTo = true) =>
-    db.steps.where("[mind_id+traj_id+seq]").between([owner, traj, from], [owner, traj, to], true, includeTo);
+  // A trajectory's rows, without those a pull set aside (their copies read in the trajectory they were set aside in).
+  const range = async (traj: string, from: unknown, to: unknown, includeTo = true) =>
+    passingOver(db.steps.where("[mind_id+traj_id+seq]").between([owner, traj, from], [owner, traj, to], true, includeTo), await setAside(db, owner));
   const recent = new Map<number, StepLine>();
   // The viewer shows every kept line: a valid step, or an invalid line as what it is.
   const entries = (rows: StepRow[], keep: boolean): IndexEntry[] =>
@@ -68,7 +70,7 @@ export function rowSource(db: ReverieDb, owner: string): StepSource {
     watch: (traj, afterSeq, onEntries) =>
       watchRows(
         afterSeq,
-        (seq) => range(traj, seq + 1, Dexie.maxKey).toArray(),
+        async (seq) => (await range(traj, seq + 1, Dexie.maxKey)).toArray(),
         (rows) => {
           const fresh = entries(rows, true);
           trim();
@@ -77,7 +79,7 @@ export function rowSource(db: ReverieDb, owner: string): StepSource {
         { everyMs: LIVE_MS },
       ),
     async newest(traj, n) {
-      const rows = await range(traj, Dexie.minKey, Dexie.maxKey).reverse().limit(n).toArray();
+      const rows = await (await range(traj, Dexie.minKey, Dexie.maxKey)).reverse().limit(n).toArray();
       const out = entries(rows.reverse(), true);
       trim();
       return out;
@@ -86,7 +88,7 @@ export function rowSource(db: ReverieDb, owner: string): StepSource {
       let from = 0;
       for (;;) {
         signal?.throwIfAborted();
-        const rows = await range(traj, from, beforeSeq, false).limit(PAGE).toArray();
+        const rows = await (await range(traj, from, beforeSeq, false)).limit(PAGE).toArray();
         if (rows.length) onPage(entries(rows, false));
         if (rows.length < PAGE) return;
         from = (rows[rows.length - 1]?.seq ?? beforeSeq) + 1;
@@ -107,19 +109,25 @@ export function rowSource(db: ReverieDb, owner: string): StepSource {
     },
     async locate(stepId) {
       const row = await db.steps.get({ mind_id: owner, step_id: stepId.toLowerCase() });
-      return row?.seq ? { seq: row.seq, traj: row.traj_id } : null;
+      if (!row?.seq) return null;
+      // A step a pull set aside is found where it reads now: its copy.
+      const aside = await db.asides.get([owner, row.seq]);
+      if (!aside) return { seq: row.seq, traj: row.traj_id };
+      const copy = await db.steps.get({ mind_id: owner, step_id: aside.copy_id });
+      return copy?.seq ? { seq: copy.seq, traj: copy.traj_id } : null;
     },
     async search(query, opts = {}) {
       const q = query.toLowerCase();
       const limit = opts.limit ?? SEARCH_LIMIT;
       const refs = await blobRefsMatching(db, owner, q);
+      const aside = await setAside(db, owner);
       const hits: SearchHit[] = [];
       let from = 0;
       for (;;) {
         opts.signal?.throwIfAborted();
         const rows = await db.steps.where("[mind_id+seq]").between([owner, from], [owner, Dexie.maxKey], true, true).limit(PAGE).toArray();
         for (const r of rows) {
-          if (!matches(r.json, q, refs)) continue;
+          if (isSetAside(aside, r.seq) || !matches(r.json, q, refs)) continue;
           hits.push({ seq: r.seq ?? 0, id: r.step_id, traj: r.traj_id });
           if (hits.length >= limit) return { hits, truncated: true };
         }

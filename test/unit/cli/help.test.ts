@@ -82,11 +82,13 @@ RUNNER_MAX_MINDS, RUNNER_LEASE_S, RUNNER_NETWORK_ALLOW, RUNNER_KEY_SECRET,
 OUTBOUND_ALLOW and the proxy's LLM_PROXY_* (a mind on the host's proxy is under its
 caps). Ctrl-C stops its minds and lets their leases go.
 `,
-  minds: `usage: reverie minds [--json]
+  minds: `usage: reverie minds [--json] [--forget <mind>]
 
 minds lists the minds this server keeps alive: where each lives (a tab, the server,
 or stopped), its lease epoch and what it spent on the server today, from DATABASE_URL
 (or the default PGlite database). --json prints {"minds":[...]}.
+--forget <mind> forgets that mind (its full id, as --json prints it): every row the
+server keeps for it, its steps included, which nothing else can delete.
 `,
 };
 
@@ -147,6 +149,10 @@ describe("what is and is not a request for help", () => {
   it("the server's verbs refuse what they do not take at once, exit 2, without starting the server's code", async () => {
     expect(await runBin(["minds", "--jsn"])).toMatchObject({ code: 2, out: "", err: `reverie minds: unknown argument --jsn\n${VERBS.minds}` });
     expect(await runBin(["runner", "--json"])).toMatchObject({ code: 2, out: "", err: `reverie runner: unknown argument --json\n${VERBS.runner}` });
+    // --forget takes the mind's id as its value: the id is no stray argument, and neither is a value spelled --help.
+    expect(helpAnswer(["minds", "--forget", "6f1c2e4a-0000-4000-8000-000000000000"])).toBeUndefined();
+    expect(helpAnswer(["minds", "--json", "--forget", "--help"])).toBeUndefined();
+    expect(helpAnswer(["minds", "--forget", "x", "--jsn"])).toEqual({ code: 2, err: `reverie minds: unknown argument --jsn\n${VERBS.minds}` });
   });
 });
 
@@ -160,7 +166,8 @@ describe("what the texts state is the code's", () => {
     expect(RUNNER_USAGE).toMatch(/^ {2}reverie runner {2,}/m);
     expect(RUNNER_USAGE).toMatch(/^ {2}reverie minds \[--json\] {2,}/m);
     expect(VERBS.runner.startsWith("usage: reverie runner\n")).toBe(true);
-    expect(VERBS.minds.startsWith("usage: reverie minds [--json]\n")).toBe(true);
+    expect(RUNNER_USAGE).toMatch(/^ {2}reverie minds --forget <mind>\n {20,}forget a mind/m);
+    expect(VERBS.minds.startsWith("usage: reverie minds [--json] [--forget <mind>]\n")).toBe(true);
     const settings = RUNNER_USAGE.match(/[A-Z][A-Z0-9]*(?:_[A-Z0-9]*)+\*?/g) ?? [];
     expect(settings).toEqual(["DATABASE_URL", "RUNNER_MAX_MINDS", "RUNNER_LEASE_S", "RUNNER_NETWORK_ALLOW", "RUNNER_KEY_SECRET", "OUTBOUND_ALLOW", "LLM_PROXY_*"]);
     for (const s of settings) expect(VERBS.runner).toContain(s);

@@ -42,6 +42,8 @@ const GOOD = {
   "lib/server/sync/steps.ts": 'await tx.query(`INSERT INTO sync_steps (mind, seq) VALUES ${values}`, params);\n',
   "lib/mind/settings/settings.ts": "export const MindSettings = z.object({});\n",
   "lib/home/start.ts": 'import type { MindSettings } from "../mind/settings/settings";\nawait journal.append(step);\n',
+  "lib/server/sync/forget.ts": 'const FORGET_SETTING = "reverie.forget_mind";\nfor (const t of MIND_TABLES) await tx.query(`DELETE FROM ${t} WHERE mind = $1`, [mind]);\n',
+  "lib/server/db/migrations.ts": "`IF current_setting('reverie.forget_mind', true) = OLD.mind THEN RETURN OLD; END IF;`\n",
 };
 
 describe("writer rules (scripts/check-writers.mjs)", () => {
@@ -68,6 +70,26 @@ describe("writer rules (scripts/check-writers.mjs)", () => {
         "  lib/store/minds/record.ts:1: hands on the mind's settings schema from lib/store: import it from lib/mind/settings/settings.ts",
         "  lib/store/sync/pull.ts:1: writes IndexedDB's steps table: only the store's one writer (lib/store/steps/steps.ts) and the state port (lib/store/state/) do",
         "  workers/host.ts:1: uses the page's step writer (appendStep): a home, worker or server appends through the mind's state port",
+      ],
+    });
+  });
+
+  it("fails every change or delete of a stored step on the server, and the trigger's way past named outside forgetting a mind", async () => {
+    const root = tree({
+      ...GOOD,
+      "lib/server/sync/prune.ts": 'await sql.query("DELETE FROM sync_steps WHERE mind = $1", [m]);\nawait sql.query(`UPDATE  sync_steps SET json = $2`);\nawait sql.exec("truncate table sync_steps");\n',
+      // Where a whole mind is forgotten, its steps may be deleted.
+      "lib/server/sync/forget.ts": 'await tx.query("DELETE FROM sync_steps WHERE mind = $1", [mind]);\n',
+      "lib/server/runner/hosted.ts": 'await tx.query("SELECT set_config(\'reverie.forget_mind\', $1, true)", [m]);\n',
+    });
+    expect(await check(root)).toEqual({
+      code: 1,
+      lines: [
+        "Writer rules broken (4):",
+        "  lib/server/runner/hosted.ts:1: names sync_steps' way past its append-only trigger: only forgetting a whole mind (lib/server/sync/forget.ts) sets it",
+        "  lib/server/sync/prune.ts:1: changes or deletes stored steps: sync_steps is append-only (its trigger refuses it); only forgetting a whole mind (lib/server/sync/forget.ts) removes them",
+        "  lib/server/sync/prune.ts:2: changes or deletes stored steps: sync_steps is append-only (its trigger refuses it); only forgetting a whole mind (lib/server/sync/forget.ts) removes them",
+        "  lib/server/sync/prune.ts:3: changes or deletes stored steps: sync_steps is append-only (its trigger refuses it); only forgetting a whole mind (lib/server/sync/forget.ts) removes them",
       ],
     });
   });

@@ -14,6 +14,7 @@ import { hostBoundNetwork } from "@/lib/server/runner/network";
 import { listMinds } from "@/lib/server/runner/main";
 import { Runner } from "@/lib/server/runner/runner";
 import { acquireLease } from "@/lib/server/state/lease";
+import { forgetMind } from "@/lib/server/sync/forget";
 import { engines } from "../databases";
 import { keptAlive as keptMind, until } from "../../helpers/kept-minds";
 import { instance, newLink, type App } from "../sync/harness";
@@ -208,6 +209,26 @@ for (const engine of engines) {
       expect(lines.find((l) => l.mind === m.mind)).toEqual({ mind: m.mind, name: "Fay", keep_alive: true, halted: false, home: "tab", holder: "tab:z", epoch: tab.ok ? tab.lease.epoch : -1, spend_today_usd: 0.25 });
       await sql.query("UPDATE mind_leases SET expires_at = now() WHERE mind = $1", [m.mind]);
       expect((await listMinds(sql)).find((l) => l.mind === m.mind)).toMatchObject({ home: "server", holder: null });
+    });
+
+    it("a mind its host forgets while the runner hosts it is let go: nothing of it is written again, and a wake for it is dropped", async () => {
+      const m = await keptAlive("Ivy");
+      hold = true;
+      try {
+        await runner.wakes().now(m.mind, "scheduled");
+        await until("a run under way", async () => (await steps(m.mind)).some((s) => s.type === "shellm-run"));
+        expect(runner.hostedMinds().map((h) => h.mind)).toContain(m.mind);
+        expect(await forgetMind(sql, m.mind)).toBe(true);
+        // Its lease row went with it: the next renewal finds none, and the runner stops the mind.
+        await until("the runner let it go", async () => !runner.hostedMinds().some((h) => h.mind === m.mind));
+      } finally {
+        hold = false;
+      }
+      await runner.wakes().now(m.mind, "scheduled");
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(runner.hostedMinds().some((h) => h.mind === m.mind)).toBe(false);
+      expect(await steps(m.mind)).toEqual([]);
+      expect(await sql.query("SELECT id FROM sync_minds WHERE id = $1", [m.mind])).toEqual([]);
     });
 
     it("a halted mind, or one whose keep-alive is off, is not taken", async () => {

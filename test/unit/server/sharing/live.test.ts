@@ -2,8 +2,9 @@
 // in order, with its seq as the event id; a reconnect resumes after
 // Last-Event-ID; every viewer of a mind in one process shares one read per
 // wake; an append through one server instance reaches a viewer on another at
-// once (pg_notify; PGlite notifies in-process); revocation ends the stream;
-// a viewer that leaves is cleaned up; a lost notification is caught by the poll.
+// once (pg_notify; PGlite notifies in-process); revocation ends the stream,
+// and so does forgetting the whole mind; a viewer that leaves is cleaned up;
+// a lost notification is caught by the poll.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STEP_EVENT } from "@/lib/sharing/wire";
 import type { Sql } from "@/lib/server/db/sql";
@@ -126,6 +127,25 @@ for (const engine of engines) {
         expect(onB.events.at(-1)).toEqual({ event: "revoked", data: "{}" });
         expect(await (await follow(b, live.token)).json()).toEqual({ error: { code: "not_found", message: "no such link, or it was revoked" } });
         await until(() => b.live.stats().minds === 0);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it("tells a viewer on another instance its link is revoked when the mind's owner forgets the mind", async () => {
+      const a = instance(sql, { pollMs: NO_POLL });
+      const b = instance(second, { pollMs: NO_POLL });
+      try {
+        const m = await newMind(a);
+        await upload(a, m, 0, [thought(1)]);
+        const live = await newLink(a, m, "live");
+        const onB = sseReader(await follow(b, live.token, { after: 0 }));
+        expect(seqsOf(await onB.waitFor(1, 5_000))).toEqual([1]);
+        expect((await a.call("DELETE", `/api/sync/minds/${m.mind}`, { token: m.token })).status).toBe(204);
+        await onB.waitEnd(5_000);
+        expect(seqsOf(onB.events)).toEqual([1, "revoked"]);
+        expect((await follow(b, live.token)).status).toBe(404);
       } finally {
         await a.close();
         await b.close();

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, MIGRATIONS } from "@/lib/server/db/migrations";
 import type { Sql } from "@/lib/server/db/sql";
 import { DEFAULT_QUOTAS, parseQuotas } from "@/lib/server/sharing/quotas";
+import { forgetMind } from "@/lib/server/sync/forget";
 import { engines } from "../databases";
 import { dump, instance, newLink, newMind, thought, upload, type App } from "./harness";
 
@@ -39,13 +40,9 @@ for (const engine of engines) {
       await sql?.close();
       await remove?.();
     }, 60_000);
+    // Each test starts with no minds: the last test's are forgotten, the one way their steps can go (migration 14).
     const fresh = async () => {
-      await sql.query("DELETE FROM guest_messages");
-      await sql.query("DELETE FROM share_links");
-      await sql.query("DELETE FROM sync_trajectories");
-      await sql.query("DELETE FROM sync_steps");
-      await sql.query("DELETE FROM sync_blobs");
-      await sql.query("DELETE FROM sync_minds");
+      for (const { id } of await sql.query<{ id: string }>("SELECT id FROM sync_minds")) await forgetMind(sql, id);
     };
 
     it("creation: a signed cookie per client, minds per client, per hour by address without one, and per hour in all", async () => {

@@ -214,7 +214,7 @@ for (const engine of engines) {
       const m = await newMind(app);
       for (const [method, path, allow] of [
         ["GET", "/api/sync/minds", "POST"],
-        ["DELETE", `/api/sync/minds/${m.mind}`, "GET"],
+        ["PATCH", `/api/sync/minds/${m.mind}`, "GET, DELETE"],
         ["PUT", `/api/sync/minds/${m.mind}/steps`, "GET, POST"],
         ["DELETE", `/api/sync/minds/${m.mind}/links`, "GET, POST"],
         ["POST", `/api/sync/minds/${m.mind}/inbox`, "GET"],

@@ -36,7 +36,8 @@ describe("the steps' indexes from version 4 to 5", () => {
     const db = new ReverieDb(name);
     await db.open();
     try {
-      expect(db.verno).toBe(5);
+      // Opened at the newest version (6 adds the pull's set-aside records and changes nothing of the steps).
+      expect(db.verno).toBe(6);
       expect(db.steps.schema.indexes.map((ix) => ix.name)).not.toContain("[mind_id+traj_id+seq]");
       expect(await read(db, -Infinity, Infinity)).toEqual(wholeBefore);
       expect(wholeBefore).toEqual(rows.filter((r) => r.mind_id === "m1" && r.traj_id === "m1").map((r) => r.step_id));

@@ -4,9 +4,11 @@
 // does, through the SQL home of the MindState port); the tab, asleep past
 // its lease, wrote steps that the server refuses (fenced); taking the mind
 // back, the tab pulls the server's steps (and blobs, and usage) in order,
-// sets its own refused ones aside in a child trajectory, says what happened
-// while it was away, and uploads on. Across the life: the server's seqs have
-// no gap, no step id is twice anywhere, and wake epochs never go back.
+// sets its own refused ones aside (their copies in a child trajectory; the
+// rows themselves stay where they are, unchanged, and no read sees them in the
+// mind's line), says what happened while it was away, and uploads on. Across
+// the life: the server's seqs have no gap, no step id is twice anywhere, the
+// pull deletes and changes no row of this browser, and wake epochs never go back.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Sql } from "@/lib/server/db/sql";
 import { sharingServer } from "../../server/sync/harness";
@@ -19,7 +21,8 @@ import { ServerAheadError, syncEngine } from "@/lib/sync/client/engine";
 import type { ReverieDb } from "@/lib/store/db/db";
 import { createMind } from "@/lib/store/minds/minds";
 import { parseMindSettings } from "@/lib/mind/settings/settings";
-import { appendStep, getBlob } from "@/lib/store/steps/steps";
+import { appendStep, getBlob, tailSteps } from "@/lib/store/steps/steps";
+import { asideRows } from "@/lib/store/steps/aside";
 import { CUT_OFF_NAME, pullServerSteps } from "@/lib/store/sync/pull";
 import { getSync, localMind, syncState, updateSync } from "@/lib/store/sync/sync";
 import { stampStep, type Step } from "@/lib/trajectory/schema";
@@ -100,8 +103,26 @@ describe.each(engines)("handover between the tab and the server ($name)", (engin
     const back = await home.lease(creds.mind, creds.token, { holder: "tab:b" });
     if (!back.ok) throw new Error("the tab could not take the lease back");
     await updateSync(db, mindId, (r) => ({ ...r, epoch: back.lease.epoch }));
-    const pulled = await pullServerSteps(db, mindId, home, creds, { uuid: () => "dddddddd-0000-4000-8000-cccccccccccc" });
+    // Every row this browser holds before the pull, and every delete or change of one the pull would make.
+    const rowsBefore = await db.steps.toArray();
+    const touched: string[] = [];
+    db.steps.hook("deleting", (seq) => void touched.push(`delete ${String(seq)}`));
+    db.steps.hook("updating", (_changes, seq) => void touched.push(`update ${String(seq)}`));
+    let u = 0;
+    const uuid = () => `${(0xdddddddd - u++).toString(16)}-0000-4000-8000-cccccccccccc`;
+    const pulled = await pullServerSteps(db, mindId, home, creds, { uuid });
     expect(pulled).toMatchObject({ added: 4, setAside: 2, asideTraj: "dddddddd-0000-4000-8000-cccccccccccc" });
+    // Nothing deleted or changed: every row is where it was, byte for byte; the pull only appended.
+    expect(touched).toEqual([]);
+    const rowsAfter = await db.steps.toArray();
+    expect(rowsAfter.slice(0, rowsBefore.length)).toEqual(rowsBefore);
+    expect(rowsAfter.length).toBe(rowsBefore.length + 4 + 2);
+    // The refused rows are recorded as set aside, each with its copy (a new id, the same step) in the child trajectory.
+    const records = await asideRows(db, mindId);
+    expect(records.map((r) => ({ step_id: r.step_id, from_traj: r.from_traj, traj_id: r.traj_id }))).toEqual(stale.map((st) => ({ step_id: st.step_id, from_traj: mindId, traj_id: pulled.asideTraj })));
+    const copies = await db.steps.where("[mind_id+traj_id+seq]").between([mindId, pulled.asideTraj!, 0], [mindId, pulled.asideTraj!, Infinity]).toArray();
+    expect(copies.map((c) => c.step_id)).toEqual(records.map((r) => r.copy_id));
+    expect(copies.map((c) => JSON.parse(c.json) as Step)).toEqual(stale.map((st, i) => ({ ...st, step_id: records[i]!.copy_id })));
     expect(pulled.digest).toMatchObject({ steps: 4, wakes: 1, replies: 1, usd: 0.0025, firstStep: serverSteps[0]!.step_id, home: "server" });
     expect(await getBlob(db, mindId, "blobs/s1.stdout")).toBe("a long output written on the server");
     // The server's spend counts in this tab's caps.
@@ -120,9 +141,12 @@ describe.each(engines)("handover between the tab and the server ($name)", (engin
     expect(rows.map((r) => Number(r.seq))).toEqual(rows.map((_, i) => i + 1));
     expect(new Set(rows.map((r) => r.step_id)).size).toBe(rows.length);
     const serverMain = rows.filter((r) => r.traj === mindId).map((r) => r.step_id);
-    const localMain = (await db.steps.where("[mind_id+traj_id+seq]").between([mindId, mindId, 0], [mindId, mindId, Infinity]).toArray()).map((r) => r.step_id);
+    // The mind's line as every read here reads it (the set-aside rows passed over) is the server's, step for step.
+    const localMain = (await tailSteps(db, mindId, 1000)).map((st) => st.step_id);
     expect(localMain).toEqual(serverMain);
-    expect(rows.filter((r) => r.traj === pulled.asideTraj).map((r) => r.step_id)).toEqual(stale.map((s) => s.step_id));
+    // The set-aside steps went up as their own trajectory: their copies, in order; the refused rows themselves never did.
+    expect(rows.filter((r) => r.traj === pulled.asideTraj).map((r) => r.step_id)).toEqual(records.map((r) => r.copy_id));
+    expect(rows.filter((r) => stale.some((st) => st.step_id === r.step_id))).toEqual([]);
     const epochs = rows.flatMap((r) => {
       const s = JSON.parse(r.json) as { type: string; epoch?: number };
       return s.type === "wake" && s.epoch !== undefined ? [s.epoch] : [];
