@@ -11,6 +11,7 @@ import type { ContextSource } from "../lib/context/stream";
 import { classifyPath } from "../lib/trajectory/layout";
 import type { Step } from "../lib/trajectory/schema";
 import { readFull, scan, streamSource } from "./context-scan";
+import { readForScan } from "./context-scan-wasm";
 import { noTrajectoryIn, walk } from "./folder-walk";
 
 /** A trajectory of the file: where it lies, and what its header says. */
@@ -91,7 +92,7 @@ function emptyTree(holder: "file" | "folder", places: Place[]): ReadTree & { pla
       if (!place) throw new Error(`no trajectory ${i}`);
       let reader = streams.get(i);
       // Read at once: the promise-based read of a few megabytes takes its chunks one wait at a time.
-      if (!reader) streams.set(i, (reader = new RootReader(readFileSync(place.abs), full)));
+      if (!reader) streams.set(i, (reader = new RootReader(readForScan(place.abs), full)));
       return reader.stream();
     },
     again: (line: number) => void full.add(line),

@@ -18,6 +18,7 @@
 //
 // The function is assembled here (cli/wasm-emit.ts; some 1,300 bytes) and
 // compiled by the engine's baseline compiler at each start.
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { OUT_OF_STREAM } from "../lib/context/stream";
 import { MAX_LINE_BYTES } from "../lib/import/lines";
 import { Emit, I32, I64, name, op, section, uleb, V128_TYPE, vec } from "./wasm-emit";
@@ -227,7 +228,8 @@ export interface Taken {
   count: number;
   kept: number;
   duplicates: number;
-  stream: number[];
+  /** By stream position, the line. */
+  stream: Int32Array<ArrayBuffer>;
   streamIds: string[];
 }
 
@@ -237,54 +239,126 @@ const MAX_FILE = 256 * 1024 * 1024;
 /** The characters a line as every writer writes it may have in its id (FIRST_BYTES's class). */
 const PLAIN = /^[ !#-[\]-~]+$/;
 
+/** Where the scan keeps what, for a file of n bytes: the file, zeros (the seek reads up to 15 bytes past it), the arrays, the ids' text, the table, the results. */
+function layoutFor(n: number) {
+  // A table at most half full, for a line every 64 bytes (a step is longer): a file of shorter lines is left to the general scan.
+  let slots = 2048;
+  while (slots < n / 32) slots *= 2;
+  const cap = slots / 2;
+  const align = (x: number) => Math.ceil(x / 16) * 16;
+  const starts = align(n + 16);
+  const ends = starts + 4 * cap;
+  const idStarts = ends + 4 * cap;
+  const idEnds = idStarts + 4 * cap;
+  const stream = idEnds + 4 * cap;
+  const out = stream + 4 * cap;
+  const table = align(out + n + cap);
+  const results = table + 4 * slots;
+  return { n, slots, cap, starts, ends, idStarts, idEnds, stream, out, table, results, pages: Math.ceil((results + 64) / 65536) };
+}
+type Layout = ReturnType<typeof layoutFor>;
+
+/** Memories a file was read into (readForScan), by their buffer: the scan uses them as they are. */
+const prepared = new WeakMap<ArrayBufferLike, { memory: WebAssembly.Memory; layout: Layout; used: boolean }>();
+
+function memoryFor(layout: Layout): WebAssembly.Memory | undefined {
+  if (typeof WebAssembly === "undefined" || layout.n > MAX_FILE) return undefined;
+  try {
+    return new WebAssembly.Memory({ initial: layout.pages });
+  } catch {
+    // No memory that large: the general scan, on bytes read as usual.
+    return undefined;
+  }
+}
+
+/**
+ * A file's bytes, read straight into a memory laid out for the scan (one
+ * copy of a few megabytes fewer, each page of it new to the process), or
+ * read as usual where there is none to be had.
+ */
+export function readForScan(path: string): Buffer {
+  const fd = openSync(path, "r");
+  try {
+    const n = fstatSync(fd).size;
+    const layout = layoutFor(n);
+    const memory = memoryFor(layout);
+    if (!memory) return readFileSync(fd);
+    const bytes = Buffer.from(memory.buffer, 0, n);
+    let got = 0;
+    for (let k = -1; got < n && k !== 0; got += k) k = readSync(fd, bytes, got, n - got, got);
+    if (got < n) return bytes.subarray(0, got);
+    prepared.set(memory.buffer, { memory, layout, used: false });
+    return bytes;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * The lines of `bytes` from `from` on (line 1 on; the header, line 0, is
  * [0, headerEnd) with the id `headerId`), when every one is as every writer
  * writes it; undefined when one is not (the general scan reads the file).
  */
 export function takeRegularLines(bytes: Uint8Array, headerEnd: number, from: number, headerId: string): Taken | undefined {
-  const n = bytes.length;
-  // No WebAssembly (node --jitless), or a file whose memory would pass what a 32-bit address reaches.
-  if (typeof WebAssembly === "undefined" || n > MAX_FILE) return undefined;
-  // A line after the header with its id would be a duplicate: such a file is left to the general scan.
-  if (PLAIN.test(headerId) && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(`"step_id":"${headerId}"`, from) >= 0) return undefined;
-  // A table at most half full, for a line every 64 bytes (a step is longer): a file of shorter lines is left to the general scan.
-  let slots = 2048;
-  while (slots < n / 32) slots *= 2;
-  const cap = slots / 2;
-  const align = (x: number) => Math.ceil(x / 16) * 16;
-  // The file, zeros (the seek reads up to 15 bytes past it), the arrays, the ids' text, the table, the results.
-  const startsAt = align(n + 16);
-  const endsAt = startsAt + 4 * cap;
-  const idStartsAt = endsAt + 4 * cap;
-  const idEndsAt = idStartsAt + 4 * cap;
-  const streamAt = idEndsAt + 4 * cap;
-  const outAt = streamAt + 4 * cap;
-  const tableAt = align(outAt + n + cap);
-  const resultsAt = tableAt + 4 * slots;
-  let memory: WebAssembly.Memory;
+  let ready = prepared.get(bytes.buffer);
+  if (!ready || bytes.byteOffset !== 0 || bytes.length !== ready.layout.n) {
+    const layout = layoutFor(bytes.length);
+    const memory = memoryFor(layout);
+    if (!memory) return undefined;
+    new Uint8Array(memory.buffer).set(bytes);
+    ready = { memory, layout, used: false };
+  }
+  const { memory, layout: at } = ready;
+  const words = new Int32Array(memory.buffer);
+  // A second scan of the same memory (after zod's answers for the header) starts from an empty table.
+  if (ready.used) words.fill(0, at.table / 4, at.table / 4 + at.slots);
+  ready.used = true;
   let scan: (...args: number[]) => number;
   try {
-    memory = new WebAssembly.Memory({ initial: Math.ceil((resultsAt + 64) / 65536) });
     compiled ??= new WebAssembly.Module(assemble());
     ({ scan } = new WebAssembly.Instance(compiled, { m: { m: memory } }).exports as { scan: typeof scan });
   } catch {
-    // No memory that large, or an engine without the vector instructions: the general scan.
+    // An engine without the vector instructions: the general scan.
     return undefined;
   }
-  new Uint8Array(memory.buffer).set(bytes);
-  const words = new Int32Array(memory.buffer);
-  words[endsAt / 4] = headerEnd;
-  if (scan(n, from, 1, cap, startsAt, endsAt, idStartsAt, idEndsAt, streamAt, outAt, tableAt, slots - 1, resultsAt) !== 0) return undefined;
-  const [count = 0, kept = 0, duplicates = 0, sc = 0, textLength = 0] = words.subarray(resultsAt / 4, resultsAt / 4 + 5);
+  words[at.starts / 4] = 0;
+  words[at.ends / 4] = headerEnd;
+  if (scan(at.n, from, 1, at.cap, at.starts, at.ends, at.idStarts, at.idEnds, at.stream, at.out, at.table, at.slots - 1, at.results) !== 0) return undefined;
+  const [count = 0, kept = 0, duplicates = 0, sc = 0, textLength = 0] = words.subarray(at.results / 4, at.results / 4 + 5);
+  // A line after the header with its id was a duplicate: such a file is left to the general scan.
+  if (PLAIN.test(headerId) && inTable(memory, at, headerId)) return undefined;
   return {
-    starts: words.slice(startsAt / 4, startsAt / 4 + count),
-    ends: words.slice(endsAt / 4, endsAt / 4 + count),
+    starts: words.slice(at.starts / 4, at.starts / 4 + count),
+    ends: words.slice(at.ends / 4, at.ends / 4 + count),
     count,
     kept,
     duplicates,
-    stream: Array.from(words.subarray(streamAt / 4, streamAt / 4 + sc)),
+    stream: words.slice(at.stream / 4, at.stream / 4 + sc),
     // The ids' text, each id followed by a "\n": split once (the last "\n" left off).
-    streamIds: sc ? Buffer.from(memory.buffer, outAt, textLength - 1).toString("latin1").split("\n") : [],
+    streamIds: sc ? Buffer.from(memory.buffer, at.out, textLength - 1).toString("latin1").split("\n") : [],
   };
+}
+
+/** Whether a line's id in the table is `id` (plain ASCII): looked up as the function looks its ids up. */
+function inTable(memory: WebAssembly.Memory, at: Layout, id: string): boolean {
+  const heap = new Uint8Array(memory.buffer);
+  const words = new Int32Array(memory.buffer);
+  const prime = 0x100000001b3n;
+  let x = 0xcbf29ce484222325n;
+  let k = 0;
+  for (; k + 8 <= id.length; k += 8) {
+    let word = 0n;
+    for (let j = 7; j >= 0; j--) word = (word << 8n) | BigInt(id.charCodeAt(k + j));
+    x = BigInt.asUintN(64, (x ^ word) * prime);
+  }
+  for (; k < id.length; k++) x = BigInt.asUintN(64, (x ^ BigInt(id.charCodeAt(k))) * prime);
+  for (let slot = Number(BigInt.asUintN(32, x ^ (x >> 32n))) & (at.slots - 1); ; slot = (slot + 1) & (at.slots - 1)) {
+    const line = (words[at.table / 4 + slot] ?? 0) - 1;
+    if (line < 0) return false;
+    const from = words[at.idStarts / 4 + line] ?? 0;
+    if ((words[at.idEnds / 4 + line] ?? 0) - from !== id.length) continue;
+    let j = 0;
+    while (j < id.length && heap[from + j] === id.charCodeAt(j)) j++;
+    if (j === id.length) return true;
+  }
 }

@@ -76,11 +76,14 @@ const MAX_TEXT = 256 * 1024 * 1024;
 /** A line read in full: as readLine reads it, with the schema's answer (undefined: zod must give it). */
 export type FullLine = { shape: LineShape; valid: boolean | undefined; step?: Step };
 
+/** A scan's result as it is made: its stream an array lines are pushed on. */
+type Making = Scanned & { stream: number[] };
+
 /** What a scan makes of the lines: the stream, the header, what was skipped and why. */
 export interface Scanned {
   lines: Lines;
   /** By stream position: the line it is, and its step id. */
-  stream: number[];
+  stream: ArrayLike<number>;
   streamIds: string[];
   /** Lines kept (valid steps or not). */
   kept: number;
@@ -153,7 +156,7 @@ export function scan(bytes: Buffer, full: ReadonlySet<number>, answers: Readonly
   }
   const text = bytes.length <= MAX_TEXT ? bytes.toString("latin1") : undefined;
   const lines = new Lines(bytes, text);
-  const out: Scanned = { lines, stream: [], streamIds: [], kept: 0, steps: new Map(), skipped: {}, askZod: [] };
+  const out: Making = { lines, stream: [], streamIds: [], kept: 0, steps: new Map(), skipped: {}, askZod: [] };
   const seen = new Set<string>();
   const anyFull = full.size > 0;
   const n = bytes.length;
@@ -230,7 +233,7 @@ export function scan(bytes: Buffer, full: ReadonlySet<number>, answers: Readonly
  * compile of some milliseconds), where every property read and call is a
  * call into the engine. Returns where it stopped.
  */
-function takeRegular(text: string, at: number, seen: Set<string>, out: Scanned): number {
+function takeRegular(text: string, at: number, seen: Set<string>, out: Making): number {
   const n = text.length;
   const { lines, stream, streamIds } = out;
   // Held in locals and written back at the end: the loop runs unoptimized, where every property read is a call.
@@ -285,7 +288,7 @@ function scanRegular(bytes: Buffer, answers: ReadonlyMap<number, { valid: boolea
   if (nl < 0) nl = bytes.length;
   if (bytes[nl - 1] === RETURN || nl > MAX_LINE_BYTES) return undefined;
   const lines = new Lines(bytes);
-  const out: Scanned = { lines, stream: [], streamIds: [], kept: 0, steps: new Map(), skipped: {}, askZod: [] };
+  const out: Making = { lines, stream: [], streamIds: [], kept: 0, steps: new Map(), skipped: {}, askZod: [] };
   const seen = new Set<string>();
   if (!readSlow(out, lines.add(0, nl), true, seen, answers) || out.askZod.length) return undefined;
   const [headerId = ""] = seen;
@@ -297,15 +300,13 @@ function scanRegular(bytes: Buffer, answers: ReadonlyMap<number, { valid: boolea
   out.kept += taken.kept;
   if (taken.duplicates) skip(out, DUPLICATE, taken.duplicates);
   // The header is in the stream only when it is not a trajectory's header.
-  out.stream = out.stream.concat(taken.stream);
-  out.streamIds = out.streamIds.concat(taken.streamIds);
-  return out;
+  return { ...out, stream: out.stream.length ? [...out.stream, ...taken.stream] : taken.stream, streamIds: out.streamIds.length ? out.streamIds.concat(taken.streamIds) : taken.streamIds };
 }
 
 const skip = (out: Scanned, reason: string, n = 1) => void (out.skipped[reason] = (out.skipped[reason] ?? 0) + n);
 
 /** A line not taken by its first bytes: read in full (the header, a line of another shape, one named in `full`). */
-function readSlow(out: Scanned, line: number, first: boolean, seen: Set<string>, answers: ReadonlyMap<number, { valid: boolean; step?: Step }>): boolean {
+function readSlow(out: Making, line: number, first: boolean, seen: Set<string>, answers: ReadonlyMap<number, { valid: boolean; step?: Step }>): boolean {
   const r = readFull(out.lines, line, (i) => seen.has(i));
   if (!r.shape.ok) {
     if (r.shape.reason !== "blank") skip(out, r.shape.reason);

@@ -4,9 +4,12 @@
 // same lines, stream, ids, kept and skipped lines, on random files of lines
 // as every writer writes them; and a file with any other line is left to
 // the general scan.
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { scan, type Scanned } from "@/cli/context-scan";
-import { takeRegularLines } from "@/cli/context-scan-wasm";
+import { readForScan, takeRegularLines } from "@/cli/context-scan-wasm";
 
 /** A seeded generator, so a failure can be run again. */
 function rng(seed: number) {
@@ -18,7 +21,7 @@ function rng(seed: number) {
 }
 
 /** What a scan made of the lines, in plain values. */
-const plain = (s: Scanned) => ({ from: s.lines.from, to: s.lines.to, stream: [...s.stream], streamIds: s.streamIds, kept: s.kept, skipped: s.skipped, name: s.name });
+const plain = (s: Scanned) => ({ from: s.lines.from, to: s.lines.to, stream: Array.from(s.stream), streamIds: s.streamIds, kept: s.kept, skipped: s.skipped, name: s.name });
 /** The general scan: a `full` set (of no line) turns both quicker paths off. */
 const general = (bytes: Buffer) => plain(scan(bytes, new Set([-1]), new Map()));
 const quick = (bytes: Buffer) => plain(scan(bytes, new Set(), new Map()));
@@ -64,7 +67,7 @@ describe("the WebAssembly scan of the lines as every writer writes them", () => 
     const nl = bytes.indexOf(10);
     const taken = takeRegularLines(bytes, nl, nl + 1, headerId);
     const exact = general(bytes);
-    expect(taken && { count: taken.count, stream: [...taken.stream], streamIds: taken.streamIds }).toEqual({ count: exact.from.length, stream: exact.stream, streamIds: exact.streamIds });
+    expect(taken && { count: taken.count, stream: Array.from(taken.stream), streamIds: taken.streamIds }).toEqual({ count: exact.from.length, stream: exact.stream, streamIds: exact.streamIds });
     expect(taken?.duplicates).toBe(exact.skipped["duplicate step_id"] ?? 0);
     expect(taken?.duplicates).toBeGreaterThan(0);
   });
@@ -94,5 +97,20 @@ describe("the WebAssembly scan of the lines as every writer writes them", () => 
       expect([other, takeRegularLines(bytes, nl, nl + 1, headerId)]).toEqual([other, undefined]);
       expect(quick(bytes)).toEqual(general(bytes));
     }
+  });
+
+  it("reads a file straight into its memory, and scans it there as often as it is asked", () => {
+    const dir = mkdtempSync(join(tmpdir(), "reverie-scan-wasm-"));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const { text, headerId } = regularLife(rng(40), 300);
+    const path = join(dir, "trajectory.jsonl");
+    writeFileSync(path, text);
+    const bytes = readForScan(path);
+    expect(bytes.equals(Buffer.from(text))).toBe(true);
+    const nl = bytes.indexOf(10);
+    const first = takeRegularLines(bytes, nl, nl + 1, headerId);
+    // Again, on the same memory (its table emptied first): the same.
+    expect(takeRegularLines(bytes, nl, nl + 1, headerId)).toEqual(first);
+    expect(first && Array.from(first.stream)).toEqual(general(Buffer.from(text)).stream);
   });
 });
