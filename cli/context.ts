@@ -15,8 +15,8 @@ import { parentDir, TRAJECTORY_FILE } from "../lib/trajectory/layout";
 import type { ContextArgs } from "./context-args";
 import { readOnDisk, type ReadTree, type RootStream, type Traj } from "./context-read";
 import { Rescan } from "./context-scan";
+import { readTiers } from "./context-tiers";
 import type { Out } from "./out";
-import { checkTierValue } from "./step-check";
 
 const where = (t: Traj) => `${t.dir ? `${t.dir}/` : ""}${TRAJECTORY_FILE}`;
 
@@ -52,40 +52,6 @@ function partsLine(built: BuiltContext): string {
   if (elided) shown.push(`elided ×${elided}`);
   shown.push(`verbatim ${plural(verbatim, "step")}`);
   return `${shown.join(", ")}; ${thousands(built.tokens)} tokens`;
-}
-
-/** tiers.jsonl's sealed summaries (each line checked by the compiled schema; zod reads the file only when that cannot tell), and how many lines are not one. */
-async function readTiers(text: string): Promise<{ rollups: Rollup[]; skipped: number }> {
-  const rollups: Rollup[] = [];
-  let skipped = 0;
-  for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      skipped++;
-      continue;
-    }
-    const ok = value !== null && typeof value === "object" ? checkTierValue(value) : false;
-    if (ok === undefined) return (await import("../lib/context/rollups")).parseTiers(text);
-    if (!ok || value === null || typeof value !== "object" || !isTierLine(value)) {
-      skipped++;
-      continue;
-    }
-    // What zod's parse of a valid line gives, field for field (cites default to none).
-    rollups.push({ block: { tier: value.tier, index: value.index }, content: value.content, cites: value.cites ?? [], firstStep: value.first_step, lastStep: value.last_step, steps: value.steps, origin: "reverie" });
-  }
-  return { rollups, skipped };
-}
-
-/** The fields of a line checkTierValue has accepted, told to TypeScript (their types, as the schema has them). */
-function isTierLine(v: object): v is { tier: number; index: number; content: string; cites?: string[]; first_step: string; last_step: string; steps: number } {
-  return (
-    "tier" in v && typeof v.tier === "number" && "index" in v && typeof v.index === "number" && "content" in v && typeof v.content === "string" &&
-    "first_step" in v && typeof v.first_step === "string" && "last_step" in v && typeof v.last_step === "string" && "steps" in v && typeof v.steps === "number" &&
-    (!("cites" in v) || v.cites === undefined || (Array.isArray(v.cites) && v.cites.every((c) => typeof c === "string")))
-  );
 }
 
 /** Exit codes as check and show: 0 done, 1 the file is the problem (thrown, for the caller to word), 2 the arguments are (cli/context-args.ts). */
