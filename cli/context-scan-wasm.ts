@@ -25,13 +25,13 @@ import { Emit, I32, I64, name, op, section, uleb, V128_TYPE, vec } from "./wasm-
 
 // The parameters, then the locals (all i32, but x, an i64), by name.
 const NAMES = [
-  ...["n", "at", "line", "cap", "starts", "ends", "idStarts", "idEnds", "stream", "out", "table", "mask", "results"],
+  ...["n", "at", "line", "cap", "starts", "ends", "idStarts", "idEnds", "stream", "textAt", "out", "table", "mask", "results"],
   ...["nl", "i", "typeEnd", "idS", "idE", "h", "slot", "v", "kept", "dups", "sc", "op", "c", "k", "code"],
   "x",
   "v128",
 ] as const;
 type Local = (typeof NAMES)[number];
-const PARAMS = 13;
+const PARAMS = 14;
 const I32_LOCALS = 15;
 
 /**
@@ -164,6 +164,7 @@ function place(e: Emit<Local>): void {
             });
           }
           e.element("stream", "sc").get("line").store32();
+          e.element("textAt", "sc").get("op").store32();
           e.inc("sc");
           // The id, then a "\n", onto the ids' text (memory.copy).
           e.get("op").get("idS").get("idE").get("idS").op(op.sub).copy();
@@ -231,6 +232,8 @@ export interface Taken {
   /** By stream position, the line. */
   stream: Int32Array<ArrayBuffer>;
   streamIds: string[];
+  /** The ids as one text, a "\n" before each and after the last; id p begins at at[p] - base in it. */
+  idText: { text: string; at: Int32Array; base: number };
 }
 
 /** Files past this are left to the general scan (its memory, some 2.5 times the file, stays well within 4 GB; and a string of one stops short of 2^29 characters). */
@@ -251,10 +254,12 @@ function layoutFor(n: number) {
   const idStarts = ends + 4 * cap;
   const idEnds = idStarts + 4 * cap;
   const stream = idEnds + 4 * cap;
-  const out = stream + 4 * cap;
-  const table = align(out + n + cap);
+  const textAt = stream + 4 * cap;
+  // The ids' text: a "\n", then each id followed by one.
+  const out = textAt + 4 * cap;
+  const table = align(out + 1 + n + cap);
   const results = table + 4 * slots;
-  return { n, slots, cap, starts, ends, idStarts, idEnds, stream, out, table, results, pages: Math.ceil((results + 64) / 65536) };
+  return { n, slots, cap, starts, ends, idStarts, idEnds, stream, textAt, out, table, results, pages: Math.ceil((results + 64) / 65536) };
 }
 type Layout = ReturnType<typeof layoutFor>;
 
@@ -323,7 +328,8 @@ export function takeRegularLines(bytes: Uint8Array, headerEnd: number, from: num
   }
   words[at.starts / 4] = 0;
   words[at.ends / 4] = headerEnd;
-  if (scan(at.n, from, 1, at.cap, at.starts, at.ends, at.idStarts, at.idEnds, at.stream, at.out, at.table, at.slots - 1, at.results) !== 0) return undefined;
+  new Uint8Array(memory.buffer)[at.out] = 0x0a;
+  if (scan(at.n, from, 1, at.cap, at.starts, at.ends, at.idStarts, at.idEnds, at.stream, at.textAt, at.out + 1, at.table, at.slots - 1, at.results) !== 0) return undefined;
   const [count = 0, kept = 0, duplicates = 0, sc = 0, textLength = 0] = words.subarray(at.results / 4, at.results / 4 + 5);
   // A line after the header with its id was a duplicate: such a file is left to the general scan.
   if (PLAIN.test(headerId) && inTable(memory, at, headerId)) return undefined;
@@ -335,8 +341,13 @@ export function takeRegularLines(bytes: Uint8Array, headerEnd: number, from: num
     duplicates,
     stream: words.slice(at.stream / 4, at.stream / 4 + sc),
     // The ids' text, each id followed by a "\n": split once (the last "\n" left off).
-    streamIds: sc ? Buffer.from(memory.buffer, at.out, textLength - 1).toString("latin1").split("\n") : [],
+    ...idsOf(Buffer.from(memory.buffer, at.out, textLength + 1).toString("latin1"), words.subarray(at.textAt / 4, at.textAt / 4 + sc), at.out),
   };
+}
+
+/** The stream's ids, split from their text once, and the text with where each id begins in it (for idLines). */
+function idsOf(text: string, textAt: Int32Array, base: number): Pick<Taken, "streamIds" | "idText"> {
+  return { streamIds: textAt.length ? text.slice(1, -1).split("\n") : [], idText: { text, at: textAt.slice(), base } };
 }
 
 /** Whether a line's id in the table is `id` (plain ASCII): looked up as the function looks its ids up. */

@@ -93,6 +93,8 @@ export interface Scanned {
   /** The header's fields (the first line kept, when it is a `trajectory` line). */
   name?: string;
   parentTraj?: string;
+  /** The stream's ids as one text (the WebAssembly scan's; cli/context-scan-wasm.ts's Taken), for ContextSource.idLines. */
+  idText?: { text: string; at: Int32Array; base: number };
   /** Lines whose schema only zod can answer (their answers go in `answers`, and the scan is made again). */
   askZod: number[];
 }
@@ -299,8 +301,9 @@ function scanRegular(bytes: Buffer, answers: ReadonlyMap<number, { valid: boolea
   lines.count = taken.count;
   out.kept += taken.kept;
   if (taken.duplicates) skip(out, DUPLICATE, taken.duplicates);
-  // The header is in the stream only when it is not a trajectory's header.
-  return { ...out, stream: out.stream.length ? [...out.stream, ...taken.stream] : taken.stream, streamIds: out.streamIds.length ? out.streamIds.concat(taken.streamIds) : taken.streamIds };
+  // The header is in the stream only when it is not a trajectory's header (the ids' text then lacks its id, and is not used).
+  if (out.stream.length) return { ...out, stream: [...out.stream, ...taken.stream], streamIds: out.streamIds.concat(taken.streamIds) };
+  return { ...out, stream: taken.stream, streamIds: taken.streamIds, idText: taken.idText };
 }
 
 const skip = (out: Scanned, reason: string, n = 1) => void (out.skipped[reason] = (out.skipped[reason] ?? 0) + n);
@@ -364,5 +367,11 @@ export function streamSource(s: Scanned): ContextSource {
     },
     // A slice of the ids, made by the engine: a block's thousand ids, or its first and last, are asked for again and again.
     ids: (from, to) => s.streamIds.slice(Math.max(0, from), Math.max(0, to)),
+    // A slice of the ids' text (its ids are of FIRST_BYTES's class: printable ASCII), for a sealed summary's cites.
+    idLines: (from, to) => {
+      const t = s.idText;
+      if (!t || from < 0 || to <= from || to > t.at.length) return undefined;
+      return t.text.slice((t.at[from] ?? 0) - t.base - 1, to < t.at.length ? (t.at[to] ?? 0) - t.base : t.text.length);
+    },
   };
 }

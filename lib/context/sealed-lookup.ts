@@ -56,10 +56,14 @@ export interface SealedLookup {
 const key = (b: BlockRef) => `${b.tier}:${b.index}`;
 
 /** The block's ids a cite names: the id itself, or the one id of the block it is a prefix of (Headlong cites 8 hex). */
-function resolveCites(cites: readonly string[], ids: readonly string[]): string[] {
+function resolveCites(cites: readonly string[], src: ContextSource, from: number, to: number): string[] {
   if (!cites.length) return [];
   const wanted = cites.map((c) => c.toLowerCase());
-  return citesByText(wanted, ids) ?? citesById(wanted, ids);
+  if (wanted.some((c) => !c || NOT_PRINTABLE.test(c))) return citesById(wanted, src.ids(from, to));
+  const lines = src.idLines?.(from, to);
+  if (lines !== undefined) return citesByText(wanted, lines);
+  const ids = src.ids(from, to);
+  return NOT_PRINTABLE.test(ids.join("")) ? citesById(wanted, ids) : citesByText(wanted, `\n${ids.join("\n")}\n`);
 }
 
 /** Printable ASCII, and nothing else: what a search of the ids as one text may assume. */
@@ -67,15 +71,13 @@ const NOT_PRINTABLE = /[^ -~]/;
 
 /**
  * resolveCites where every id and cite is printable ASCII (as every writer's
- * are): each cite looked for at the start of a line of the ids joined and
- * lower-cased, by the engine's own string search, which passes over a tier-2
- * block's thousand ids without a call per id. Undefined when the ids or cites
- * are anything else.
+ * are): each cite looked for at the start of a line of `text`, the ids each
+ * after a "\n" and the last followed by one (the source's own text, or the
+ * ids joined), lower-cased, by the engine's own string search, which passes
+ * over a tier-2 block's thousand ids without a call per id.
  */
-function citesByText(wanted: readonly string[], ids: readonly string[]): string[] | undefined {
-  if (wanted.some((c) => !c || NOT_PRINTABLE.test(c)) || NOT_PRINTABLE.test(ids.join(""))) return undefined;
-  // Each id after a newline; lower-casing ASCII keeps every character where it was.
-  const text = `\n${ids.join("\n")}\n`;
+function citesByText(wanted: readonly string[], text: string): string[] {
+  // Lower-casing ASCII keeps every character where it was.
   const lower = text.toLowerCase();
   const out: string[] = [];
   for (const c of wanted) {
@@ -182,7 +184,7 @@ export function sealedLookup(rollups: readonly Rollup[], src: ContextSource, tie
     summary: (b) => {
       const s = sealed.get(key(b));
       if (!s) return undefined;
-      return (s.summary ??= { content: s.rollup.content, cites: resolveCites(s.rollup.cites, src.ids(s.from, s.to)) });
+      return (s.summary ??= { content: s.rollup.content, cites: resolveCites(s.rollup.cites, src, s.from, s.to) });
     },
     missing: (b) => (unmatched.has(key(b)) ? MISMATCH : undefined),
     report,

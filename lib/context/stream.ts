@@ -9,6 +9,12 @@ export interface ContextSource {
   at(pos: number): Step | undefined;
   /** The ids of positions [from, to). */
   ids(from: number, to: number): string[];
+  /**
+   * The same ids as one text, each after a "\n" and the last followed by one,
+   * where the source holds them so (a slice, not a join): only when every id
+   * is printable ASCII. Undefined: ask `ids`.
+   */
+  idLines?(from: number, to: number): string | undefined;
   /** Positions before this one are known by id only (their steps are not at hand): the verbatim tail starts at or after it. */
   readonly held?: number;
 }

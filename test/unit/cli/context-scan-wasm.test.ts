@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { scan, type Scanned } from "@/cli/context-scan";
+import { scan, streamSource, type Scanned } from "@/cli/context-scan";
 import { readForScan, takeRegularLines } from "@/cli/context-scan-wasm";
 
 /** A seeded generator, so a failure can be run again. */
@@ -22,9 +22,11 @@ function rng(seed: number) {
 
 /** What a scan made of the lines, in plain values. */
 const plain = (s: Scanned) => ({ from: s.lines.from, to: s.lines.to, stream: Array.from(s.stream), streamIds: s.streamIds, kept: s.kept, skipped: s.skipped, name: s.name });
+/** zod's answer for the header (line 0), as the reader has it after asking: a trajectory's header is one the compiled checks leave to zod. */
+const ANSWERS = new Map([[0, { valid: true }]]);
 /** The general scan: a `full` set (of no line) turns both quicker paths off. */
-const general = (bytes: Buffer) => plain(scan(bytes, new Set([-1]), new Map()));
-const quick = (bytes: Buffer) => plain(scan(bytes, new Set(), new Map()));
+const general = (bytes: Buffer) => plain(scan(bytes, new Set([-1]), ANSWERS));
+const quick = (bytes: Buffer) => plain(scan(bytes, new Set(), ANSWERS));
 
 /** Content that ends past ASCII, or with what JSON escapes. */
 const TAILS = ["", "é", "é\n", 'é\n"', "\\"];
@@ -36,7 +38,7 @@ function regularLife(r: () => number, n: number): { text: string; headerId: stri
   const kinds = ["thought", "wake", "config", "trajectory", "shellm-run", "monolith-wake", "message", "wakes", "confi", "a", "shellm-ruN", word(1 + Math.floor(r() * 20))];
   const ids: string[] = [];
   const headerId = r() < 0.5 ? "0b0b0b0b-0000-4000-8000-000000000000" : word(1 + Math.floor(r() * 40));
-  const lines = [JSON.stringify({ type: "trajectory", step_id: headerId, name: "mind" })];
+  const lines = [JSON.stringify({ type: "trajectory", step_id: headerId, ts: "2026-01-01T00:00:00.000Z", name: "mind" })];
   for (let i = 0; i < n; i++) {
     const again = ids.length && r() < 0.05;
     const id = again ? (ids[Math.floor(r() * ids.length)] ?? "") : word(1 + Math.floor(r() * 60));
@@ -57,6 +59,8 @@ describe("the WebAssembly scan of the lines as every writer writes them", () => 
       const bytes = Buffer.from(text);
       const nl = bytes.indexOf(10);
       expect(takeRegularLines(bytes, nl, nl + 1, headerId)).toBeDefined();
+      // The scan took the file by the function (the ids' text is its own).
+      expect(scan(bytes, new Set(), ANSWERS).idText).toBeDefined();
       expect(quick(bytes)).toEqual(general(bytes));
     }
   });
@@ -112,5 +116,21 @@ describe("the WebAssembly scan of the lines as every writer writes them", () => 
     // Again, on the same memory (its table emptied first): the same.
     expect(takeRegularLines(bytes, nl, nl + 1, headerId)).toEqual(first);
     expect(first && Array.from(first.stream)).toEqual(general(Buffer.from(text)).stream);
+  });
+
+  it("gives the stream's ids of a range as one text, each after a newline, as the ids joined would be", () => {
+    const r = rng(42);
+    for (let k = 0; k < 20; k++) {
+      const { text } = regularLife(r, 1 + Math.floor(r() * 300));
+      const src = streamSource(scan(Buffer.from(text), new Set(), ANSWERS));
+      for (let q = 0; q < 20 && src.length; q++) {
+        const from = Math.floor(r() * src.length);
+        const to = from + 1 + Math.floor(r() * (src.length - from));
+        expect(src.idLines?.(from, to)).toBe(`\n${src.ids(from, to).join("\n")}\n`);
+      }
+      expect(src.idLines?.(0, 0)).toBeUndefined();
+    }
+    // The general scan has no such text: the ids are joined by whoever asks.
+    expect(streamSource(scan(Buffer.from(regularLife(r, 10).text), new Set([-1]), ANSWERS)).idLines?.(0, 1)).toBeUndefined();
   });
 });
