@@ -67,20 +67,30 @@ function scanCode(): number[] {
       e.loop("lines", () => {
         e.get("at").get("n").op(op.geU).brIf("done");
         e.get("line").get("cap").op(op.geU).brIf("irregular");
-        // The line's end: sixteen bytes at a time, the first "\n" among them (past the file are zeros, no "\n").
+        // The line's end: sixty-four bytes at a time while none is a "\n", then sixteen to the first (past the file are zeros, no "\n").
         e.get("at").set("i");
-        e.block("found", () =>
-          e.loop("seek", () => {
-            e.get("i").get("n").op(op.geU).brIf("found");
-            e.get("i").vec(vec.load).bytes16(0x0a).vec(vec.eq, vec.bitmask).set("c");
+        e.block("found", () => {
+          e.block("near", () =>
+            e.loop("skip", () => {
+              e.get("i").get("n").op(op.geU).brIf("found");
+              for (let k = 0; k < 4; k++) {
+                e.get("i").vecLoad(16 * k).bytes16(0x0a).vec(vec.eq);
+                if (k) e.vec(vec.or);
+              }
+              e.vec(vec.anyTrue).brIf("near");
+              e.inc("i", 64).br("skip");
+            }),
+          );
+          e.loop("step", () => {
+            e.get("i").vecLoad(0).bytes16(0x0a).vec(vec.eq, vec.bitmask).set("c");
             e.block("none", () => {
               e.get("c").op(op.eqz).brIf("none");
               e.get("i").get("c").op(op.ctz, op.add).set("i").br("found");
             });
-            e.inc("i", 16).br("seek");
-          }),
-        );
-        // At most the end of the bytes (the last sixteen may pass it).
+            e.inc("i", 16).br("step");
+          });
+        });
+        // At most the end of the bytes (the last sixty-four may pass it).
         e.get("n").get("i").get("i").get("n").op(op.gtU, op.select).set("nl");
         e.get("nl").get("at").op(op.sub).i32(MAX_LINE_BYTES).op(op.gtU).brIf("irregular");
         // A blank line's byte before its "\n" is the "\n" before it, a "\r\n" line's is "\r": neither is `}`.
@@ -242,14 +252,14 @@ const MAX_FILE = 256 * 1024 * 1024;
 /** The characters a line as every writer writes it may have in its id (FIRST_BYTES's class). */
 const PLAIN = /^[ !#-[\]-~]+$/;
 
-/** Where the scan keeps what, for a file of n bytes: the file, zeros (the seek reads up to 15 bytes past it), the arrays, the ids' text, the table, the results. */
+/** Where the scan keeps what, for a file of n bytes: the file, zeros (the seek reads up to 63 bytes past it), the arrays, the ids' text, the table, the results. */
 function layoutFor(n: number) {
   // A table at most half full, for a line every 64 bytes (a step is longer): a file of shorter lines is left to the general scan.
   let slots = 2048;
   while (slots < n / 32) slots *= 2;
   const cap = slots / 2;
   const align = (x: number) => Math.ceil(x / 16) * 16;
-  const starts = align(n + 16);
+  const starts = align(n + 64);
   const ends = starts + 4 * cap;
   const idStarts = ends + 4 * cap;
   const idEnds = idStarts + 4 * cap;

@@ -37,6 +37,7 @@ export const vec = {
   ltU: 0x26,
   gtU: 0x28,
   or: 0x50,
+  anyTrue: 0x53,
   bitmask: 0x64,
 } as const;
 
@@ -175,6 +176,12 @@ export class Emit<Local extends string> {
   /** Vector instructions, each after its prefix (a load's memarg after it: alignment hint 0, no offset). */
   vec(...ops: number[]): this {
     for (const o of ops) this.code.push(V128, o, ...(o === vec.load ? [0x00, 0x00] : []));
+    return this;
+  }
+  /** v128.load at the address on the stack plus `offset`. */
+  vecLoad(offset: number): this {
+    this.code.push(V128, vec.load, 0x00);
+    uleb(this.code, offset);
     return this;
   }
   /** Sixteen copies of a byte, as a v128 constant. */
