@@ -101,7 +101,7 @@ export async function buildBundle() {
     external: ["just-bash"],
     // Bundled CommonJS packages may call require; an ES module has none of its own.
     banner: { js: 'import { createRequire as __reverieRequire } from "node:module"; const require = __reverieRequire(import.meta.url);' },
-    plugins: [tokenTable(outdir), compiledChecks(), zodWithoutLocales()],
+    plugins: [tokenTable(outdir), compiledChecks(), scanModule(), zodWithoutLocales()],
     metafile: true,
     logLevel: "warning",
     legalComments: "none",
@@ -121,7 +121,7 @@ export async function buildBundle() {
     // A script has no import.meta: the one module that asks (the table's reader, for the table beside it) is given its file's URL.
     define: { "import.meta.url": "__reverieUrl" },
     banner: { js: 'const __reverieUrl = require("node:url").pathToFileURL(__filename).href;' },
-    plugins: [tokenTableModule(), compiledChecks(), leftToBundle()],
+    plugins: [tokenTableModule(), compiledChecks(), scanModule(), leftToBundle()],
     metafile: true,
     logLevel: "warning",
     legalComments: "none",
@@ -247,6 +247,36 @@ function compiledChecks() {
             contents: 'export default { checks: {}, definite: {}, asWritten: {}, known: [], unknownDefinite: false, tierLineDefinite: false, invalid: Symbol.for("zod.compile.invalid") };\n',
             loader: "js",
             warnings: [{ text: `the step checks were not compiled (${e instanceof Error ? e.message : e}); reverie context checks lines with zod` }],
+          };
+        }
+      });
+    },
+  };
+}
+
+/**
+ * The WebAssembly module of `reverie context`'s scan (cli/context-scan-wasm-code.ts),
+ * assembled when the bundle is made and written out in place of
+ * cli/context-scan-wasm-module.ts, which assembles it at first use under the
+ * sources: a start runs no assembler (some 4M instructions of interpreted
+ * JavaScript). Should assembling fail here, the module assembles at first use.
+ */
+function scanModule() {
+  return {
+    name: "scan-module",
+    setup(build) {
+      build.onResolve({ filter: /^\.\/context-scan-wasm-module$/ }, (args) => (/[\\/]cli$/.test(args.resolveDir) ? { path: "context-scan-wasm-module", namespace: "reverie-scan-module" } : undefined));
+      build.onLoad({ filter: /.*/, namespace: "reverie-scan-module" }, async () => {
+        try {
+          const { assemble } = await runHere(build, "cli/context-scan-wasm-code.ts");
+          const base64 = Buffer.from(assemble()).toString("base64");
+          return { contents: `export const scanModuleBytes = () => new Uint8Array(Buffer.from(${JSON.stringify(base64)}, "base64"));\n`, loader: "js" };
+        } catch (e) {
+          return {
+            contents: `export * from ${JSON.stringify(fileURLToPath(new URL("cli/context-scan-wasm-module.ts", ROOT)))};\n`,
+            resolveDir: fileURLToPath(ROOT),
+            loader: "js",
+            warnings: [{ text: `the scan's module was not assembled (${e instanceof Error ? e.message : e}); it is assembled at first use` }],
           };
         }
       });
