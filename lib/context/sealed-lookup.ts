@@ -53,7 +53,8 @@ export interface SealedLookup {
   report: SealedReport;
 }
 
-const key = (b: BlockRef) => `${b.tier}:${b.index}`;
+/** A block's key: a number while tier and index are small non-negative integers (a thousand blocks are looked up: no string to make and hash for each), text past that. */
+const key = (b: BlockRef): number | string => (b.tier >>> 0 === b.tier && b.tier < 32 && b.index >>> 0 === b.index && b.index < 2 ** 26 ? b.tier * 2 ** 26 + b.index : `${b.tier}:${b.index}`);
 
 /** The block's ids a cite names: the id itself, or the one id of the block it is a prefix of (Headlong cites 8 hex). */
 function resolveCites(cites: readonly string[], src: ContextSource, from: number, to: number): string[] {
@@ -156,9 +157,13 @@ function matchesCite(id: string, c: string): "whole" | "prefix" | undefined {
 /** The lookups buildContext takes, over the summaries that match the stream; the first matching summary of a block wins. */
 export function sealedLookup(rollups: readonly Rollup[], src: ContextSource, tiers: TierConfig): SealedLookup {
   // A block's cites are resolved when buildContext asks for its summary: it shows a dozen blocks of a thousand sealed.
-  const sealed = new Map<string, { rollup: Rollup; from: number; to: number; summary?: Summary }>();
-  const unmatched = new Set<string>();
+  const sealed = new Map<number | string, { rollup: Rollup; from: number; to: number; summary?: Summary }>();
+  const unmatched = new Set<number | string>();
   const report: SealedReport = { matched: 0, mismatched: 0, headlong: 0, duplicates: 0 };
+  // Every block's ends are looked at: the stream's ids asked for once, not two at a time per summary.
+  const ids = rollups.length ? src.ids(0, src.length) : [];
+  // Block sizes by tier (F^(tier+1), as blockRange has them).
+  const sizes: number[] = [];
   for (const r of rollups) {
     const k = key(r.block);
     if (r.origin === "headlong") {
@@ -170,8 +175,9 @@ export function sealedLookup(rollups: readonly Rollup[], src: ContextSource, tie
       report.duplicates++;
       continue;
     }
-    const { from, to } = blockRange(r.block, tiers);
-    const fits = to <= src.length && r.steps === to - from && src.ids(from, from + 1)[0] === r.firstStep && src.ids(to - 1, to)[0] === r.lastStep;
+    const size = r.block.tier >>> 0 === r.block.tier && r.block.tier < 32 ? (sizes[r.block.tier] ??= blockRange({ tier: r.block.tier, index: 1 }, tiers).from) : undefined;
+    const { from, to } = size === undefined ? blockRange(r.block, tiers) : { from: r.block.index * size, to: (r.block.index + 1) * size };
+    const fits = to <= src.length && r.steps === to - from && ids[from] === r.firstStep && ids[to - 1] === r.lastStep;
     if (!fits) {
       report.mismatched++;
       unmatched.add(k);
