@@ -9,7 +9,7 @@ import type { SearchHit, StepSource } from "../../trajectory/source";
 import type { PageRow, ReverieDb, StepRow } from "../db/db";
 import { getBlob, rowLines, watchRows } from "../steps/steps";
 import { RESULTS_BLOB } from "../minds/results";
-import { isSetAside, passingOver, setAside } from "../steps/aside";
+import { isSetAside, passingOver, setAside, withoutSetAside } from "../steps/aside";
 
 const PAGE = 5000;
 const SEARCH_LIMIT = 5000;
@@ -47,8 +47,8 @@ const RECENT_LINES = 512;
 
 export function rowSource(db: ReverieDb, owner: string): StepSource {
   // A trajectory's rows, without those a pull set aside (their copies read in the trajectory they were set aside in).
-  const range = async (traj: string, from: unknown, to: unknown, includeTo = true) =>
-    passingOver(db.steps.where("[mind_id+traj_id+seq]").between([owner, traj, from], [owner, traj, to], true, includeTo), await setAside(db, owner));
+  const rowsOf = (traj: string, from: unknown, to: unknown, includeTo = true) => db.steps.where("[mind_id+traj_id+seq]").between([owner, traj, from], [owner, traj, to], true, includeTo);
+  const range = async (traj: string, from: unknown, to: unknown, includeTo = true) => passingOver(rowsOf(traj, from, to, includeTo), await setAside(db, owner));
   const recent = new Map<number, StepLine>();
   // The viewer shows every kept line: a valid step, or an invalid line as what it is.
   const entries = (rows: StepRow[], keep: boolean): IndexEntry[] =>
@@ -70,7 +70,9 @@ export function rowSource(db: ReverieDb, owner: string): StepSource {
     watch: (traj, afterSeq, onEntries) =>
       watchRows(
         afterSeq,
-        async (seq) => (await range(traj, seq + 1, Dexie.maxKey)).toArray(),
+        // The steps are read first: in Chromium a live query that read the asides first and the steps after its await
+        // was not run again when steps were added (the viewer's stream stopped at what it first showed).
+        async (seq) => withoutSetAside(await rowsOf(traj, seq + 1, Dexie.maxKey).toArray(), await setAside(db, owner)),
         (rows) => {
           const fresh = entries(rows, true);
           trim();
