@@ -38,7 +38,7 @@ export interface Taken {
   idText: { text: string; at: Int32Array; base: number };
 }
 
-/** Files past this are left to the general scan (its memory, some 2.5 times the file, stays well within 4 GB; and a string of one stops short of 2^29 characters). */
+/** Files past this are left to the general scan (its memory, some three times the file, stays well within 4 GB). */
 const MAX_FILE = 256 * 1024 * 1024;
 
 /** The characters a line as every writer writes it may have in its id (FIRST_BYTES's class). */
